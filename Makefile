@@ -1,0 +1,176 @@
+# SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+# stkrec build: libbpf-bootstrap style. Quiet unless V=1; all output in build/.
+
+ARCH ?= $(shell uname -m | sed 's/x86_64/x86/' | sed 's/aarch64/arm64/')
+OUT := build
+PREFIX ?= /usr/local
+VERSION := 0.1.0
+
+CC ?= cc
+CLANG ?= clang
+BPFTOOL ?= bpftool
+VMLINUX := bpf/$(ARCH)/vmlinux.h
+
+WARN := -Wall -Wextra -Wno-unused-parameter -Wno-missing-field-initializers -Werror
+CFLAGS ?= -g -O2
+CFLAGS += $(WARN) -std=gnu11 -D_GNU_SOURCE -DSTKREC_VERSION='"$(VERSION)"' \
+	  -I. -I$(OUT) -fno-omit-frame-pointer
+LDLIBS := -lbpf -ldw -lelf -lzstd -lz -lpthread
+TEST_LDLIBS := -lcriterion
+
+ifeq ($(V),1)
+Q =
+msg =
+else
+Q = @
+msg = @printf '  %-8s %s\n' "$(1)" "$(2)";
+endif
+
+.DELETE_ON_ERROR:
+.PHONY: all clean deps test test-build fuzz fuzz-build install vmlinux demo bench
+
+FORMAT_SRCS := $(wildcard format/*.c)
+RECORD_SRCS := $(wildcard record/*.c)
+REPORT_SRCS := $(wildcard report/*.c)
+SRC_SRCS := $(filter-out src/main.c,$(wildcard src/*.c))
+BPF_SRCS := $(wildcard bpf/*.bpf.c)
+TEST_SRCS := $(wildcard tests/test_*.c)
+WORKLOAD_SRCS := $(wildcard tests/workloads/*.c)
+FUZZ_SRCS := $(wildcard tests/fuzz/fuzz_*.c)
+
+SKELS := $(patsubst bpf/%.bpf.c,$(OUT)/%.skel.h,$(BPF_SRCS))
+FORMAT_OBJS := $(patsubst %.c,$(OUT)/%.o,$(FORMAT_SRCS))
+RECORD_OBJS := $(patsubst %.c,$(OUT)/%.o,$(RECORD_SRCS))
+REPORT_OBJS := $(patsubst %.c,$(OUT)/%.o,$(REPORT_SRCS))
+SRC_OBJS := $(patsubst %.c,$(OUT)/%.o,$(SRC_SRCS))
+TEST_OBJS := $(patsubst %.c,$(OUT)/%.o,$(TEST_SRCS))
+WORKLOADS := $(patsubst tests/workloads/%.c,$(OUT)/workloads/%,$(WORKLOAD_SRCS))
+FUZZERS := $(patsubst tests/fuzz/%.c,$(OUT)/fuzz/%,$(FUZZ_SRCS))
+
+LIBFORMAT := $(OUT)/libformat.a
+LIBRECORD := $(OUT)/librecord.a
+LIBREPORT := $(OUT)/libreport.a
+LIBSRC := $(OUT)/libsrc.a
+ALL_LIBS := $(LIBSRC) $(LIBREPORT) $(LIBRECORD) $(LIBFORMAT)
+
+all: $(OUT)/stkrec
+
+# --- BPF objects and skeletons -------------------------------------------
+$(OUT)/%.bpf.o: bpf/%.bpf.c bpf/*.h $(VMLINUX) | $(OUT)
+	$(call msg,BPF,$@)
+	$(Q)$(CLANG) -g -O2 -target bpf -D__TARGET_ARCH_$(ARCH) -I. -Ibpf/$(ARCH) \
+		-Wall -Werror -c $< -o $@.tmp
+	$(Q)$(BPFTOOL) gen object $@ $@.tmp && rm -f $@.tmp
+
+$(OUT)/%.skel.h: $(OUT)/%.bpf.o
+	$(call msg,GEN-SKEL,$@)
+	$(Q)$(BPFTOOL) gen skeleton $< name $(subst -,_,$*)_bpf > $@
+
+vmlinux:
+	$(BPFTOOL) btf dump file /sys/kernel/btf/vmlinux format c > $(VMLINUX)
+
+# --- user space ----------------------------------------------------------
+$(OUT)/record/%.o: record/%.c $(SKELS) | $(OUT)
+	$(call msg,CC,$@)
+	$(Q)mkdir -p $(dir $@)
+	$(Q)$(CC) $(CFLAGS) -MMD -MP -c $< -o $@
+
+$(OUT)/%.o: %.c | $(OUT)
+	$(call msg,CC,$@)
+	$(Q)mkdir -p $(dir $@)
+	$(Q)$(CC) $(CFLAGS) -MMD -MP -c $< -o $@
+
+$(OUT)/lib%.a:
+	$(call msg,AR,$@)
+	$(Q)rm -f $@ && ar rcs $@ $^
+
+$(LIBFORMAT): $(FORMAT_OBJS)
+$(LIBRECORD): $(RECORD_OBJS)
+$(LIBREPORT): $(REPORT_OBJS)
+$(LIBSRC): $(SRC_OBJS)
+
+$(OUT)/stkrec: $(OUT)/src/main.o $(ALL_LIBS)
+	$(call msg,LINK,$@)
+	$(Q)$(CC) $(CFLAGS) $^ $(LDLIBS) -o $@
+	$(Q)ln -sf $(OUT)/stkrec stkrec 2>/dev/null || true
+
+$(OUT):
+	$(Q)mkdir -p $(OUT)
+
+# --- tests -----------------------------------------------------------------
+# One Criterion binary runs every tests/test_*.c; build/tests/test_X runs one
+# file alone (handy while working on a module).
+$(OUT)/workloads/%: tests/workloads/%.c
+	$(call msg,CC,$@)
+	$(Q)mkdir -p $(dir $@)
+	$(Q)$(CC) -g -O1 -fno-omit-frame-pointer -fno-inline -fno-optimize-sibling-calls \
+		-Wl,--build-id -pthread $< -o $@ -lm
+
+$(OUT)/stkrec-tests: $(TEST_OBJS) $(ALL_LIBS)
+	$(call msg,LINK,$@)
+	$(Q)$(CC) $(CFLAGS) $(TEST_OBJS) $(ALL_LIBS) $(LDLIBS) $(TEST_LDLIBS) -o $@
+
+# A single test file links only the libraries its name asks for, so one
+# module's tests build while another module is being worked on.
+libs_for = $(if $(filter test_format%,$(1)),$(LIBFORMAT),$(if $(filter test_record%,$(1)),$(LIBSRC) $(LIBRECORD) $(LIBFORMAT),$(if $(filter test_report% test_sym%,$(1)),$(LIBREPORT) $(LIBFORMAT),$(ALL_LIBS))))
+.SECONDEXPANSION:
+$(OUT)/tests/test_%: $(OUT)/tests/test_%.o $$(call libs_for,test_$$*)
+	$(call msg,LINK,$@)
+	$(Q)$(CC) $(CFLAGS) $^ $(LDLIBS) $(TEST_LDLIBS) -o $@
+
+test-build: $(OUT)/stkrec $(OUT)/stkrec-tests $(WORKLOADS)
+
+test: deps
+	$(Q)$(MAKE) --no-print-directory test-build
+	$(Q)STKREC=$(CURDIR)/$(OUT)/stkrec STKREC_WORKLOADS=$(CURDIR)/$(OUT)/workloads \
+		STKREC_SRCDIR=$(CURDIR) $(OUT)/stkrec-tests --jobs 1 $(TEST_ARGS)
+
+# --- fuzzing (clang libFuzzer + ASan + UBSan) -------------------------------
+FUZZ_CFLAGS := -g -O1 -std=gnu11 -D_GNU_SOURCE -I. -fsanitize=fuzzer,address,undefined \
+	-fno-sanitize-recover=undefined -DSTKREC_VERSION='"$(VERSION)"'
+FUZZ_TIME ?= 60
+
+$(OUT)/fuzz/%: tests/fuzz/%.c $(FORMAT_SRCS) $(REPORT_SRCS) format/*.h report/*.h
+	$(call msg,FUZZ-CC,$@)
+	$(Q)mkdir -p $(dir $@)
+	$(Q)$(CLANG) $(FUZZ_CFLAGS) $< $(FORMAT_SRCS) $(REPORT_SRCS) -ldw -lelf -lzstd -o $@
+
+fuzz-build: $(FUZZERS)
+
+fuzz: deps
+	$(Q)$(MAKE) --no-print-directory fuzz-build
+	$(Q)for f in $(FUZZERS); do \
+		n=$$(basename $$f); mkdir -p $(OUT)/corpus/$$n; \
+		echo "fuzzing $$n for $(FUZZ_TIME)s"; \
+		$$f -max_total_time=$(FUZZ_TIME) -rss_limit_mb=2048 \
+			-artifact_prefix=tests/fuzz/crashes/$$n- \
+			$(OUT)/corpus/$$n tests/fuzz/corpus/$$n || exit 1; \
+	done
+
+# --- setup, demo, install ----------------------------------------------------
+DEB_PKGS := clang llvm libbpf-dev bpftool libelf-dev libdw-dev libzstd-dev zlib1g-dev \
+	libcriterion-dev pkg-config zstd make gcc
+
+deps:
+	$(Q)missing=$$(for p in $(DEB_PKGS); do \
+		dpkg-query -W -f='$${Status}\n' $$p 2>/dev/null | grep -q 'ok installed' || echo $$p; \
+	done); \
+	if [ -n "$$missing" ]; then \
+		echo "installing:" $$missing; \
+		export DEBIAN_FRONTEND=noninteractive; \
+		apt-get update -qq && apt-get install -y -qq $$missing >/dev/null || exit 1; \
+	fi
+
+demo: deps
+	$(Q)$(MAKE) --no-print-directory all
+	$(OUT)/stkrec record -a -d 5 -o $(OUT)/demo.stkrec
+	$(OUT)/stkrec report -i $(OUT)/demo.stkrec
+
+install: $(OUT)/stkrec
+	install -D -m 0755 $(OUT)/stkrec $(DESTDIR)$(PREFIX)/bin/stkrec
+
+clean:
+	$(call msg,CLEAN)
+	$(Q)rm -rf $(OUT) stkrec
+
+-include $(shell find $(OUT) -name '*.d' 2>/dev/null)

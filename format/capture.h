@@ -1,0 +1,439 @@
+/* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
+/*
+ * stkrec capture format: reader and writer.
+ *
+ * The normative description is format/FORMAT.md; every struct below names
+ * the section it mirrors. All on-disk integers are little-endian; the structs
+ * are laid out without padding and their sizes are asserted in capture.c.
+ *
+ * This library depends on nothing else in stkrec and never prints. Functions
+ * return 0 (or a positive count) on success and a negative code on failure:
+ * -errno for system errors, or one of enum cap_err; cap_strerror() names both.
+ */
+#ifndef STKREC_FORMAT_CAPTURE_H
+#define STKREC_FORMAT_CAPTURE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#if __BYTE_ORDER__ != __ORDER_LITTLE_ENDIAN__
+#error "format/ assumes a little-endian host; add byte swapping to port it"
+#endif
+
+#define CAP_VERSION_MAJOR 1
+#define CAP_VERSION_MINOR 0
+
+/* Errors of the format library (FORMAT.md §8). -errno values pass through. */
+enum cap_err {
+	CAP_ERR_BASE = 4000,
+	CAP_ERR_BAD_MAGIC = -(CAP_ERR_BASE + 1),    /* not a stkrec capture */
+	CAP_ERR_VERSION = -(CAP_ERR_BASE + 2),      /* major version too new */
+	CAP_ERR_FEATURE = -(CAP_ERR_BASE + 3),      /* unknown incompatible feature */
+	CAP_ERR_TRUNCATED = -(CAP_ERR_BASE + 4),    /* header cut short */
+	CAP_ERR_CORRUPT = -(CAP_ERR_BASE + 5),      /* a structure fails validation */
+	CAP_ERR_TOO_LARGE = -(CAP_ERR_BASE + 6),    /* a declared size exceeds a limit */
+	CAP_ERR_CHECKSUM = -(CAP_ERR_BASE + 7),     /* block checksum mismatch */
+	CAP_ERR_ZSTD = -(CAP_ERR_BASE + 8),         /* zstd (de)compression failed */
+	CAP_ERR_EMPTY = -(CAP_ERR_BASE + 9),        /* zero-length file */
+	CAP_ERR_NOT_FILE = -(CAP_ERR_BASE + 10),    /* a directory or other non-file */
+	CAP_ERR_RECORD = -(CAP_ERR_BASE + 11),      /* record too short for its type */
+	CAP_ERR_INVAL = -(CAP_ERR_BASE + 12),       /* bad argument from the caller */
+	CAP_ERR_FULL = -(CAP_ERR_BASE + 13),        /* --max-size reached */
+	CAP_ERR_LAST = -(CAP_ERR_BASE + 14),
+};
+
+/* Message for a code from this library (or -errno); never NULL. */
+const char *cap_strerror(int err);
+
+/* Limits every reader enforces (FORMAT.md §7). */
+#define CAP_MAX_BLOCK_SIZE (4u << 20)  /* uncompressed bytes in one block */
+#define CAP_MAX_FRAME_SIZE (8u << 20)  /* compressed bytes in one frame */
+#define CAP_MAX_HEADER_SIZE (64u << 10)
+#define CAP_MAX_STACK_DEPTH 127
+#define CAP_MAX_STRING 4096
+#define CAP_DEFAULT_BLOCK_SIZE (256u << 10)
+#define CAP_DEFAULT_BLOCK_AGE_NS 1000000000ull
+
+/* Event kinds, used for totals and lost counts (FORMAT.md §5). */
+enum cap_kind {
+	CAP_KIND_OFFCPU = 0,
+	CAP_KIND_CPU = 1,
+	CAP_KIND_BIO = 2,
+	CAP_KIND_SIDEBAND = 3, /* perf side band (mmap/comm/fork records) */
+	CAP_KIND_MAX = 4,
+};
+const char *cap_kind_name(enum cap_kind kind); /* "offcpu", "cpu", "bio", "sideband" */
+
+/* Record types (FORMAT.md §4). Values are part of the format: never reuse. */
+enum cap_rec_type {
+	CAP_REC_BLOCK = 1,     /* first record of every block */
+	CAP_REC_STRING = 2,
+	CAP_REC_STACK = 3,
+	CAP_REC_THREAD = 4,
+	CAP_REC_FORK = 5,
+	CAP_REC_MAPPING = 6,
+	CAP_REC_KERNEL = 7,
+	CAP_REC_KMOD = 8,
+	CAP_REC_KSYM = 9,
+	CAP_REC_BLOCKDEV = 10,
+	CAP_REC_OFFCPU = 32,
+	CAP_REC_CPU = 33,
+	CAP_REC_BIO = 34,
+	CAP_REC_LOST = 64,
+	CAP_REC_STAT = 65,
+	CAP_REC_END = 66,
+};
+
+/* §4.0 every record starts with this; size counts the whole record. */
+struct cap_rec_hdr {
+	uint16_t type;
+	uint16_t size;
+};
+
+/* Stack ids: 0 = no stack taken (not requested, or a kernel thread's user
+ * stack); CAP_STACK_LOST = the stack was requested but could not be taken. */
+#define CAP_STACK_NONE 0u
+#define CAP_STACK_LOST 0xffffffffu
+
+/* §4.1 BLOCK */
+struct cap_block {
+	uint64_t seq;        /* 0, 1, 2, ... in file order */
+	uint64_t first_time; /* monotonic ns of the block's first event, or 0 */
+};
+
+/* §4.2 STRING: id then `len` bytes, no NUL. Ids start at 1. */
+struct cap_string {
+	uint32_t id;
+	uint32_t len;
+	/* char data[len] */
+};
+
+/* §4.3 STACK: ips outermost-last (as the kernel returns them: ips[0] is
+ * the innermost frame). kind: 1 user, 2 kernel. Ids start at 1. */
+struct cap_stack {
+	uint32_t id;
+	uint16_t nr;
+	uint8_t kind;
+	uint8_t reserved;
+	/* uint64_t ips[nr] */
+};
+#define CAP_STACK_USER 1
+#define CAP_STACK_KERNEL 2
+
+/* §4.4 THREAD: a thread's name as of `time`; a new record on every change. */
+struct cap_thread {
+	uint64_t time;
+	uint32_t tid;
+	uint32_t pid;
+	uint32_t flags; /* CAP_THREAD_* */
+	char comm[16];  /* NUL-padded */
+};
+#define CAP_THREAD_KERNEL 0x1 /* kernel thread */
+#define CAP_THREAD_EXEC 0x2   /* name changed by exec: earlier mappings of pid end */
+
+/* §4.5 FORK: process (or thread) creation seen by the side band. */
+struct cap_fork {
+	uint64_t time;
+	uint32_t pid;
+	uint32_t tid;
+	uint32_t ppid;
+	uint32_t ptid;
+};
+
+/* §4.6 MAPPING: an executable file mapping of process pid from `time` on. */
+struct cap_mapping {
+	uint64_t time;
+	uint64_t start;
+	uint64_t end;
+	uint64_t pgoff;   /* file offset of start */
+	uint32_t pid;
+	uint32_t path_id; /* STRING id */
+	uint32_t flags;   /* CAP_MAP_* */
+	uint8_t build_id_size; /* 0 when unknown */
+	uint8_t reserved[3];
+	uint8_t build_id[20];
+};
+#define CAP_MAP_FROM_PROC 0x1     /* learned from /proc scan at start */
+#define CAP_MAP_FROM_SIDEBAND 0x2 /* learned from perf MMAP2 */
+#define CAP_MAP_ANON 0x4          /* anonymous executable memory (JIT) */
+
+/* §4.7 KERNEL: the running kernel's identity. */
+struct cap_kernel {
+	uint8_t build_id_size;
+	uint8_t reserved[3];
+	uint8_t build_id[20];
+	uint64_t stext; /* address of _stext, for KASLR-independent offsets */
+};
+
+/* §4.8 KMOD: a loaded module. */
+struct cap_kmod {
+	uint64_t base;
+	uint32_t size;
+	uint32_t name_id; /* STRING id */
+	uint8_t build_id_size;
+	uint8_t reserved[3];
+	uint8_t build_id[20];
+};
+
+/* §4.9 KSYM: a kernel symbol [addr, addr+size). module_id 0 = vmlinux. */
+struct cap_ksym {
+	uint64_t addr;
+	uint32_t size;
+	uint32_t module_id; /* STRING id, or 0 */
+	uint32_t name_len;
+	/* char name[name_len] */
+};
+
+/* §4.10 BLOCKDEV */
+struct cap_blockdev {
+	uint32_t major;
+	uint32_t minor;
+	char name[32]; /* NUL-padded, e.g. "vda", "nvme0n1" */
+};
+
+/* §4.11 OFFCPU: one blocking interval [start, start+duration). */
+struct cap_offcpu {
+	uint64_t start;    /* monotonic ns at switch-out */
+	uint64_t duration; /* ns until switch-in */
+	uint32_t tid;
+	uint32_t pid;
+	uint32_t cpu;      /* CPU it switched out on */
+	uint32_t state;    /* task state at switch-out (TASK_* bits) */
+	uint32_t ustack;   /* STACK id */
+	uint32_t kstack;   /* STACK id */
+};
+
+/* §4.12 CPU: one timed sample. */
+struct cap_cpu {
+	uint64_t time;
+	uint32_t tid;
+	uint32_t pid;
+	uint32_t cpu;
+	uint32_t ustack;
+	uint32_t kstack;
+	uint32_t reserved;
+};
+
+/* §4.13 BIO: one completed block request. */
+struct cap_bio {
+	uint64_t issue_time;    /* monotonic ns at block_rq_issue */
+	uint64_t complete_time; /* monotonic ns at block_rq_complete */
+	uint64_t sector;
+	uint32_t bytes;
+	uint32_t tid;           /* issuing thread, 0 if unknown */
+	uint32_t pid;
+	uint32_t major;
+	uint32_t minor;
+	uint8_t op;             /* CAP_BIO_OP_* */
+	uint8_t reserved;
+	uint16_t flags;         /* CAP_BIO_F_* */
+	int32_t error;          /* 0 or -errno */
+	char comm[16];          /* issuing task's name at issue */
+};
+enum cap_bio_op {
+	CAP_BIO_READ = 0,
+	CAP_BIO_WRITE = 1,
+	CAP_BIO_FLUSH = 2,
+	CAP_BIO_DISCARD = 3,
+	CAP_BIO_OTHER = 4,
+};
+#define CAP_BIO_F_SYNC 0x1
+#define CAP_BIO_F_FUA 0x2
+#define CAP_BIO_F_META 0x4
+#define CAP_BIO_F_PREFLUSH 0x8
+
+/* §4.14 LOST: `count` more events of `kind` were lost for `reason`. Counts
+ * add up over the file. */
+struct cap_lost {
+	uint64_t count;
+	uint32_t kind;   /* enum cap_kind */
+	uint32_t reason; /* enum cap_lost_reason */
+	uint32_t cpu;    /* or 0xffffffff: all CPUs */
+	uint32_t reserved;
+};
+enum cap_lost_reason {
+	CAP_LOST_RINGBUF = 0,    /* ringbuf reservation failed */
+	CAP_LOST_USTACK = 1,     /* user stack could not be taken (event kept) */
+	CAP_LOST_KSTACK = 2,     /* kernel stack could not be taken (event kept) */
+	CAP_LOST_SIDEBAND = 3,   /* perf side band lost records */
+	CAP_LOST_STATE = 4,      /* in-kernel state table full */
+	CAP_LOST_MAX = 5,
+};
+const char *cap_lost_reason_name(enum cap_lost_reason reason);
+
+/* §4.15 STAT: a named recorder statistic (key is a STRING id). */
+struct cap_stat {
+	uint64_t value;
+	uint32_t key_id;
+	uint32_t reserved;
+};
+
+/* §4.16 END: the recorder stopped. */
+struct cap_end {
+	uint64_t time;
+	uint32_t reason; /* enum cap_stop_reason */
+	int32_t error;   /* -errno for CAP_STOP_ERROR */
+	int32_t status;  /* exit status of the recorded command, or -1 */
+	uint32_t reserved;
+};
+enum cap_stop_reason {
+	CAP_STOP_SIGNAL = 0,
+	CAP_STOP_DURATION = 1,
+	CAP_STOP_COMMAND = 2,
+	CAP_STOP_ERROR = 3,
+	CAP_STOP_MAX_SIZE = 4,
+};
+
+/* §3 header, as the reader returns it (host byte order, NUL-terminated). */
+struct cap_header {
+	uint16_t major;
+	uint16_t minor;
+	uint32_t features;
+	uint64_t start_time;     /* monotonic ns when recording started */
+	uint64_t start_realtime; /* CLOCK_REALTIME ns at the same instant */
+	int64_t clock_offset;    /* realtime = monotonic + clock_offset */
+	uint32_t ncpus;
+	uint32_t page_size;
+	uint32_t recorder_pid;
+	char hostname[65];
+	char release[65];
+	char machine[65];
+	char version[33];        /* stkrec version that wrote it */
+	char cmdline[1024];      /* recording command line, truncated if longer */
+};
+
+/* Totals the writer counts and the trailer stores (§6). */
+struct cap_totals {
+	uint64_t events[CAP_KIND_MAX];
+	uint64_t lost[CAP_KIND_MAX];
+	uint64_t records;
+	uint64_t blocks;
+	uint64_t end_time;     /* monotonic ns of the END record, or 0 */
+	uint64_t bytes_raw;    /* uncompressed block bytes */
+	uint64_t bytes_file;   /* file size */
+};
+
+/* ------------------------------------------------------------------------
+ * Writer
+ */
+struct cap_writer;
+
+struct cap_writer_opts {
+	size_t block_size;       /* close a block at this many bytes; 0: default */
+	uint64_t block_age_ns;   /* ... or when its first record is this old */
+	int level;               /* zstd level; 0: default (3) */
+	uint64_t max_size;       /* stop accepting records past this; 0: none */
+	/* Write hook for tests (fault injection); NULL: write(2). */
+	ssize_t (*write_fn)(int fd, const void *buf, size_t len, void *ctx);
+	void *write_ctx;
+};
+
+/* Create path (O_TRUNC) or take over fd, and write the header frame. */
+int cap_writer__open(const char *path, const struct cap_header *hdr,
+		     const struct cap_writer_opts *opts, struct cap_writer **out);
+int cap_writer__fdopen(int fd, const struct cap_header *hdr,
+		       const struct cap_writer_opts *opts, struct cap_writer **out);
+
+/* Append one record: `fixed` is the type's struct above, `tail` its variable
+ * part (string bytes, ips, name) or NULL. Counts events and LOST for the
+ * totals. May close and write a block. */
+int cap_writer__append(struct cap_writer *w, uint16_t type, const void *fixed,
+		       size_t fixed_len, const void *tail, size_t tail_len);
+
+/* Convenience wrappers around cap_writer__append(). */
+int cap_writer__string(struct cap_writer *w, uint32_t id, const char *s, size_t len);
+int cap_writer__stack(struct cap_writer *w, uint32_t id, uint8_t kind,
+		      const uint64_t *ips, uint16_t nr);
+
+/* Close the current block if it is older than the age limit at `now`
+ * (monotonic ns). Call it about every 100 ms. */
+int cap_writer__tick(struct cap_writer *w, uint64_t now);
+/* Close and write the current block now. */
+int cap_writer__flush(struct cap_writer *w);
+/* Flush, write the trailer, fsync and close. Frees w in all cases. */
+int cap_writer__finish(struct cap_writer *w);
+/* Drop w without a trailer (after a fatal error); closes the fd. */
+void cap_writer__free(struct cap_writer *w);
+
+const struct cap_totals *cap_writer__totals(const struct cap_writer *w);
+uint64_t cap_writer__file_size(const struct cap_writer *w); /* bytes written */
+
+/* ------------------------------------------------------------------------
+ * Reader
+ */
+struct cap_reader;
+
+/* A decoded record. `fixed` holds the type's struct, zero-extended when the
+ * file's record is shorter (older writer) and truncated when longer (newer
+ * writer). tail/tail_len: the variable part; ips: the stack's frames, aligned.
+ * Pointers stay valid until the next cap_reader__next(). */
+struct cap_record {
+	uint16_t type;
+	uint16_t size;
+	uint64_t file_offset; /* offset of the block's frame in the file */
+	union {
+		struct cap_block block;
+		struct cap_string string;
+		struct cap_stack stack;
+		struct cap_thread thread;
+		struct cap_fork fork;
+		struct cap_mapping mapping;
+		struct cap_kernel kernel;
+		struct cap_kmod kmod;
+		struct cap_ksym ksym;
+		struct cap_blockdev blockdev;
+		struct cap_offcpu offcpu;
+		struct cap_cpu cpu;
+		struct cap_bio bio;
+		struct cap_lost lost;
+		struct cap_stat stat;
+		struct cap_end end;
+		uint8_t raw[64];
+	};
+	const char *tail;       /* STRING data, KSYM name */
+	uint32_t tail_len;
+	const uint64_t *ips;    /* STACK frames (stack.nr of them) */
+};
+
+/* What the reader saw; complete once cap_reader__next() returned 0. */
+struct cap_read_stats {
+	bool has_trailer;        /* a valid trailer was found */
+	bool has_end;            /* an END record was read */
+	bool recovered;          /* anything was missing or damaged */
+	uint64_t blocks;         /* blocks decoded */
+	uint64_t bad_blocks;     /* blocks skipped: checksum or decode error */
+	uint64_t bytes_skipped;  /* bytes of damaged data passed over */
+	uint64_t truncated_at;   /* offset where data ended early, or 0 */
+	uint64_t unknown_records;/* records of unknown type skipped */
+	uint64_t bad_records;    /* records too short for their type */
+	uint64_t file_size;
+	uint64_t bytes_raw;      /* uncompressed bytes of decoded blocks */
+	int first_error;         /* first error met while recovering, or 0 */
+	uint64_t first_error_offset;
+	struct cap_totals counted;  /* counted from the records read */
+	struct cap_totals trailer;  /* from the trailer, if has_trailer */
+};
+
+/* Open and validate the header. Refuses bad magic, newer major versions and
+ * unknown incompatible features. Never trusts a length in the file. */
+int cap_reader__open(const char *path, struct cap_reader **out);
+/* The same on a memory buffer (fuzzing, tests); buf must outlive the reader. */
+int cap_reader__open_mem(const void *buf, size_t len, struct cap_reader **out);
+
+const struct cap_header *cap_reader__header(const struct cap_reader *r);
+
+/* Next record: 1 with *rec filled, 0 at the end of the data, <0 on an error
+ * that stops reading (damaged blocks are skipped and counted, not errors). */
+int cap_reader__next(struct cap_reader *r, struct cap_record *rec);
+
+const struct cap_read_stats *cap_reader__stats(const struct cap_reader *r);
+
+/* Human description of what was lost when stats->recovered is set, e.g.
+ * "file ends at byte 81234 inside block 7 (no trailer); 1 damaged block
+ * skipped". Writes at most len bytes; returns buf. */
+char *cap_reader__describe_loss(const struct cap_reader *r, char *buf, size_t len);
+
+void cap_reader__close(struct cap_reader *r);
+
+#endif /* STKREC_FORMAT_CAPTURE_H */

@@ -1,0 +1,34 @@
+/* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
+/*
+ * Interning of strings and stacks for the capture: each distinct value gets
+ * an id and its definition record is written (through the writer) the first
+ * time it is seen, before the record that uses it.
+ */
+#ifndef STKREC_RECORD_INTERN_H
+#define STKREC_RECORD_INTERN_H
+
+#include <stdint.h>
+#include <stddef.h>
+#include "format/capture.h"
+
+struct intern;
+
+/* Called once for every new kernel stack, before its STACK record is
+ * written (ksyms uses it to write the KSYM records the stack needs). */
+typedef int (*intern_kstack_fn)(void *ctx, const uint64_t *ips, uint16_t nr);
+
+int intern__new(struct cap_writer *w, struct intern **out);
+void intern__free(struct intern *in);
+void intern__set_kstack_hook(struct intern *in, intern_kstack_fn fn, void *ctx);
+
+/* Id (>= 1) of string s[0..len), writing its STRING record when new. */
+int intern__string(struct intern *in, const char *s, size_t len, uint32_t *id);
+/* Id of the stack (kind CAP_STACK_USER or CAP_STACK_KERNEL); nr == 0 gives
+ * CAP_STACK_NONE. Writes the STACK record when new. */
+int intern__stack(struct intern *in, uint8_t kind, const uint64_t *ips, uint16_t nr,
+		  uint32_t *id);
+
+uint64_t intern__nr_stacks(const struct intern *in);
+uint64_t intern__nr_strings(const struct intern *in);
+
+#endif

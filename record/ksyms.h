@@ -1,0 +1,38 @@
+/* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
+/*
+ * Kernel symbols for offline symbolization: /proc/kallsyms, /proc/modules,
+ * the kernel build ID from /sys/kernel/notes. Only the symbols that recorded
+ * kernel stacks use are written (KSYM records, before the stack that needs
+ * them), so a capture stays small and survives a kill.
+ */
+#ifndef STKREC_RECORD_KSYMS_H
+#define STKREC_RECORD_KSYMS_H
+
+#include <stdint.h>
+#include "format/capture.h"
+#include "record/intern.h"
+
+struct ksyms;
+
+/* Load kallsyms (needs root for real addresses: -EPERM when all are 0). */
+int ksyms__load(struct ksyms **out);
+void ksyms__free(struct ksyms *ks);
+/* Write the KERNEL record and one KMOD record per loaded module. */
+int ksyms__write_kernel(struct ksyms *ks, struct cap_writer *w, struct intern *in);
+/* Write KSYM records for the symbols covering ips[] not written before.
+ * Matches intern_kstack_fn when ctx is a struct ksyms_sink. */
+int ksyms__write_for_ips(struct ksyms *ks, struct cap_writer *w, struct intern *in,
+			 const uint64_t *ips, uint16_t nr);
+/* intern_kstack_fn adapter: ctx must point to this. */
+struct ksyms_sink {
+	struct ksyms *ks;
+	struct cap_writer *w;
+	struct intern *in;
+};
+int ksyms__kstack_hook(void *ctx, const uint64_t *ips, uint16_t nr);
+
+/* Symbol lookup (name of the function containing addr), NULL if none. */
+const char *ksyms__name(const struct ksyms *ks, uint64_t addr, uint64_t *sym_start);
+size_t ksyms__count(const struct ksyms *ks);
+
+#endif

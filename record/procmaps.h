@@ -1,0 +1,38 @@
+/* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
+/*
+ * Process memory maps and build IDs: what report needs to symbolize user
+ * stacks offline. Executable file mappings are written as MAPPING records
+ * (path interned as a STRING), each with the build ID read from the mapped
+ * ELF's notes (via /proc/PID/map_files or /proc/PID/root for containers).
+ */
+#ifndef STKREC_RECORD_PROCMAPS_H
+#define STKREC_RECORD_PROCMAPS_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include "format/capture.h"
+#include "record/intern.h"
+
+struct procmaps;
+
+int procmaps__new(struct cap_writer *w, struct intern *in, struct procmaps **out);
+void procmaps__free(struct procmaps *pm);
+
+/* Scan every process in /proc at start: THREAD records for every thread
+ * (comm, kernel-thread flag) and MAPPING records for every process. */
+int procmaps__scan_all(struct procmaps *pm, uint64_t now);
+/* First event from pid: if its maps are not yet written, read
+ * /proc/PID/maps now (a no-op returning -ESRCH when the process is gone). */
+int procmaps__ensure(struct procmaps *pm, uint32_t pid, uint64_t now);
+/* A mapping seen by the side band. Fills in the build ID from the file when
+ * the kernel did not give one. path is NUL-terminated. */
+int procmaps__add(struct procmaps *pm, const struct cap_mapping *m, const char *path);
+/* The process exec'd at `now`: its old mappings are gone. */
+void procmaps__exec(struct procmaps *pm, uint32_t pid, uint64_t now);
+bool procmaps__known(const struct procmaps *pm, uint32_t pid);
+
+/* Build ID from the ELF notes of the file at path; size 0 if it has none.
+ * Returns 0 or -errno. */
+int buildid__read_file(const char *path, uint8_t id[20], uint8_t *size);
+
+#endif

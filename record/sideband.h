@@ -1,0 +1,28 @@
+/* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
+/*
+ * The perf side band: one PERF_COUNT_SW_DUMMY event per CPU with mmap2,
+ * comm (with exec), and task records, timed with CLOCK_MONOTONIC (same clock
+ * as bpf_ktime_get_ns). It tells about every mapping as it happens, so
+ * processes that live for 300 ms are still symbolizable.
+ */
+#ifndef STKREC_RECORD_SIDEBAND_H
+#define STKREC_RECORD_SIDEBAND_H
+
+#include <stdint.h>
+#include "format/capture.h"
+#include "record/procmaps.h"
+
+struct sideband;
+
+/* Open on cpus[0..ncpus) with pages data pages per CPU (a power of 2). */
+int sideband__open(const int *cpus, int ncpus, unsigned pages, struct sideband **out);
+void sideband__free(struct sideband *sb);
+/* File descriptors to poll (one per CPU). */
+int sideband__fds(const struct sideband *sb, const int **fds);
+/* Drain all rings: MAPPING via procmaps__add, THREAD (exec/comm changes),
+ * FORK records through w; LOST records for PERF_RECORD_LOST. Returns the
+ * number of records handled or -errno. */
+int sideband__drain(struct sideband *sb, struct cap_writer *w, struct procmaps *pm);
+uint64_t sideband__lost(const struct sideband *sb);
+
+#endif

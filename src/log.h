@@ -1,0 +1,19 @@
+/* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
+/* The one place that prints diagnostics. Libraries return codes; commands
+ * explain them here, once, with the context they have. */
+#ifndef STKREC_SRC_LOG_H
+#define STKREC_SRC_LOG_H
+
+#include <stdio.h>
+
+extern int log_verbosity; /* 0 default, +1 per -v */
+
+/* "stkrec: <message>\n" on stderr. */
+void log_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+void log_warn(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* Printed only when log_verbosity >= level. */
+void log_debug(int level, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* Error plus "Try 'stkrec CMD -h'." for bad command lines. */
+void log_usage_error(const char *cmd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+#endif

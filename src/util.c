@@ -1,0 +1,108 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+#include <ctype.h>
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include "src/util.h"
+
+int parse_u64(const char *s, uint64_t min, uint64_t max, uint64_t *out)
+{
+	unsigned long long v;
+	char *end;
+
+	if (!s || !isdigit((unsigned char)*s))
+		return -EINVAL;
+	errno = 0;
+	v = strtoull(s, &end, 10);
+	if (errno == ERANGE)
+		return -ERANGE;
+	if (*end)
+		return -EINVAL;
+	if (v < min || v > max)
+		return -ERANGE;
+	*out = v;
+	return 0;
+}
+
+int parse_size(const char *s, uint64_t min, uint64_t max, uint64_t *out)
+{
+	unsigned long long v;
+	unsigned shift = 0;
+	char *end;
+
+	if (!s || !isdigit((unsigned char)*s))
+		return -EINVAL;
+	errno = 0;
+	v = strtoull(s, &end, 10);
+	if (errno == ERANGE)
+		return -ERANGE;
+	switch (*end) {
+	case 'k': case 'K': shift = 10; end++; break;
+	case 'm': case 'M': shift = 20; end++; break;
+	case 'g': case 'G': shift = 30; end++; break;
+	}
+	if (*end == 'B' || *end == 'b')
+		end++;
+	if (*end)
+		return -EINVAL;
+	if (v > (UINT64_MAX >> shift))
+		return -ERANGE;
+	v <<= shift;
+	if (v < min || v > max)
+		return -ERANGE;
+	*out = v;
+	return 0;
+}
+
+int parse_u32_list(const char *s, uint32_t min, uint32_t max, uint32_t **out, int *n)
+{
+	uint32_t *arr = NULL, *tmp;
+	int cnt = 0, err = 0;
+	char *dup, *tok, *save = NULL;
+	uint64_t v;
+
+	if (!s || !*s)
+		return -EINVAL;
+	dup = strdup(s);
+	if (!dup)
+		return -ENOMEM;
+	for (tok = strtok_r(dup, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+		err = parse_u64(tok, min, max, &v);
+		if (err)
+			break;
+		tmp = realloc(arr, (cnt + 1) * sizeof(*arr));
+		if (!tmp) {
+			err = -ENOMEM;
+			break;
+		}
+		arr = tmp;
+		arr[cnt++] = v;
+	}
+	free(dup);
+	if (!err && (!cnt || s[strlen(s) - 1] == ',' || s[0] == ','))
+		err = -EINVAL;
+	if (err) {
+		free(arr);
+		return err;
+	}
+	*out = arr;
+	*n = cnt;
+	return 0;
+}
+
+int parse_seconds(const char *s, uint64_t *ns)
+{
+	double v;
+	char *end;
+
+	if (!s || !(isdigit((unsigned char)*s) || *s == '.'))
+		return -EINVAL;
+	errno = 0;
+	v = strtod(s, &end);
+	if (errno || *end || end == s)
+		return -EINVAL;
+	if (v < 0 || v > 1e9)
+		return -ERANGE;
+	*ns = (uint64_t)(v * 1e9 + 0.5);
+	return 0;
+}

@@ -1,0 +1,17 @@
+/* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
+/* Option value parsing shared by the commands. Return 0 or -EINVAL/-ERANGE. */
+#ifndef STKREC_SRC_UTIL_H
+#define STKREC_SRC_UTIL_H
+
+#include <stdint.h>
+
+/* Whole decimal number in [min, max]; no sign, no trailing junk. */
+int parse_u64(const char *s, uint64_t min, uint64_t max, uint64_t *out);
+/* Size with optional K, M, G suffix (powers of 1024). */
+int parse_size(const char *s, uint64_t min, uint64_t max, uint64_t *out);
+/* "1,2,3" into a newly allocated array (each in [min, max]). */
+int parse_u32_list(const char *s, uint32_t min, uint32_t max, uint32_t **out, int *n);
+/* Seconds, possibly fractional ("1.5"), into ns. */
+int parse_seconds(const char *s, uint64_t *ns);
+
+#endif
