@@ -35,6 +35,7 @@ REPORT_SRCS := $(wildcard report/*.c)
 SRC_SRCS := $(filter-out src/main.c,$(wildcard src/*.c))
 BPF_SRCS := $(wildcard bpf/*.bpf.c)
 TEST_SRCS := $(wildcard tests/test_*.c)
+TESTUTIL_SRCS := $(wildcard tests/util_*.c)
 WORKLOAD_SRCS := $(wildcard tests/workloads/*.c)
 FUZZ_SRCS := $(wildcard tests/fuzz/fuzz_*.c)
 
@@ -44,6 +45,7 @@ RECORD_OBJS := $(patsubst %.c,$(OUT)/%.o,$(RECORD_SRCS))
 REPORT_OBJS := $(patsubst %.c,$(OUT)/%.o,$(REPORT_SRCS))
 SRC_OBJS := $(patsubst %.c,$(OUT)/%.o,$(SRC_SRCS))
 TEST_OBJS := $(patsubst %.c,$(OUT)/%.o,$(TEST_SRCS))
+TESTUTIL_OBJS := $(patsubst %.c,$(OUT)/%.o,$(TESTUTIL_SRCS))
 WORKLOADS := $(patsubst tests/workloads/%.c,$(OUT)/workloads/%,$(WORKLOAD_SRCS))
 FUZZERS := $(patsubst tests/fuzz/%.c,$(OUT)/fuzz/%,$(FUZZ_SRCS))
 
@@ -106,15 +108,15 @@ $(OUT)/workloads/%: tests/workloads/%.c
 	$(Q)$(CC) -g -O1 -fno-omit-frame-pointer -fno-inline -fno-optimize-sibling-calls \
 		-Wl,--build-id -pthread $< -o $@ -lm
 
-$(OUT)/stkrec-tests: $(TEST_OBJS) $(ALL_LIBS)
+$(OUT)/stkrec-tests: $(TEST_OBJS) $(TESTUTIL_OBJS) $(ALL_LIBS)
 	$(call msg,LINK,$@)
-	$(Q)$(CC) $(CFLAGS) $(TEST_OBJS) $(ALL_LIBS) $(LDLIBS) $(TEST_LDLIBS) -o $@
+	$(Q)$(CC) $(CFLAGS) $(TEST_OBJS) $(TESTUTIL_OBJS) $(ALL_LIBS) $(LDLIBS) $(TEST_LDLIBS) -o $@
 
 # A single test file links only the libraries its name asks for, so one
 # module's tests build while another module is being worked on.
 libs_for = $(if $(filter test_format%,$(1)),$(LIBFORMAT),$(if $(filter test_record%,$(1)),$(LIBSRC) $(LIBRECORD) $(LIBFORMAT),$(if $(filter test_report% test_sym%,$(1)),$(LIBREPORT) $(LIBFORMAT),$(ALL_LIBS))))
 .SECONDEXPANSION:
-$(OUT)/tests/test_%: $(OUT)/tests/test_%.o $$(call libs_for,test_$$*)
+$(OUT)/tests/test_%: $(OUT)/tests/test_%.o $(TESTUTIL_OBJS) $$(call libs_for,test_$$*)
 	$(call msg,LINK,$@)
 	$(Q)$(CC) $(CFLAGS) $^ $(LDLIBS) $(TEST_LDLIBS) -o $@
 
