@@ -168,6 +168,13 @@ demo: deps
 	$(OUT)/stkrec record -a -d 5 -o $(OUT)/demo.stkrec
 	$(OUT)/stkrec report -i $(OUT)/demo.stkrec
 
+BENCH_PKGS := linux-perf stress-ng zstd time
+
+bench: deps
+	$(Q)$(MAKE) --no-print-directory deps DEB_PKGS="$(BENCH_PKGS)"
+	$(Q)$(MAKE) --no-print-directory all
+	$(Q)STKREC=$(OUT)/stkrec tests/bench/run.sh
+
 install: $(OUT)/stkrec
 	install -D -m 0755 $(OUT)/stkrec $(DESTDIR)$(PREFIX)/bin/stkrec
 
