@@ -1,0 +1,478 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+/*
+ * stkrec kernel side: off-CPU intervals (sched_switch), timed CPU samples
+ * (perf_event cpu-clock) and block I/O completions, each streamed as one
+ * ringbuf record per event with its stacks inline (no stack-id map, so no
+ * collisions). Every failure to take a stack or to emit a record is counted
+ * per CPU, per kind and reason, in `counters`.
+ *
+ * Only tracepoints and perf events are used: kprobes and fentry are not
+ * available everywhere, tracepoint names are stable.
+ */
+#include "vmlinux.h"
+#include <bpf/bpf_helpers.h>
+#include <bpf/bpf_tracing.h>
+#include <bpf/bpf_core_read.h>
+#include "bpf/stkrec.h"
+
+char LICENSE[] SEC("license") = "Dual BSD/GPL";
+
+#define E2BIG 7 /* map full; vmlinux.h has no errno values */
+
+/* Tunables, set by record/ before load. */
+const volatile __u64 min_ns = 1;           /* off-CPU duration bounds */
+const volatile __u64 max_ns = ~0ull;
+const volatile __s64 state_filter = -1;    /* -1: any; 0: preempted; else mask */
+const volatile __u32 self_tgid = 0;        /* the recorder: never traced */
+const volatile bool filter_tgid = false;   /* only tgids in `tgids` */
+const volatile bool filter_tid = false;    /* only tids in `tids` */
+const volatile bool follow_fork = false;   /* children of traced tgids too */
+const volatile bool user_only = false;
+const volatile bool kernel_only = false;
+const volatile bool want_ustack = true;
+const volatile bool want_kstack = true;
+const volatile bool include_idle = false;  /* CPU samples of pid 0 */
+const volatile __s32 target_cpu = -1;      /* off-CPU: only this CPU */
+const volatile __u64 wakeup_bytes = 1 << 20; /* wake the reader past this */
+
+struct {
+	__uint(type, BPF_MAP_TYPE_RINGBUF);
+	__uint(max_entries, 16 << 20);
+} events SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, STKREC_NR_COUNTERS);
+	__type(key, __u32);
+	__type(value, __u64);
+} counters SEC(".maps");
+
+/* A thread switched out: its record waits here until it runs again. The
+ * value is the record itself, so switch-in sends it without a copy. */
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, 16384);
+	__uint(map_flags, BPF_F_NO_PREALLOC);
+	__type(key, __u32);
+	__type(value, struct stkrec_stack_ev);
+} offcpu_start SEC(".maps");
+
+#define SCRATCH_OFFCPU 0
+#define SCRATCH_CPU 1
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 2);
+	__type(key, __u32);
+	__type(value, struct stkrec_stack_ev);
+} scratch SEC(".maps");
+
+/* -p PIDs, or the recorded command and its descendants (follow_fork). */
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, 8192);
+	__type(key, __u32);
+	__type(value, __u8);
+} tgids SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, 1024);
+	__type(key, __u32);
+	__type(value, __u8);
+} tids SEC(".maps");
+
+/* A block request between block_io_start/block_rq_insert and its last
+ * completion: who issued it and when it went to the device. */
+struct bio_state {
+	__u64 issue_time;
+	__u32 tid;
+	__u32 pid;
+	__u32 issuer_flags;
+	__u32 pad;
+	char comm[STKREC_COMM_LEN];
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, 16384);
+	__type(key, __u64);
+	__type(value, struct bio_state);
+} bio_inflight SEC(".maps");
+
+/* Kernels before 5.14 named task_struct::__state `state`. */
+struct task_struct___old {
+	long state;
+} __attribute__((preserve_access_index));
+
+static __always_inline void count_lost(__u32 kind, __u32 reason)
+{
+	__u32 key = kind * STKREC_LOST_NR + reason;
+	__u64 *v = bpf_map_lookup_elem(&counters, &key);
+
+	if (v)
+		*v += 1;
+}
+
+/* Wake the reader only once enough data waits: it polls with a short
+ * timeout anyway, and a wakeup per event would cost more than the event. */
+static __always_inline __u64 wake_flags(void)
+{
+	if (bpf_ringbuf_query(&events, BPF_RB_AVAIL_DATA) >= wakeup_bytes)
+		return BPF_RB_FORCE_WAKEUP;
+	return BPF_RB_NO_WAKEUP;
+}
+
+static __always_inline __u32 task_state(struct task_struct *t)
+{
+	struct task_struct___old *old = (void *)t;
+
+	if (bpf_core_field_exists(t->__state))
+		return BPF_CORE_READ(t, __state);
+	return BPF_CORE_READ(old, state);
+}
+
+static __always_inline bool task_allowed(__u32 tgid, __u32 tid, __u32 pflags)
+{
+	if (self_tgid && tgid == self_tgid)
+		return false;
+	if (user_only && (pflags & STKREC_PF_KTHREAD))
+		return false;
+	if (kernel_only && !(pflags & STKREC_PF_KTHREAD))
+		return false;
+	if (filter_tgid && !bpf_map_lookup_elem(&tgids, &tgid))
+		return false;
+	if (filter_tid && !bpf_map_lookup_elem(&tids, &tid))
+		return false;
+	return true;
+}
+
+static __always_inline bool state_allowed(__u32 state)
+{
+	if (state_filter < 0)
+		return true;
+	/* As BCC offcputime: 0 means exactly "preempted/running", any
+	 * other value is a mask of TASK_* bits. */
+	if (state_filter == 0)
+		return state == 0;
+	return state & (__u32)state_filter;
+}
+
+/* User then kernel frames into e->ips, contiguous, so the record can be sent
+ * with only the frames taken. Runs in the context of the task sampled. */
+static __always_inline void take_stacks(void *ctx, struct stkrec_stack_ev *e,
+					__u32 kind, bool kthread)
+{
+	__u32 nu = 0;
+	long n;
+
+	e->nr_ustack = 0;
+	e->nr_kstack = 0;
+	if (want_ustack && !kthread) {
+		n = bpf_get_stack(ctx, e->ips, STKREC_MAX_STACK * 8, BPF_F_USER_STACK);
+		if (n > 0) {
+			nu = n / 8;
+		} else {
+			e->flags |= STKREC_F_USTACK_LOST;
+			count_lost(kind, STKREC_LOST_USTACK);
+		}
+	}
+	if (nu > STKREC_MAX_STACK)
+		nu = STKREC_MAX_STACK;
+	e->nr_ustack = nu;
+	if (!want_kstack)
+		return;
+	n = bpf_get_stack(ctx, &e->ips[nu], STKREC_MAX_STACK * 8, 0);
+	if (n > 0) {
+		e->nr_kstack = n / 8;
+	} else {
+		e->flags |= STKREC_F_KSTACK_LOST;
+		count_lost(kind, STKREC_LOST_KSTACK);
+	}
+}
+
+static __always_inline void emit_stack_ev(struct stkrec_stack_ev *e, __u32 kind)
+{
+	__u64 size = STKREC_STACK_EV_HDR_SIZE + ((__u64)e->nr_ustack + e->nr_kstack) * 8;
+
+	if (size > sizeof(*e))
+		return;
+	if (bpf_ringbuf_output(&events, e, size, wake_flags()))
+		count_lost(kind, STKREC_LOST_RINGBUF);
+}
+
+static __always_inline struct stkrec_stack_ev *offcpu_slot(__u32 tid)
+{
+	struct stkrec_stack_ev *e;
+	__u32 zero = SCRATCH_OFFCPU;
+
+	e = bpf_map_lookup_elem(&offcpu_start, &tid);
+	if (e)
+		return e;
+	e = bpf_map_lookup_elem(&scratch, &zero);
+	if (!e)
+		return NULL;
+	bpf_map_update_elem(&offcpu_start, &tid, e, BPF_NOEXIST);
+	return bpf_map_lookup_elem(&offcpu_start, &tid);
+}
+
+static __always_inline void switch_out(void *ctx, bool preempt, struct task_struct *prev,
+				       __u64 now, __u32 cpu)
+{
+	__u32 tid = BPF_CORE_READ(prev, pid);
+	__u32 tgid = BPF_CORE_READ(prev, tgid);
+	__u32 pflags, state;
+	struct stkrec_stack_ev *e;
+
+	if (!tid)
+		return; /* idle */
+	if (target_cpu >= 0 && cpu != (__u32)target_cpu)
+		return;
+	state = preempt ? 0 : task_state(prev);
+	if (state & STKREC_TASK_DEAD)
+		return; /* its last switch: it never comes back */
+	if (!state_allowed(state))
+		return;
+	pflags = BPF_CORE_READ(prev, flags);
+	if (!task_allowed(tgid, tid, pflags))
+		return;
+	e = offcpu_slot(tid);
+	if (!e) {
+		count_lost(STKREC_KIND_OFFCPU, STKREC_LOST_STATE);
+		return;
+	}
+	e->type = STKREC_EV_OFFCPU;
+	e->tid = tid;
+	e->pid = tgid;
+	e->cpu = cpu;
+	e->duration = 0;
+	e->state = state;
+	e->flags = (pflags & STKREC_PF_KTHREAD) ? STKREC_F_KTHREAD : 0;
+	bpf_get_current_comm(e->comm, sizeof(e->comm)); /* current is prev */
+	take_stacks(ctx, e, STKREC_KIND_OFFCPU, pflags & STKREC_PF_KTHREAD);
+	e->time = now; /* last: a nonzero time marks the slot complete */
+}
+
+static __always_inline void switch_in(struct task_struct *next, __u64 now)
+{
+	__u32 tid = BPF_CORE_READ(next, pid);
+	struct stkrec_stack_ev *e;
+	__u64 delta;
+
+	if (!tid)
+		return;
+	e = bpf_map_lookup_elem(&offcpu_start, &tid);
+	if (!e || !e->time)
+		return;
+	delta = now - e->time;
+	if (delta >= min_ns && delta <= max_ns) {
+		e->duration = delta;
+		emit_stack_ev(e, STKREC_KIND_OFFCPU);
+	}
+	e->time = 0;
+}
+
+static __always_inline int on_switch(void *ctx, bool preempt, struct task_struct *prev,
+				     struct task_struct *next)
+{
+	__u64 now = bpf_ktime_get_ns();
+
+	switch_out(ctx, preempt, prev, now, bpf_get_smp_processor_id());
+	switch_in(next, now);
+	return 0;
+}
+
+SEC("tp_btf/sched_switch")
+int BPF_PROG(stkrec_switch, bool preempt, struct task_struct *prev, struct task_struct *next)
+{
+	return on_switch(ctx, preempt, prev, next);
+}
+
+/* Same logic where tp_btf cannot load: the task pointers are then plain
+ * values, which is why the helpers above read through BPF_CORE_READ. */
+SEC("raw_tp/sched_switch")
+int BPF_PROG(stkrec_switch_raw, bool preempt, struct task_struct *prev, struct task_struct *next)
+{
+	return on_switch(ctx, preempt, prev, next);
+}
+
+SEC("perf_event")
+int stkrec_cpu(struct bpf_perf_event_data *ctx)
+{
+	struct task_struct *t = (void *)bpf_get_current_task();
+	__u64 id = bpf_get_current_pid_tgid();
+	__u32 tid = (__u32)id, tgid = id >> 32;
+	__u32 zero = SCRATCH_CPU, pflags;
+	struct stkrec_stack_ev *e;
+
+	if (!tid && !include_idle)
+		return 0;
+	pflags = BPF_CORE_READ(t, flags);
+	if (tid && !task_allowed(tgid, tid, pflags))
+		return 0;
+	e = bpf_map_lookup_elem(&scratch, &zero);
+	if (!e)
+		return 0;
+	e->type = STKREC_EV_CPU;
+	e->tid = tid;
+	e->pid = tgid;
+	e->cpu = bpf_get_smp_processor_id();
+	e->time = bpf_ktime_get_ns();
+	e->duration = 0;
+	e->state = 0;
+	e->flags = (pflags & STKREC_PF_KTHREAD) ? STKREC_F_KTHREAD : 0;
+	bpf_get_current_comm(e->comm, sizeof(e->comm));
+	take_stacks(ctx, e, STKREC_KIND_CPU, pflags & STKREC_PF_KTHREAD);
+	emit_stack_ev(e, STKREC_KIND_CPU);
+	return 0;
+}
+
+SEC("tp_btf/sched_process_fork")
+int BPF_PROG(stkrec_fork, struct task_struct *parent, struct task_struct *child)
+{
+	__u32 ptgid = parent->tgid, ctgid = child->tgid;
+	__u8 one = 1;
+
+	if (!follow_fork || ptgid == ctgid)
+		return 0;
+	if (!bpf_map_lookup_elem(&tgids, &ptgid))
+		return 0;
+	if (bpf_map_update_elem(&tgids, &ctgid, &one, BPF_ANY))
+		count_lost(STKREC_KIND_OFFCPU, STKREC_LOST_STATE);
+	return 0;
+}
+
+SEC("tp_btf/sched_process_exit")
+int BPF_PROG(stkrec_exit, struct task_struct *p)
+{
+	__u32 tid = p->pid, tgid = p->tgid;
+
+	bpf_map_delete_elem(&offcpu_start, &tid);
+	/* signal->live dropped to 0 before this tracepoint: last thread. */
+	if (!BPF_CORE_READ(p, signal, live.counter))
+		bpf_map_delete_elem(&tgids, &tgid);
+	return 0;
+}
+
+static __always_inline struct bio_state *bio_issuer(struct request *rq, __u64 flags)
+{
+	struct task_struct *t = (void *)bpf_get_current_task();
+	__u64 id = bpf_get_current_pid_tgid(), key = (__u64)rq;
+	struct bio_state s = {};
+
+	s.tid = (__u32)id;
+	s.pid = id >> 32;
+	if (BPF_CORE_READ(t, flags) & STKREC_PF_KTHREAD)
+		s.issuer_flags = STKREC_F_KTHREAD;
+	bpf_get_current_comm(s.comm, sizeof(s.comm));
+	if (bpf_map_update_elem(&bio_inflight, &key, &s, flags) == -E2BIG)
+		count_lost(STKREC_KIND_BIO, STKREC_LOST_STATE);
+	return bpf_map_lookup_elem(&bio_inflight, &key);
+}
+
+/* Fires in the submitter's context. */
+SEC("tp_btf/block_io_start")
+int BPF_PROG(stkrec_io_start, struct request *rq)
+{
+	bio_issuer(rq, BPF_ANY);
+	return 0;
+}
+
+/* A second chance to see the issuer (requests io_start did not account). */
+SEC("tp_btf/block_rq_insert")
+int BPF_PROG(stkrec_rq_insert, struct request *rq)
+{
+	bio_issuer(rq, BPF_NOEXIST);
+	return 0;
+}
+
+SEC("tp_btf/block_rq_issue")
+int BPF_PROG(stkrec_rq_issue, struct request *rq)
+{
+	__u64 key = (__u64)rq;
+	struct bio_state *s, empty = {};
+
+	s = bpf_map_lookup_elem(&bio_inflight, &key);
+	if (!s) {
+		/* Issuer unknown (submitted before the start, or from a path
+		 * neither tracepoint saw): keep the I/O, tid 0. */
+		if (bpf_map_update_elem(&bio_inflight, &key, &empty, BPF_NOEXIST) == -E2BIG)
+			count_lost(STKREC_KIND_BIO, STKREC_LOST_STATE);
+		s = bpf_map_lookup_elem(&bio_inflight, &key);
+		if (!s)
+			return 0;
+	}
+	s->issue_time = bpf_ktime_get_ns();
+	return 0;
+}
+
+static __always_inline bool bio_allowed(const struct bio_state *s)
+{
+	if (!s->tid)
+		return !filter_tgid && !filter_tid && !user_only && !kernel_only;
+	return task_allowed(s->pid, s->tid, s->issuer_flags ? STKREC_PF_KTHREAD : 0);
+}
+
+static __always_inline __u16 bio_flags(__u32 opf)
+{
+	__u16 f = 0;
+
+	if (opf & (1u << bpf_core_enum_value(enum req_flag_bits, __REQ_SYNC)))
+		f |= STKREC_BIO_F_SYNC;
+	if (opf & (1u << bpf_core_enum_value(enum req_flag_bits, __REQ_FUA)))
+		f |= STKREC_BIO_F_FUA;
+	if (opf & (1u << bpf_core_enum_value(enum req_flag_bits, __REQ_META)))
+		f |= STKREC_BIO_F_META;
+	if (opf & (1u << bpf_core_enum_value(enum req_flag_bits, __REQ_PREFLUSH)))
+		f |= STKREC_BIO_F_PREFLUSH;
+	return f;
+}
+
+/* REQ_OP_* values 0..3 have been stable since 4.10; only flag bits moved. */
+static __always_inline __u8 bio_op(__u32 opf)
+{
+	__u32 op = opf & 0xff; /* REQ_OP_MASK */
+
+	return op <= STKREC_BIO_DISCARD ? op : STKREC_BIO_OTHER;
+}
+
+static __always_inline void bio_fill(struct stkrec_bio_ev *ev, const struct bio_state *s,
+				     struct request *rq, __u32 nr_bytes)
+{
+	__u32 opf = BPF_CORE_READ(rq, cmd_flags);
+
+	ev->type = STKREC_EV_BIO;
+	ev->tid = s->tid;
+	ev->pid = s->pid;
+	ev->bytes = nr_bytes;
+	ev->issue_time = s->issue_time;
+	ev->complete_time = bpf_ktime_get_ns();
+	ev->sector = BPF_CORE_READ(rq, __sector);
+	ev->major = BPF_CORE_READ(rq, q, disk, major);
+	ev->minor = BPF_CORE_READ(rq, q, disk, first_minor);
+	ev->op = bio_op(opf);
+	ev->flags = bio_flags(opf);
+	ev->issuer_flags = s->issuer_flags;
+	__builtin_memcpy(ev->comm, s->comm, sizeof(ev->comm));
+}
+
+SEC("tp_btf/block_rq_complete")
+int BPF_PROG(stkrec_rq_complete, struct request *rq, blk_status_t error, unsigned int nr_bytes)
+{
+	struct stkrec_bio_ev ev = {};
+	__u64 key = (__u64)rq;
+	struct bio_state *s;
+
+	s = bpf_map_lookup_elem(&bio_inflight, &key);
+	if (!s)
+		return 0;
+	if (s->issue_time && bio_allowed(s)) {
+		bio_fill(&ev, s, rq, nr_bytes);
+		ev.status = error;
+		if (bpf_ringbuf_output(&events, &ev, sizeof(ev), wake_flags()))
+			count_lost(STKREC_KIND_BIO, STKREC_LOST_RINGBUF);
+	}
+	/* Partial completions come first; the last one covers the rest. */
+	if (nr_bytes >= BPF_CORE_READ(rq, __data_len))
+		bpf_map_delete_elem(&bio_inflight, &key);
+	return 0;
+}
