@@ -16,6 +16,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/types.h> /* ssize_t */
 
 #if __BYTE_ORDER__ != __ORDER_LITTLE_ENDIAN__
 #error "format/ assumes a little-endian host; add byte swapping to port it"
@@ -128,6 +129,7 @@ struct cap_thread {
 	uint32_t pid;
 	uint32_t flags; /* CAP_THREAD_* */
 	char comm[16];  /* NUL-padded */
+	uint32_t reserved; /* zero; makes the layout padding-free */
 };
 #define CAP_THREAD_KERNEL 0x1 /* kernel thread */
 #define CAP_THREAD_EXEC 0x2   /* name changed by exec: earlier mappings of pid end */
@@ -153,6 +155,7 @@ struct cap_mapping {
 	uint8_t build_id_size; /* 0 when unknown */
 	uint8_t reserved[3];
 	uint8_t build_id[20];
+	uint32_t reserved2; /* zero; makes the layout padding-free */
 };
 #define CAP_MAP_FROM_PROC 0x1     /* learned from /proc scan at start */
 #define CAP_MAP_FROM_SIDEBAND 0x2 /* learned from perf MMAP2 */
@@ -182,6 +185,7 @@ struct cap_ksym {
 	uint32_t size;
 	uint32_t module_id; /* STRING id, or 0 */
 	uint32_t name_len;
+	uint32_t reserved; /* zero; makes the layout padding-free */
 	/* char name[name_len] */
 };
 
@@ -230,6 +234,7 @@ struct cap_bio {
 	uint16_t flags;         /* CAP_BIO_F_* */
 	int32_t error;          /* 0 or -errno */
 	char comm[16];          /* issuing task's name at issue */
+	uint32_t reserved2;     /* zero; makes the layout padding-free */
 };
 enum cap_bio_op {
 	CAP_BIO_READ = 0,
@@ -435,5 +440,103 @@ const struct cap_read_stats *cap_reader__stats(const struct cap_reader *r);
 char *cap_reader__describe_loss(const struct cap_reader *r, char *buf, size_t len);
 
 void cap_reader__close(struct cap_reader *r);
+
+
+/* ------------------------------------------------------------------------
+ * Additions (appended after the first API draft; see FORMAT.md §9).
+ */
+
+/* §2 zstd skippable-frame magics used by stkrec; the frame payload is one
+ * of the structures below. */
+#define CAP_ZSTD_MAGIC 0xFD2FB528u          /* a regular zstd frame (block) */
+#define CAP_SKIP_MAGIC_HEADER 0x184D2A53u   /* header frame */
+#define CAP_SKIP_MAGIC_TRAILER 0x184D2A5Eu  /* trailer frame */
+#define CAP_MAX_TRAILER_SIZE (64u << 20)    /* §7: trailer frame, in bytes */
+/* §5.3 with max_size set, LOST, STAT and END records may still use this many
+ * bytes after other records get CAP_ERR_FULL, so a full capture still ends
+ * with its final counts. */
+#define CAP_WRITER_END_RESERVE 4096u
+#define CAP_MIN_BLOCK_SIZE 256u             /* smaller opts.block_size is raised */
+
+/* §3.1 feature flags: the low 16 bits are compatible (readers ignore unknown
+ * ones), the high 16 bits incompatible (readers refuse unknown ones). */
+#define CAP_FEAT_INCOMPAT_MASK 0xffff0000u
+#define CAP_FEAT_KNOWN 0x00000000u          /* none defined in 1.0 */
+
+/* §3.1 the header payload's fixed part, as stored. Followed by cmdline_len
+ * bytes of command line, then a CRC-32 of everything before it. */
+#define CAP_HEADER_MAGIC "STKRCAP\0"
+struct cap_file_header {
+	uint8_t magic[8];
+	uint16_t major;
+	uint16_t minor;
+	uint32_t features;
+	uint32_t fixed_size;     /* bytes of this fixed part: 296 in 1.0 */
+	uint32_t cmdline_len;
+	uint64_t start_time;
+	uint64_t start_realtime;
+	int64_t clock_offset;
+	uint32_t ncpus;
+	uint32_t page_size;
+	uint32_t recorder_pid;
+	uint32_t reserved;
+	char hostname[65];
+	char release[65];
+	char machine[65];
+	char version[33];
+	uint8_t reserved2[4];
+};
+#define CAP_HEADER_MIN_FIXED 24u /* up to and including cmdline_len */
+
+/* §6.1 the trailer payload starts with this ... */
+#define CAP_TRAILER_MAGIC "STKRTRL\0"
+struct cap_trailer_hdr {
+	uint8_t magic[8];
+	uint32_t fixed_size;     /* bytes of this struct: 128 in 1.0 */
+	uint32_t nr_index;       /* number of index entries */
+	uint32_t index_entry_size; /* 32 in 1.0 */
+	uint32_t reserved;
+	struct cap_totals totals;
+};
+/* §6.2 ... then one entry per block in file order ... */
+struct cap_index_entry {
+	uint64_t offset;         /* file offset of the block's zstd frame */
+	uint32_t csize;          /* compressed frame size */
+	uint32_t usize;          /* uncompressed size */
+	uint64_t seq;
+	uint64_t first_time;
+};
+/* §6.3 ... and ends with this footer: the last 16 bytes of the file. */
+#define CAP_FOOTER_MAGIC "STKRTAIL"
+struct cap_footer {
+	uint32_t frame_size;     /* whole trailer frame incl. its 8-byte frame header */
+	uint32_t crc;            /* CRC-32 of the trailer payload before the footer */
+	uint8_t magic[8];
+};
+
+/* Version and features of a capture whose header is readable (magic and the
+ * first fields present), even when cap_reader__open() refuses it with
+ * CAP_ERR_VERSION or CAP_ERR_FEATURE: lets a caller name both versions. */
+int cap_file_version(const char *path, uint16_t *major, uint16_t *minor,
+		     uint32_t *features);
+int cap_mem_version(const void *buf, size_t len, uint16_t *major,
+		    uint16_t *minor, uint32_t *features);
+
+/* CRC-32 (ISO-HDLC, as zlib's crc32()) used by the header and trailer. */
+uint32_t cap_crc32(uint32_t crc, const void *buf, size_t len);
+
+/* Name of a record type ("offcpu", "stack", ...), or NULL when unknown. */
+const char *cap_rec_type_name(uint16_t type);
+/* Name of a stop reason ("signal", "duration", ...); "unknown" otherwise. */
+const char *cap_stop_reason_name(uint32_t reason);
+
+/* Lost events of one kind per reason, summed over LOST records read. */
+struct cap_lost_detail {
+	uint64_t count[CAP_KIND_MAX][CAP_LOST_MAX];
+};
+const struct cap_lost_detail *cap_reader__lost_detail(const struct cap_reader *r);
+
+/* Records of this type (0..255) read so far; 0 for larger types. */
+uint64_t cap_reader__type_count(const struct cap_reader *r, uint16_t type);
 
 #endif /* STKREC_FORMAT_CAPTURE_H */

@@ -1,0 +1,192 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+/*
+ * Error strings, names and the per-type tables of FORMAT.md §4, plus the
+ * CRC-32 of §3 and §6. Every on-disk struct size is asserted here: a change
+ * that moves a field fails the build instead of silently changing the format.
+ */
+#include <stddef.h>
+#include <string.h>
+#include "format/capture.h"
+#include "format/internal.h"
+
+_Static_assert(sizeof(struct cap_rec_hdr) == 4, "§4.0");
+_Static_assert(sizeof(struct cap_block) == 16, "§4.1");
+_Static_assert(sizeof(struct cap_string) == 8, "§4.2");
+_Static_assert(sizeof(struct cap_stack) == 8, "§4.3");
+_Static_assert(sizeof(struct cap_thread) == 40, "§4.4");
+_Static_assert(sizeof(struct cap_fork) == 24, "§4.5");
+_Static_assert(sizeof(struct cap_mapping) == 72, "§4.6");
+_Static_assert(sizeof(struct cap_kernel) == 32, "§4.7");
+_Static_assert(sizeof(struct cap_kmod) == 40, "§4.8");
+_Static_assert(sizeof(struct cap_ksym) == 24, "§4.9");
+_Static_assert(sizeof(struct cap_blockdev) == 40, "§4.10");
+_Static_assert(sizeof(struct cap_offcpu) == 40, "§4.11");
+_Static_assert(sizeof(struct cap_cpu) == 32, "§4.12");
+_Static_assert(sizeof(struct cap_bio) == 72, "§4.13");
+_Static_assert(sizeof(struct cap_lost) == 24, "§4.14");
+_Static_assert(sizeof(struct cap_stat) == 16, "§4.15");
+_Static_assert(sizeof(struct cap_end) == 24, "§4.16");
+_Static_assert(sizeof(struct cap_file_header) == 296, "§3.1");
+_Static_assert(offsetof(struct cap_file_header, hostname) == 64, "§3.1");
+_Static_assert(offsetof(struct cap_file_header, cmdline_len) + 4 ==
+	       CAP_HEADER_MIN_FIXED, "§3.1");
+_Static_assert(sizeof(struct cap_totals) == 104, "§6.1");
+_Static_assert(sizeof(struct cap_trailer_hdr) == 128, "§6.1");
+_Static_assert(sizeof(struct cap_index_entry) == 32, "§6.2");
+_Static_assert(sizeof(struct cap_footer) == 16, "§6.3");
+_Static_assert(offsetof(struct cap_mapping, build_id) == 48, "§4.6");
+_Static_assert(offsetof(struct cap_bio, comm) == 52, "§4.13");
+
+static const char *const err_text[] = {
+	[1] = "not a stkrec capture (bad magic)",
+	[2] = "capture format version is newer than this stkrec",
+	[3] = "capture uses an unknown incompatible feature",
+	[4] = "capture header is truncated",
+	[5] = "capture structure is corrupt",
+	[6] = "a size in the capture exceeds a limit",
+	[7] = "block checksum mismatch",
+	[8] = "zstd (de)compression failed",
+	[9] = "capture file is empty",
+	[10] = "not a regular file",
+	[11] = "record too short for its type",
+	[12] = "invalid argument",
+	[13] = "capture reached its maximum size",
+};
+
+const char *cap_strerror(int err)
+{
+	int idx = -err - CAP_ERR_BASE;
+
+	if (err == 0)
+		return "success";
+	if (err < 0 && idx > 0 && idx < (int)(sizeof(err_text) / sizeof(err_text[0])))
+		return err_text[idx];
+	if (err < 0 && -err < CAP_ERR_BASE)
+		return strerror(-err);
+	return "unknown error";
+}
+
+const char *cap_kind_name(enum cap_kind kind)
+{
+	static const char *const names[CAP_KIND_MAX] = {
+		"offcpu", "cpu", "bio", "sideband",
+	};
+
+	if ((unsigned)kind < CAP_KIND_MAX)
+		return names[kind];
+	return "unknown";
+}
+
+const char *cap_lost_reason_name(enum cap_lost_reason reason)
+{
+	static const char *const names[CAP_LOST_MAX] = {
+		"ringbuf full", "user stack", "kernel stack", "side band",
+		"state table full",
+	};
+
+	if ((unsigned)reason < CAP_LOST_MAX)
+		return names[reason];
+	return "unknown";
+}
+
+const char *cap_stop_reason_name(uint32_t reason)
+{
+	static const char *const names[] = {
+		"signal", "duration", "command exited", "error", "max size",
+	};
+
+	if (reason < sizeof(names) / sizeof(names[0]))
+		return names[reason];
+	return "unknown";
+}
+
+/* Per type: name, fixed size, offset of its time field (-1: none), and
+ * the event kind it counts as (-1: none). Indexed by enum cap_rec_type. */
+struct type_info {
+	const char *name;
+	uint32_t size;
+	int time_off;
+	int kind;
+};
+
+static const struct type_info types[] = {
+	[CAP_REC_BLOCK] = { "block", sizeof(struct cap_block), -1, -1 },
+	[CAP_REC_STRING] = { "string", sizeof(struct cap_string), -1, -1 },
+	[CAP_REC_STACK] = { "stack", sizeof(struct cap_stack), -1, -1 },
+	[CAP_REC_THREAD] = { "thread", sizeof(struct cap_thread),
+			     offsetof(struct cap_thread, time), -1 },
+	[CAP_REC_FORK] = { "fork", sizeof(struct cap_fork),
+			   offsetof(struct cap_fork, time), -1 },
+	[CAP_REC_MAPPING] = { "mapping", sizeof(struct cap_mapping),
+			      offsetof(struct cap_mapping, time), -1 },
+	[CAP_REC_KERNEL] = { "kernel", sizeof(struct cap_kernel), -1, -1 },
+	[CAP_REC_KMOD] = { "kmod", sizeof(struct cap_kmod), -1, -1 },
+	[CAP_REC_KSYM] = { "ksym", sizeof(struct cap_ksym), -1, -1 },
+	[CAP_REC_BLOCKDEV] = { "blockdev", sizeof(struct cap_blockdev), -1, -1 },
+	[CAP_REC_OFFCPU] = { "offcpu", sizeof(struct cap_offcpu),
+			     offsetof(struct cap_offcpu, start), CAP_KIND_OFFCPU },
+	[CAP_REC_CPU] = { "cpu", sizeof(struct cap_cpu),
+			  offsetof(struct cap_cpu, time), CAP_KIND_CPU },
+	[CAP_REC_BIO] = { "bio", sizeof(struct cap_bio),
+			  offsetof(struct cap_bio, issue_time), CAP_KIND_BIO },
+	[CAP_REC_LOST] = { "lost", sizeof(struct cap_lost), -1, -1 },
+	[CAP_REC_STAT] = { "stat", sizeof(struct cap_stat), -1, -1 },
+	[CAP_REC_END] = { "end", sizeof(struct cap_end),
+			  offsetof(struct cap_end, time), -1 },
+};
+
+static const struct type_info *type_info(uint16_t type)
+{
+	if (type >= sizeof(types) / sizeof(types[0]) || !types[type].name)
+		return NULL;
+	return &types[type];
+}
+
+const char *cap_rec_type_name(uint16_t type)
+{
+	const struct type_info *t = type_info(type);
+
+	return t ? t->name : NULL;
+}
+
+uint32_t cap__fixed_size(uint16_t type)
+{
+	const struct type_info *t = type_info(type);
+
+	return t ? t->size : 0;
+}
+
+int cap__time_offset(uint16_t type)
+{
+	const struct type_info *t = type_info(type);
+
+	return t ? t->time_off : -1;
+}
+
+int cap__event_kind(uint16_t type)
+{
+	const struct type_info *t = type_info(type);
+
+	return t ? t->kind : -1;
+}
+
+/* Reflected CRC-32, polynomial 0xEDB88320, one nibble at a time: small,
+ * table-free at startup, and fast enough for headers and trailers. */
+uint32_t cap_crc32(uint32_t crc, const void *buf, size_t len)
+{
+	static const uint32_t nib[16] = {
+		0x00000000, 0x1db71064, 0x3b6e20c8, 0x26d930ac,
+		0x76dc4190, 0x6b6b51f4, 0x4db26158, 0x5005713c,
+		0xedb88320, 0xf00f9344, 0xd6d6a3e8, 0xcb61b38c,
+		0x9b64c2b0, 0x86d3d2d4, 0xa00ae278, 0xbdbdf21c,
+	};
+	const uint8_t *p = buf;
+
+	crc = ~crc;
+	while (len--) {
+		crc ^= *p++;
+		crc = (crc >> 4) ^ nib[crc & 15];
+		crc = (crc >> 4) ^ nib[crc & 15];
+	}
+	return ~crc;
+}

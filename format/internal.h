@@ -1,0 +1,80 @@
+/* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
+/* Private helpers shared by the format/ sources; not part of the API. */
+#ifndef STKREC_FORMAT_INTERNAL_H
+#define STKREC_FORMAT_INTERNAL_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <string.h>
+#include "format/capture.h"
+
+/* Size of the record header (§4.0). */
+#define CAP_REC_HDR_SIZE 4u
+
+/* §4 fixed-part size of a known record type in this version, 0 if unknown. */
+uint32_t cap__fixed_size(uint16_t type);
+
+/* Offset of the monotonic time field within a type's fixed part, or -1. */
+int cap__time_offset(uint16_t type);
+
+/* Event kind counted in totals.events for a record type, or -1. */
+int cap__event_kind(uint16_t type);
+
+static inline uint32_t cap__get32(const void *p)
+{
+	uint32_t v;
+
+	memcpy(&v, p, sizeof(v));
+	return v;
+}
+
+static inline uint64_t cap__get64(const void *p)
+{
+	uint64_t v;
+
+	memcpy(&v, p, sizeof(v));
+	return v;
+}
+
+static inline void cap__put32(void *p, uint32_t v)
+{
+	memcpy(p, &v, sizeof(v));
+}
+
+
+/* Reader state shared by reader.c (open, header, trailer) and scan.c
+ * (frames and records). */
+struct cap_reader {
+	const uint8_t *buf;
+	size_t len;
+	bool mapped;             /* buf is our mmap of the file */
+	struct cap_header hdr;
+	uint64_t data_start;     /* first byte after the header frame */
+	uint64_t data_end;       /* valid trailer's offset, else len */
+	uint64_t pos;            /* next frame to look at */
+	bool done;
+	void *dctx;              /* ZSTD_DCtx */
+	uint8_t *block;          /* current decoded block */
+	size_t block_cap, block_len, block_pos;
+	uint64_t block_off;
+	uint64_t next_seq;       /* seq after the last block decoded */
+	uint64_t ips[CAP_MAX_STACK_DEPTH];
+	char tail[CAP_MAX_STRING + 1];
+	/* damage bookkeeping for describe_loss() */
+	bool resyncing;
+	uint64_t damage_start;
+	uint64_t first_bad_start, first_bad_end;
+	bool cut_in_frame;       /* file ended inside a frame */
+	bool trailer_damaged;    /* footer or trailer frame failed validation */
+	bool trailer_cut;        /* trailer frame runs past end of file */
+	bool trailer_mismatch;   /* trailer totals differ from what was read */
+	uint64_t trailer_at;     /* offset of a damaged trailer, if known */
+	struct cap_read_stats st;
+	struct cap_lost_detail lost;
+	uint64_t type_count[256];
+};
+
+/* scan.c: called by reader.c once the header and trailer are parsed. */
+int cap__scan_init(struct cap_reader *r);
+
+#endif

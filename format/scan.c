@@ -1,0 +1,474 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+/*
+ * Capture reader, part 2: the forward scan over frames (FORMAT.md §5.4) and
+ * record decoding (§4). A damaged frame is skipped and counted; the scan
+ * then resynchronises on the next frame magic. Nothing from a frame that
+ * failed its checksum is ever returned.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <zstd.h>
+#include <zstd_errors.h>
+#include "format/capture.h"
+#include "format/internal.h"
+
+/* §2 frame header descriptor bits (zstd format, Frame_Header_Descriptor) */
+#define FHD_DICT_ID 0x03
+#define FHD_CHECKSUM 0x04
+#define FHD_RESERVED 0x08
+#define FHD_SINGLE_SEGMENT 0x20
+#define FHD_FCS 0xc0
+
+int cap__scan_init(struct cap_reader *r)
+{
+	r->pos = r->data_start;
+	if (ZSTD_isError(ZSTD_DCtx_setParameter(r->dctx, ZSTD_d_windowLogMax, 23)))
+		return CAP_ERR_ZSTD;
+	return 0;
+}
+
+static void note_error(struct cap_reader *r, int err, uint64_t off)
+{
+	if (!r->st.first_error) {
+		r->st.first_error = err;
+		r->st.first_error_offset = off;
+	}
+}
+
+/* A bad region [start, end) is over: count it as one damaged block. */
+static void bad_region(struct cap_reader *r, uint64_t start, uint64_t end)
+{
+	if (!r->st.bad_blocks) {
+		r->first_bad_start = start;
+		r->first_bad_end = end;
+	}
+	r->st.bad_blocks++;
+	r->st.bytes_skipped += end - start;
+	r->resyncing = false;
+}
+
+/* Next offset in (from, data_end) holding a zstd frame magic or a trailer
+ * frame magic, or data_end. */
+static uint64_t find_magic(const struct cap_reader *r, uint64_t from)
+{
+	uint8_t zm[4], tm[4];
+	const uint8_t *p = r->buf + from, *end = r->buf + r->data_end;
+	const uint8_t *a, *b;
+
+	cap__put32(zm, CAP_ZSTD_MAGIC);
+	cap__put32(tm, CAP_SKIP_MAGIC_TRAILER);
+	a = memmem(p, end - p, zm, 4);
+	b = memmem(p, end - p, tm, 4);
+	if (a && (!b || a < b))
+		return a - r->buf;
+	if (b)
+		return b - r->buf;
+	return r->data_end;
+}
+
+/* The frame at r->pos is unusable and its extent unknown: start or extend
+ * a bad region and move to the next candidate frame start. */
+static void resync(struct cap_reader *r, int err)
+{
+	uint64_t next;
+
+	if (!r->resyncing) {
+		r->resyncing = true;
+		r->damage_start = r->pos;
+		note_error(r, err, r->pos);
+	}
+	next = find_magic(r, r->pos + 1);
+	if (next < r->data_end || r->data_end < r->len) {
+		r->pos = next;
+		if (next == r->data_end)
+			bad_region(r, r->damage_start, next);
+		return;
+	}
+	/* nothing decodable up to the end of the file: it was cut there */
+	r->cut_in_frame = true;
+	r->st.truncated_at = r->damage_start;
+	r->resyncing = false;
+	r->pos = r->data_end;
+}
+
+/* §5.4 step 2: check the frame header stkrec writers always produce. */
+static int frame_params(const struct cap_reader *r, uint64_t *usize)
+{
+	uint64_t remain = r->data_end - r->pos;
+	const uint8_t *p = r->buf + r->pos;
+	unsigned long long fcs;
+	uint8_t fhd;
+
+	if (remain < 6)
+		return CAP_ERR_TRUNCATED;
+	fhd = p[4];
+	if (!(fhd & FHD_CHECKSUM) || (fhd & (FHD_DICT_ID | FHD_RESERVED)) ||
+	    (!(fhd & FHD_FCS) && !(fhd & FHD_SINGLE_SEGMENT)))
+		return CAP_ERR_CORRUPT;
+	fcs = ZSTD_getFrameContentSize(p, remain);
+	if (fcs == ZSTD_CONTENTSIZE_ERROR || fcs == ZSTD_CONTENTSIZE_UNKNOWN)
+		return CAP_ERR_CORRUPT;
+	if (fcs > CAP_MAX_BLOCK_SIZE)
+		return CAP_ERR_TOO_LARGE;
+	*usize = fcs;
+	return 0;
+}
+
+static int grow_block(struct cap_reader *r, size_t need)
+{
+	uint8_t *p;
+
+	if (need <= r->block_cap)
+		return 0;
+	p = realloc(r->block, need);
+	if (!p)
+		return -ENOMEM;
+	r->block = p;
+	r->block_cap = need;
+	return 0;
+}
+
+/* Decompress the frame at r->pos. Returns 0, a negative code with *csize 0
+ * (extent unknown), or a negative code with *csize set (skip exactly it). */
+static int decode_frame(struct cap_reader *r, size_t *csize)
+{
+	uint64_t remain = r->data_end - r->pos, usize;
+	struct cap_rec_hdr rh;
+	size_t n, got;
+	int err;
+
+	*csize = 0;
+	err = frame_params(r, &usize);
+	if (err)
+		return err;
+	if (remain > CAP_MAX_FRAME_SIZE)
+		remain = CAP_MAX_FRAME_SIZE;
+	n = ZSTD_findFrameCompressedSize(r->buf + r->pos, remain);
+	if (ZSTD_isError(n))
+		return CAP_ERR_CORRUPT;
+	err = grow_block(r, usize ? usize : 1);
+	if (err)
+		return err;
+	*csize = n;
+	got = ZSTD_decompressDCtx(r->dctx, r->block, usize, r->buf + r->pos, n);
+	if (ZSTD_isError(got))
+		return ZSTD_getErrorCode(got) == ZSTD_error_checksum_wrong ?
+		       CAP_ERR_CHECKSUM : CAP_ERR_ZSTD;
+	if (got != usize)
+		return CAP_ERR_CORRUPT;
+	/* §5.1: every block starts with a BLOCK record */
+	if (usize < CAP_REC_HDR_SIZE + sizeof(struct cap_block))
+		return CAP_ERR_CORRUPT;
+	memcpy(&rh, r->block, sizeof(rh));
+	if (rh.type != CAP_REC_BLOCK || rh.size < CAP_REC_HDR_SIZE + sizeof(struct cap_block) ||
+	    rh.size > usize)
+		return CAP_ERR_CORRUPT;
+	r->block_len = usize;
+	r->block_pos = 0;
+	return 0;
+}
+
+static int try_frame(struct cap_reader *r)
+{
+	size_t csize;
+	int err;
+
+	err = decode_frame(r, &csize);
+	if (err == -ENOMEM)
+		return err;
+	if (err && !csize) {
+		resync(r, err);
+		return 0;
+	}
+	if (r->resyncing)
+		bad_region(r, r->damage_start, r->pos);
+	if (err) {
+		note_error(r, err, r->pos);
+		bad_region(r, r->pos, r->pos + csize);
+	} else {
+		r->block_off = r->pos;
+		r->st.blocks++;
+		r->st.counted.blocks++;
+		r->st.bytes_raw += r->block_len;
+		r->st.counted.bytes_raw += r->block_len;
+	}
+	r->pos += csize;
+	return err ? 0 : 1;
+}
+
+/* A trailer frame met by the scan that is not the validated trailer. */
+static void stray_trailer(struct cap_reader *r, uint64_t size)
+{
+	if (r->resyncing)
+		bad_region(r, r->damage_start, r->pos);
+	r->trailer_at = r->pos;
+	if (size > r->data_end - r->pos)
+		r->trailer_cut = true;
+	else
+		r->trailer_damaged = true;
+	r->pos = r->data_end;
+}
+
+/* Advance to the next decodable block: 1 loaded, 0 no more, <0 error. */
+static int next_block(struct cap_reader *r)
+{
+	uint64_t remain, size;
+	uint32_t magic;
+	int ret;
+
+	while (r->pos < r->data_end) {
+		remain = r->data_end - r->pos;
+		magic = remain >= 4 ? cap__get32(r->buf + r->pos) : 0;
+		if (magic == CAP_ZSTD_MAGIC) {
+			ret = try_frame(r);
+			if (ret)
+				return ret;
+			continue;
+		}
+		if ((magic & 0xfffffff0u) != 0x184D2A50u || remain < 8) {
+			resync(r, CAP_ERR_CORRUPT);
+			continue;
+		}
+		size = 8 + (uint64_t)cap__get32(r->buf + r->pos + 4);
+		if (magic == CAP_SKIP_MAGIC_TRAILER) {
+			stray_trailer(r, size);
+			break;
+		}
+		if (size > remain) {
+			resync(r, CAP_ERR_TRUNCATED);
+			continue;
+		}
+		/* §5.4: skippable frames of other kinds are skipped whole */
+		if (r->resyncing)
+			bad_region(r, r->damage_start, r->pos);
+		r->pos += size;
+	}
+	return 0;
+}
+
+/* §4.2, §4.3, §4.9: validate and copy the variable tail, which occupies the
+ * last bytes of the record (after any fields of a newer minor version). */
+static bool decode_tail(struct cap_reader *r, struct cap_record *rec,
+			const uint8_t *body, uint32_t body_len, uint32_t fixed)
+{
+	uint32_t room = body_len - fixed, n;
+
+	switch (rec->type) {
+	case CAP_REC_STRING:
+	case CAP_REC_KSYM:
+		n = rec->type == CAP_REC_STRING ? rec->string.len : rec->ksym.name_len;
+		if (n > CAP_MAX_STRING || n > room)
+			return false;
+		memcpy(r->tail, body + body_len - n, n);
+		r->tail[n] = 0;
+		rec->tail = r->tail;
+		rec->tail_len = n;
+		return true;
+	case CAP_REC_STACK:
+		n = rec->stack.nr;
+		if (n > CAP_MAX_STACK_DEPTH || (uint64_t)n * 8 > room)
+			return false;
+		memcpy(r->ips, body + body_len - n * 8, (size_t)n * 8);
+		rec->ips = r->ips;
+		return true;
+	default:
+		return true;
+	}
+}
+
+static void count_record(struct cap_reader *r, const struct cap_record *rec)
+{
+	struct cap_totals *c = &r->st.counted;
+	int kind = cap__event_kind(rec->type);
+
+	if (kind >= 0)
+		c->events[kind]++;
+	switch (rec->type) {
+	case CAP_REC_BLOCK:
+		r->next_seq = rec->block.seq + 1;
+		break;
+	case CAP_REC_LOST:
+		if (rec->lost.kind < CAP_KIND_MAX) {
+			c->lost[rec->lost.kind] += rec->lost.count;
+			if (rec->lost.reason < CAP_LOST_MAX)
+				r->lost.count[rec->lost.kind][rec->lost.reason] +=
+					rec->lost.count;
+		}
+		break;
+	case CAP_REC_END:
+		r->st.has_end = true;
+		c->end_time = rec->end.time;
+		break;
+	}
+	if (rec->type < 256)
+		r->type_count[rec->type]++;
+}
+
+/* Decode the record at block_pos: 1 filled, 0 skipped, -1 block exhausted. */
+static int decode_record(struct cap_reader *r, struct cap_record *rec)
+{
+	size_t left = r->block_len - r->block_pos;
+	const uint8_t *p = r->block + r->block_pos;
+	struct cap_rec_hdr rh;
+	uint32_t fixed, body_len;
+
+	if (!left)
+		return -1;
+	memcpy(&rh, p, left < sizeof(rh) ? left : sizeof(rh));
+	if (left < sizeof(rh) || rh.size < sizeof(rh) || rh.size > left) {
+		/* the rest of the block cannot be framed into records */
+		r->st.bad_records++;
+		r->block_pos = r->block_len;
+		return -1;
+	}
+	r->block_pos += rh.size;
+	r->st.counted.records++;
+	fixed = cap__fixed_size(rh.type);
+	if (!fixed) {
+		r->st.unknown_records++;
+		return 0;
+	}
+	body_len = rh.size - sizeof(rh);
+	if (body_len < fixed) {
+		r->st.bad_records++;
+		return 0;
+	}
+	memset(rec, 0, sizeof(*rec));
+	rec->type = rh.type;
+	rec->size = rh.size;
+	rec->file_offset = r->block_off;
+	memcpy(&rec->block, p + sizeof(rh), fixed);
+	if (!decode_tail(r, rec, p + sizeof(rh), body_len, fixed)) {
+		r->st.bad_records++;
+		return 0;
+	}
+	count_record(r, rec);
+	return 1;
+}
+
+static bool totals_differ(const struct cap_totals *a, const struct cap_totals *b)
+{
+	int i;
+
+	for (i = 0; i < CAP_KIND_MAX; i++) {
+		if (a->events[i] != b->events[i] || a->lost[i] != b->lost[i])
+			return true;
+	}
+	return a->records != b->records || a->blocks != b->blocks ||
+	       a->end_time != b->end_time || a->bytes_raw != b->bytes_raw ||
+	       a->bytes_file != b->bytes_file;
+}
+
+/* End of data: settle what the stats say about the file as a whole. */
+static void finish_scan(struct cap_reader *r)
+{
+	struct cap_read_stats *st = &r->st;
+
+	r->done = true;
+	if (!st->has_trailer && !st->truncated_at && !r->trailer_damaged)
+		st->truncated_at = r->len;
+	if (st->has_trailer && totals_differ(&st->trailer, &st->counted))
+		r->trailer_mismatch = true;
+	st->recovered = !st->has_trailer || st->bad_blocks || st->bad_records ||
+			st->truncated_at || r->trailer_mismatch;
+}
+
+int cap_reader__next(struct cap_reader *r, struct cap_record *rec)
+{
+	int ret;
+
+	if (!r || !rec)
+		return CAP_ERR_INVAL;
+	for (;;) {
+		if (r->done)
+			return 0;
+		if (r->block_pos < r->block_len) {
+			ret = decode_record(r, rec);
+			if (ret == 1)
+				return 1;
+			continue;
+		}
+		ret = next_block(r);
+		if (ret < 0)
+			return ret;
+		if (!ret)
+			finish_scan(r);
+	}
+}
+
+static void append(char *buf, size_t len, size_t *off, const char *fmt, ...)
+	__attribute__((format(printf, 4, 5)));
+
+static void append(char *buf, size_t len, size_t *off, const char *fmt, ...)
+{
+	va_list ap;
+	int n;
+
+	if (*off >= len)
+		return;
+	if (*off) {
+		n = snprintf(buf + *off, len - *off, "; ");
+		*off += n > 0 ? n : 0;
+		if (*off >= len)
+			return;
+	}
+	va_start(ap, fmt);
+	n = vsnprintf(buf + *off, len - *off, fmt, ap);
+	va_end(ap);
+	*off += n > 0 ? n : 0;
+}
+
+static void describe_end(const struct cap_reader *r, char *buf, size_t len, size_t *off)
+{
+	const struct cap_read_stats *st = &r->st;
+
+	if (r->cut_in_frame)
+		append(buf, len, off, "file ends at byte %" PRIu64 " inside block %" PRIu64
+		       " (cut at byte %" PRIu64 "): no trailer, capture was not "
+		       "finalized (recorder killed?)", st->file_size, r->next_seq,
+		       st->truncated_at);
+	else if (r->trailer_cut)
+		append(buf, len, off, "file ends at byte %" PRIu64 " inside the trailer "
+		       "(byte %" PRIu64 "): totals unavailable", st->file_size,
+		       r->trailer_at);
+	else if (r->trailer_damaged)
+		append(buf, len, off, "trailer at byte %" PRIu64 " is damaged and was "
+		       "ignored", r->trailer_at);
+	else if (!st->has_trailer)
+		append(buf, len, off, "file ends at byte %" PRIu64 " after block %" PRIu64
+		       ": no trailer, capture was not finalized (recorder killed?)",
+		       st->file_size, r->next_seq ? r->next_seq - 1 : 0);
+}
+
+char *cap_reader__describe_loss(const struct cap_reader *r, char *buf, size_t len)
+{
+	const struct cap_read_stats *st = &r->st;
+	size_t off = 0;
+
+	if (!buf || !len)
+		return buf;
+	buf[0] = 0;
+	describe_end(r, buf, len, &off);
+	if (st->bad_blocks == 1)
+		append(buf, len, &off, "1 damaged block (bytes %" PRIu64 "-%" PRIu64
+		       ") skipped", r->first_bad_start, r->first_bad_end - 1);
+	else if (st->bad_blocks)
+		append(buf, len, &off, "%" PRIu64 " damaged blocks (%" PRIu64 " bytes, "
+		       "first at bytes %" PRIu64 "-%" PRIu64 ") skipped", st->bad_blocks,
+		       st->bytes_skipped, r->first_bad_start, r->first_bad_end - 1);
+	if (st->bad_records)
+		append(buf, len, &off, "%" PRIu64 " malformed record%s skipped",
+		       st->bad_records, st->bad_records == 1 ? "" : "s");
+	if (r->trailer_mismatch)
+		append(buf, len, &off, "trailer totals disagree with the data read "
+		       "(trailer: %" PRIu64 " records in %" PRIu64 " blocks; read: %"
+		       PRIu64 " in %" PRIu64 ")", st->trailer.records,
+		       st->trailer.blocks, st->counted.records, st->counted.blocks);
+	if (!off)
+		snprintf(buf, len, "%s", r->done ? "no loss" : "not read to the end yet");
+	return buf;
+}
