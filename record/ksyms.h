@@ -16,6 +16,8 @@ struct ksyms;
 
 /* Load kallsyms (needs root for real addresses: -EPERM when all are 0). */
 int ksyms__load(struct ksyms **out);
+/* The same from other files (tests); a missing modules file means none. */
+int ksyms__load_files(const char *kallsyms, const char *modules, struct ksyms **out);
 void ksyms__free(struct ksyms *ks);
 /* Write the KERNEL record and one KMOD record per loaded module. */
 int ksyms__write_kernel(struct ksyms *ks, struct cap_writer *w, struct intern *in);
@@ -34,5 +36,7 @@ int ksyms__kstack_hook(void *ctx, const uint64_t *ips, uint16_t nr);
 /* Symbol lookup (name of the function containing addr), NULL if none. */
 const char *ksyms__name(const struct ksyms *ks, uint64_t addr, uint64_t *sym_start);
 size_t ksyms__count(const struct ksyms *ks);
+/* Address of _stext, or 0 when kallsyms does not list it. */
+uint64_t ksyms__stext(const struct ksyms *ks);
 
 #endif

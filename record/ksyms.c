@@ -1,0 +1,487 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+/*
+ * Kernel symbols for offline symbolization.
+ *
+ * /proc/kallsyms is read whole (text symbols of vmlinux and of every module,
+ * including pseudo-modules such as [bpf]); every symbol of any type bounds
+ * the size of the text symbol before it, so a function ends where the next
+ * symbol of its region starts. Only the symbols that recorded kernel stacks
+ * hit are written, each once, before the STACK that needs them.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "record/buildid.h"
+#include "record/ksyms.h"
+
+#define KSYM_GAP_MAX (1u << 20)     /* larger distances are not one function */
+#define KSYM_LAST_SIZE 4096u        /* last symbol of a region of unknown end */
+#define KSYM_MAX_MODULES 65535u
+#define KSYM_MAX_NAME 1024u
+
+struct ksym {
+	uint64_t addr;
+	uint32_t name_off;
+	uint32_t size;
+	uint16_t mod;   /* 0 = vmlinux, else index into mods */
+	uint8_t text;
+	uint8_t rank;   /* preference among aliases: lower wins */
+	uint32_t seq;   /* file order, the last tie-breaker */
+};
+
+struct kmod_info {
+	uint64_t base;
+	uint32_t size;
+	uint32_t name_off;
+};
+
+struct ksyms {
+	struct ksym *syms;
+	size_t nr, cap;
+	char *pool;              /* NUL-terminated names */
+	size_t pool_len, pool_cap;
+	uint32_t *mods;          /* pool offsets of "[mod]" names; [0] unused */
+	size_t nr_mods;
+	struct kmod_info *kmods; /* /proc/modules */
+	size_t nr_kmods;
+	uint64_t *written;       /* bitmap over syms[] */
+	uint64_t stext;
+};
+
+static int pool_add(struct ksyms *ks, const char *s, size_t len, uint32_t *off)
+{
+	if (ks->pool_len + len + 1 > ks->pool_cap) {
+		size_t cap = ks->pool_cap ? ks->pool_cap * 2 : 1u << 20;
+		char *p;
+
+		while (cap < ks->pool_len + len + 1)
+			cap *= 2;
+		if (cap > UINT32_MAX)
+			return -E2BIG;
+		p = realloc(ks->pool, cap);
+		if (!p)
+			return -ENOMEM;
+		ks->pool = p;
+		ks->pool_cap = cap;
+	}
+	memcpy(ks->pool + ks->pool_len, s, len);
+	ks->pool[ks->pool_len + len] = '\0';
+	*off = (uint32_t)ks->pool_len;
+	ks->pool_len += len + 1;
+	return 0;
+}
+
+/* Index of module name s (added when new); consecutive lines share one. */
+static int mod_index(struct ksyms *ks, const char *s, size_t len, uint16_t *idx)
+{
+	size_t i;
+	uint32_t off;
+	uint32_t *m;
+	int err;
+
+	for (i = ks->nr_mods; i-- > 1;) {
+		const char *n = ks->pool + ks->mods[i];
+
+		if (strlen(n) == len && memcmp(n, s, len) == 0) {
+			*idx = (uint16_t)i;
+			return 0;
+		}
+	}
+	if (ks->nr_mods == 0)
+		ks->nr_mods = 1;
+	if (ks->nr_mods > KSYM_MAX_MODULES)
+		return -E2BIG;
+	m = realloc(ks->mods, (ks->nr_mods + 1) * sizeof(*m));
+	if (!m)
+		return -ENOMEM;
+	ks->mods = m;
+	err = pool_add(ks, s, len, &off);
+	if (err)
+		return err;
+	m[ks->nr_mods] = off;
+	*idx = (uint16_t)ks->nr_mods++;
+	return 0;
+}
+
+static uint8_t sym_rank(char type, const char *name)
+{
+	uint8_t r;
+
+	switch (type) {
+	case 'T': r = 0; break;
+	case 't': r = 2; break;
+	case 'W': r = 4; break;
+	case 'w': r = 6; break;
+	default: return 255;
+	}
+	/* "__foo" and "_foo" are usually aliases of "foo" */
+	return (uint8_t)(r + (name[0] == '_'));
+}
+
+static struct ksym *sym_slot(struct ksyms *ks)
+{
+	if (ks->nr == ks->cap) {
+		size_t cap = ks->cap ? ks->cap * 2 : 1u << 16;
+		struct ksym *s = realloc(ks->syms, cap * sizeof(*s));
+
+		if (!s)
+			return NULL;
+		ks->syms = s;
+		ks->cap = cap;
+	}
+	return &ks->syms[ks->nr];
+}
+
+/* One kallsyms line: "ADDR TYPE NAME[\t[MODULE]]\n". */
+static int parse_line(struct ksyms *ks, char *line)
+{
+	char *end, *name, *mod;
+	struct ksym *s;
+	size_t nlen;
+	int err;
+
+	s = sym_slot(ks);
+	if (!s)
+		return -ENOMEM;
+	memset(s, 0, sizeof(*s));
+	s->addr = strtoull(line, &end, 16);
+	if (end == line || end[0] != ' ' || !end[1] || end[2] != ' ')
+		return 0; /* malformed: skip */
+	name = end + 3;
+	nlen = strcspn(name, "\t\n");
+	if (nlen == 0 || nlen > KSYM_MAX_NAME)
+		return 0;
+	mod = name[nlen] == '\t' ? name + nlen + 1 : NULL;
+	name[nlen] = '\0';
+	s->rank = sym_rank(end[1], name);
+	s->text = s->rank != 255;
+	if (s->text && strcmp(name, "_stext") == 0 && !mod)
+		ks->stext = s->addr;
+	if (mod && mod[0] == '[') {
+		size_t mlen = strcspn(mod + 1, "]\n");
+
+		err = mod_index(ks, mod + 1, mlen, &s->mod);
+		if (err)
+			return err;
+	}
+	err = s->text ? pool_add(ks, name, nlen, &s->name_off) : 0;
+	if (err)
+		return err;
+	s->seq = (uint32_t)ks->nr++;
+	return 0;
+}
+
+static int read_kallsyms(struct ksyms *ks, const char *path)
+{
+	size_t len = 0;
+	char *line = NULL;
+	int err = 0;
+	FILE *f;
+
+	f = fopen(path, "re");
+	if (!f)
+		return -errno;
+	while (!err && getline(&line, &len, f) > 0)
+		err = parse_line(ks, line);
+	if (!err && ferror(f))
+		err = -EIO;
+	free(line);
+	fclose(f);
+	return err;
+}
+
+/* /proc/modules: "NAME SIZE REFS DEPS STATE ADDR ...". Missing file (no
+ * module support) means no modules. */
+static int read_modules(struct ksyms *ks, const char *path)
+{
+	unsigned long long base;
+	char name[128], *line = NULL;
+	size_t len = 0;
+	unsigned size;
+	int err = 0;
+	FILE *f;
+
+	f = fopen(path, "re");
+	if (!f)
+		return errno == ENOENT ? 0 : -errno;
+	while (!err && getline(&line, &len, f) > 0) {
+		struct kmod_info *k;
+
+		if (sscanf(line, "%127s %u %*s %*s %*s %llx", name, &size, &base) != 3)
+			continue;
+		k = realloc(ks->kmods, (ks->nr_kmods + 1) * sizeof(*k));
+		if (!k) {
+			err = -ENOMEM;
+			break;
+		}
+		ks->kmods = k;
+		k += ks->nr_kmods;
+		k->base = base;
+		k->size = size;
+		err = pool_add(ks, name, strlen(name), &k->name_off);
+		if (!err)
+			ks->nr_kmods++;
+	}
+	free(line);
+	fclose(f);
+	return err;
+}
+
+static int cmp_sym(const void *a, const void *b)
+{
+	const struct ksym *x = a, *y = b;
+
+	if (x->addr != y->addr)
+		return x->addr < y->addr ? -1 : 1;
+	if (x->rank != y->rank)
+		return x->rank < y->rank ? -1 : 1;
+	return x->seq < y->seq ? -1 : x->seq > y->seq;
+}
+
+/* End of the module holding s when /proc/modules knows it, else 0. */
+static uint64_t region_end(const struct ksyms *ks, const struct ksym *s)
+{
+	const char *mod;
+	size_t i;
+
+	if (s->mod == 0)
+		return 0;
+	mod = ks->pool + ks->mods[s->mod];
+	for (i = 0; i < ks->nr_kmods; i++) {
+		const struct kmod_info *k = &ks->kmods[i];
+
+		if (strcmp(ks->pool + k->name_off, mod) == 0 &&
+		    s->addr >= k->base && s->addr < k->base + k->size)
+			return k->base + k->size;
+	}
+	return 0;
+}
+
+static uint32_t sym_size(const struct ksyms *ks, size_t i)
+{
+	const struct ksym *s = &ks->syms[i];
+	uint64_t end;
+	size_t j;
+
+	for (j = i + 1; j < ks->nr && ks->syms[j].addr == s->addr; j++)
+		;
+	if (j < ks->nr && ks->syms[j].mod == s->mod &&
+	    ks->syms[j].addr - s->addr <= KSYM_GAP_MAX)
+		return (uint32_t)(ks->syms[j].addr - s->addr);
+	end = region_end(ks, s);
+	if (end > s->addr && end - s->addr <= KSYM_GAP_MAX)
+		return (uint32_t)(end - s->addr);
+	return KSYM_LAST_SIZE;
+}
+
+/* Sort, size, then keep one text symbol per address (the best alias). */
+static void finish_table(struct ksyms *ks)
+{
+	size_t i, n = 0;
+
+	qsort(ks->syms, ks->nr, sizeof(*ks->syms), cmp_sym);
+	for (i = 0; i < ks->nr; i++)
+		ks->syms[i].size = sym_size(ks, i);
+	for (i = 0; i < ks->nr; i++) {
+		const struct ksym *s = &ks->syms[i];
+
+		if (!s->text || (n && ks->syms[n - 1].addr == s->addr))
+			continue;
+		ks->syms[n++] = *s;
+	}
+	ks->nr = n;
+}
+
+static bool all_zero(const struct ksyms *ks)
+{
+	return ks->nr == 0 || ks->syms[ks->nr - 1].addr == 0;
+}
+
+int ksyms__load_files(const char *kallsyms, const char *modules, struct ksyms **out)
+{
+	struct ksyms *ks;
+	int err;
+
+	*out = NULL;
+	ks = calloc(1, sizeof(*ks));
+	if (!ks)
+		return -ENOMEM;
+	err = read_kallsyms(ks, kallsyms);
+	if (!err)
+		err = read_modules(ks, modules);
+	if (!err) {
+		finish_table(ks);
+		if (all_zero(ks))
+			err = -EPERM;
+	}
+	if (!err) {
+		ks->written = calloc((ks->nr + 63) / 64, sizeof(uint64_t));
+		if (!ks->written)
+			err = -ENOMEM;
+	}
+	if (err) {
+		ksyms__free(ks);
+		return err;
+	}
+	*out = ks;
+	return 0;
+}
+
+int ksyms__load(struct ksyms **out)
+{
+	return ksyms__load_files("/proc/kallsyms", "/proc/modules", out);
+}
+
+void ksyms__free(struct ksyms *ks)
+{
+	if (!ks)
+		return;
+	free(ks->syms);
+	free(ks->pool);
+	free(ks->mods);
+	free(ks->kmods);
+	free(ks->written);
+	free(ks);
+}
+
+size_t ksyms__count(const struct ksyms *ks)
+{
+	return ks->nr;
+}
+
+/* Index of the symbol containing addr, or -1. */
+static ssize_t find_sym(const struct ksyms *ks, uint64_t addr)
+{
+	size_t lo = 0, hi = ks->nr;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (ks->syms[mid].addr <= addr)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (lo == 0 || addr - ks->syms[lo - 1].addr >= ks->syms[lo - 1].size)
+		return -1;
+	return (ssize_t)(lo - 1);
+}
+
+const char *ksyms__name(const struct ksyms *ks, uint64_t addr, uint64_t *sym_start)
+{
+	ssize_t i = find_sym(ks, addr);
+
+	if (i < 0)
+		return NULL;
+	if (sym_start)
+		*sym_start = ks->syms[i].addr;
+	return ks->pool + ks->syms[i].name_off;
+}
+
+static int write_sym(struct ksyms *ks, size_t i, struct cap_writer *w, struct intern *in)
+{
+	const struct ksym *s = &ks->syms[i];
+	const char *name = ks->pool + s->name_off;
+	struct cap_ksym rec = {
+		.addr = s->addr,
+		.size = s->size,
+		.name_len = (uint32_t)strlen(name),
+	};
+	int err;
+
+	if (s->mod) {
+		const char *mod = ks->pool + ks->mods[s->mod];
+
+		err = intern__string(in, mod, strlen(mod), &rec.module_id);
+		if (err < 0)
+			return err;
+	}
+	err = cap_writer__append(w, CAP_REC_KSYM, &rec, sizeof(rec), name, rec.name_len);
+	if (err < 0)
+		return err;
+	ks->written[i / 64] |= 1ull << (i % 64);
+	return 1;
+}
+
+static int write_addr(struct ksyms *ks, uint64_t addr, struct cap_writer *w,
+		      struct intern *in)
+{
+	ssize_t i = find_sym(ks, addr);
+
+	if (i < 0 || ks->written[i / 64] & (1ull << (i % 64)))
+		return 0;
+	return write_sym(ks, (size_t)i, w, in);
+}
+
+/*
+ * Stack entries above the first are return addresses: the call may be the
+ * last instruction of its function (a noreturn call), so the symbol of
+ * ip - 1 is written too, whichever way report looks it up.
+ */
+int ksyms__write_for_ips(struct ksyms *ks, struct cap_writer *w, struct intern *in,
+			 const uint64_t *ips, uint16_t nr)
+{
+	int n = 0, err;
+	uint16_t i;
+
+	for (i = 0; i < nr; i++) {
+		err = write_addr(ks, ips[i], w, in);
+		if (err < 0)
+			return err;
+		n += err;
+		if (!ips[i])
+			continue;
+		err = write_addr(ks, ips[i] - 1, w, in);
+		if (err < 0)
+			return err;
+		n += err;
+	}
+	return n;
+}
+
+int ksyms__kstack_hook(void *ctx, const uint64_t *ips, uint16_t nr)
+{
+	struct ksyms_sink *sink = ctx;
+	int err;
+
+	err = ksyms__write_for_ips(sink->ks, sink->w, sink->in, ips, nr);
+	return err < 0 ? err : 0;
+}
+
+static int write_kmod(const struct ksyms *ks, const struct kmod_info *k,
+		      struct cap_writer *w, struct intern *in)
+{
+	const char *name = ks->pool + k->name_off;
+	struct cap_kmod rec = { .base = k->base, .size = k->size };
+	char path[256];
+	int err;
+
+	snprintf(path, sizeof(path), "/sys/module/%s/notes/.note.gnu.build-id", name);
+	/* absent when the module was built without build IDs: size stays 0 */
+	buildid__read_notes_file(path, rec.build_id, &rec.build_id_size);
+	err = intern__string(in, name, strlen(name), &rec.name_id);
+	if (err < 0)
+		return err;
+	return cap_writer__append(w, CAP_REC_KMOD, &rec, sizeof(rec), NULL, 0);
+}
+
+int ksyms__write_kernel(struct ksyms *ks, struct cap_writer *w, struct intern *in)
+{
+	struct cap_kernel rec = { .stext = ks->stext };
+	size_t i;
+	int err;
+
+	/* unreadable notes leave build_id_size 0: report then trusts stext */
+	buildid__read_notes_file("/sys/kernel/notes", rec.build_id, &rec.build_id_size);
+	err = cap_writer__append(w, CAP_REC_KERNEL, &rec, sizeof(rec), NULL, 0);
+	for (i = 0; err >= 0 && i < ks->nr_kmods; i++)
+		err = write_kmod(ks, &ks->kmods[i], w, in);
+	return err < 0 ? err : 0;
+}
+
+uint64_t ksyms__stext(const struct ksyms *ks)
+{
+	return ks->stext;
+}
