@@ -15,7 +15,7 @@ WARN := -Wall -Wextra -Wno-unused-parameter -Wno-missing-field-initializers -Wer
 CFLAGS ?= -g -O2
 CFLAGS += $(WARN) -std=gnu11 -D_GNU_SOURCE -DSTKREC_VERSION='"$(VERSION)"' \
 	  -I. -I$(OUT) -fno-omit-frame-pointer
-LDLIBS := -lbpf -ldw -lelf -lzstd -lz -lpthread
+LDLIBS := -lbpf -ldw -lelf -lzstd -lz -llzma -lpthread
 TEST_LDLIBS := -lcriterion
 
 ifeq ($(V),1)
@@ -135,7 +135,7 @@ FUZZ_TIME ?= 60
 $(OUT)/fuzz/%: tests/fuzz/%.c $(FORMAT_SRCS) $(REPORT_SRCS) format/*.h report/*.h
 	$(call msg,FUZZ-CC,$@)
 	$(Q)mkdir -p $(dir $@)
-	$(Q)$(CLANG) $(FUZZ_CFLAGS) $< $(FORMAT_SRCS) $(REPORT_SRCS) -ldw -lelf -lzstd -o $@
+	$(Q)$(CLANG) $(FUZZ_CFLAGS) $< $(FORMAT_SRCS) $(REPORT_SRCS) -ldw -lelf -lzstd -llzma -o $@
 
 fuzz-build: $(FUZZERS)
 
@@ -150,7 +150,7 @@ fuzz: deps
 	done
 
 # --- setup, demo, install ----------------------------------------------------
-DEB_PKGS := clang llvm libbpf-dev bpftool libelf-dev libdw-dev libzstd-dev zlib1g-dev \
+DEB_PKGS := clang llvm libbpf-dev bpftool libelf-dev libdw-dev libzstd-dev zlib1g-dev liblzma-dev \
 	libcriterion-dev pkg-config zstd make gcc
 
 deps:

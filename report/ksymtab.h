@@ -24,6 +24,11 @@ int ksymtab__new(struct ksymtab **out);
 int ksymtab__add(struct ksymtab *t, uint64_t addr, uint32_t size,
 		 const char *name, size_t name_len, const char *module);
 
+/* A module's extent [base, base + size) from its KMOD record (optional):
+ * it bounds the module's symbols of unknown size. */
+int ksymtab__add_module(struct ksymtab *t, const char *name, uint64_t base,
+			uint32_t size);
+
 /* Sort by address and drop exact duplicates (same address and name). On
  * several names at one address, a sized one is preferred, then the shorter,
  * then the lexically smaller name, so lookups are deterministic. */

@@ -1,0 +1,98 @@
+/* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
+/*
+ * Private to the symbolizer (symbolize.c, elfsym.c, debuginfo.c, dwarfinl.c).
+ * Not part of stkrec's interface: the public header is report/symbolize.h.
+ */
+#ifndef STKREC_REPORT_SYM_INTERNAL_H
+#define STKREC_REPORT_SYM_INTERNAL_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <elfutils/libdw.h>
+#include <gelf.h>
+
+#include "report/symbolize.h"
+
+#define SYM_BUILD_ID_MAX 64
+
+/* One opened ELF file (an executable, a library or a separate debug file). */
+struct elf_file {
+	int fd;
+	Elf *elf;
+	char *path;
+	uint8_t build_id[SYM_BUILD_ID_MAX];
+	uint8_t build_id_size;
+	bool has_symtab;  /* non-empty .symtab */
+	bool has_dwarf;   /* .debug_info with contents */
+	/* MiniDebugInfo, decompressed: the inner ELF and its buffer */
+	Elf *mini;
+	void *mini_buf;
+};
+
+int elf_file__open(const char *path, struct elf_file **out);
+int elf_file__open_fd(int fd, const char *path, struct elf_file **out);
+void elf_file__close(struct elf_file *f);
+bool elf_file__build_id_is(const struct elf_file *f, const uint8_t *id,
+			   uint8_t size);
+/* .gnu_debuglink: file name (owned by f) and CRC; -ENOENT if none. */
+int elf_file__debuglink(const struct elf_file *f, const char **name,
+			uint32_t *crc);
+/* File offset to link-time virtual address through PT_LOAD headers.
+ * trusted_offsets: the headers come from the real object (a separate debug
+ * file's p_offset/p_filesz are not those of the object). */
+int elf_file__offset_to_vaddr(const struct elf_file *f, uint64_t off,
+			      bool debug_file, uint64_t *vaddr);
+/* Decompress .gnu_debugdata into f->mini; -ENOENT if there is none. */
+int elf_file__load_minidebuginfo(struct elf_file *f);
+
+/* A function symbol. */
+struct sym_entry {
+	uint64_t addr;
+	uint64_t size;
+	uint64_t limit;   /* end of its section: bound for size-0 symbols */
+	const char *name; /* owned by the ELF it came from */
+	uint8_t rank;     /* 0 global, 1 weak, 2 local: lower wins ties */
+};
+
+struct sym_table {
+	struct sym_entry *v;
+	uint64_t *maxend; /* maxend[i] = max end of v[0..i] (sized only) */
+	size_t n, cap;
+};
+
+/* Add the FUNC symbols of elf's section of type (SHT_SYMTAB/SHT_DYNSYM). */
+int sym_table__add_elf(struct sym_table *t, Elf *elf, Elf64_Word type);
+int sym_table__finalize(struct sym_table *t);
+const struct sym_entry *sym_table__find(const struct sym_table *t,
+					uint64_t addr);
+void sym_table__free(struct sym_table *t);
+
+/* Locating files (debuginfo.c). */
+struct sym_locator {
+	const char *symfs;     /* NULL: none */
+	const char *debug_dir;
+	bool debuginfod;
+	void *dl;              /* libdebuginfod handle, loaded on first use */
+	void *client;
+	bool dl_failed;
+	struct symbolizer_stats *stats;
+};
+
+/* The object itself: recorded path or symfs + path, then the build-id
+ * directory's executable, then debuginfod's executable. *out NULL if none. */
+int locate_object(struct sym_locator *l, const char *path, const uint8_t *id,
+		  uint8_t id_size, struct elf_file **out);
+/* A separate debug file for the object (obj may be NULL). */
+int locate_debug(struct sym_locator *l, const char *path, const uint8_t *id,
+		 uint8_t id_size, const struct elf_file *obj,
+		 struct elf_file **out);
+void sym_locator__free(struct sym_locator *l);
+uint32_t sym_crc32(uint32_t crc, const void *buf, size_t len);
+
+/* DWARF inline chain (dwarfinl.c): fills frames innermost first, the
+ * containing function last (its name from DWARF, may be NULL). Returns the
+ * number of frames, 0 if DWARF does not cover addr, <0 on error. */
+int dwarf_frames(Dwarf *dw, uint64_t addr, struct sym_frame *frames, int max);
+
+#endif /* STKREC_REPORT_SYM_INTERNAL_H */

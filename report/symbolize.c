@@ -1,0 +1,541 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+/*
+ * The symbolizer: modules (recorded path + build ID) map to images (the
+ * files found for one build), and every (module, file offset) is resolved
+ * once and cached. See report/symbolize.h for the rules.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "report/sym_internal.h"
+
+/* Frames kept per address: deeper inline chains are cut. */
+#define SYM_MAX_FRAMES 32
+
+/* What was found for one build of one object. */
+struct sym_image {
+	struct elf_file *obj; /* the object itself, or NULL */
+	struct elf_file *dbg; /* separate debug file, or NULL */
+	struct sym_table syms;
+	Dwarf *dw;
+	bool dw_tried;
+	uint8_t build_id[SYM_BUILD_ID_MAX];
+	uint8_t build_id_size;
+};
+
+struct sym_module {
+	char *path;
+	uint64_t hash;
+	uint8_t build_id[SYM_BUILD_ID_MAX];
+	uint8_t build_id_size;
+	struct sym_image *img; /* NULL: nothing usable was found */
+};
+
+/* Per-address cache slot; mod 0 = empty, else module index + 1. */
+struct sym_cached {
+	uint64_t offset;
+	uint32_t mod;
+	uint32_t first; /* index into symbolizer.frames */
+	int32_t n;
+};
+
+struct symbolizer {
+	struct symbolizer_opts opts;
+	struct sym_locator loc;
+	struct symbolizer_stats stats;
+	struct sym_module **mods;
+	size_t nmods, mods_cap;
+	uint32_t *mod_index; /* open addressing: module index + 1 */
+	size_t mod_index_cap;
+	struct sym_image **imgs;
+	size_t nimgs, imgs_cap;
+	struct sym_cached *cache;
+	size_t cache_cap, cache_used;
+	struct sym_frame *frames;
+	size_t nframes, frames_cap;
+};
+
+static int grow(void **v, size_t *cap, size_t need, size_t elem)
+{
+	size_t ncap = *cap ? *cap : 16;
+	void *nv;
+
+	if (need <= *cap)
+		return 0;
+	while (ncap < need)
+		ncap *= 2;
+	nv = realloc(*v, ncap * elem);
+	if (!nv)
+		return -ENOMEM;
+	*v = nv;
+	*cap = ncap;
+	return 0;
+}
+
+static char *path_join(const char *a, const char *b)
+{
+	size_t la = strlen(a), lb = strlen(b);
+	char *p = malloc(la + lb + 1);
+
+	if (p) {
+		memcpy(p, a, la);
+		memcpy(p + la, b, lb + 1);
+	}
+	return p;
+}
+
+int symbolizer__new(const struct symbolizer_opts *opts, struct symbolizer **out)
+{
+	struct symbolizer *s = calloc(1, sizeof(*s));
+	const char *dd = opts && opts->debug_dir ? opts->debug_dir : NULL;
+
+	*out = NULL;
+	if (!s)
+		return -ENOMEM;
+	if (opts)
+		s->opts = *opts;
+	elf_version(EV_CURRENT);
+	s->opts.symfs = NULL;
+	s->opts.debug_dir = NULL;
+	if (opts && opts->symfs && *opts->symfs) {
+		s->opts.symfs = strdup(opts->symfs);
+		if (s->opts.symfs && !dd)
+			s->opts.debug_dir = path_join(s->opts.symfs, "/usr/lib/debug");
+	}
+	if (!s->opts.debug_dir)
+		s->opts.debug_dir = strdup(dd ? dd : "/usr/lib/debug");
+	if ((opts && opts->symfs && *opts->symfs && !s->opts.symfs) ||
+	    !s->opts.debug_dir) {
+		symbolizer__free(s);
+		return -ENOMEM;
+	}
+	s->loc.symfs = s->opts.symfs;
+	s->loc.debug_dir = s->opts.debug_dir;
+	s->loc.debuginfod = s->opts.debuginfod;
+	s->loc.stats = &s->stats;
+	*out = s;
+	return 0;
+}
+
+static void image_free(struct sym_image *img)
+{
+	if (img->dw)
+		dwarf_end(img->dw);
+	sym_table__free(&img->syms);
+	elf_file__close(img->obj);
+	elf_file__close(img->dbg);
+	free(img);
+}
+
+void symbolizer__free(struct symbolizer *s)
+{
+	size_t i;
+
+	if (!s)
+		return;
+	for (i = 0; i < s->nimgs; i++)
+		image_free(s->imgs[i]);
+	for (i = 0; i < s->nmods; i++) {
+		free(s->mods[i]->path);
+		free(s->mods[i]);
+	}
+	sym_locator__free(&s->loc);
+	free(s->imgs);
+	free(s->mods);
+	free(s->mod_index);
+	free(s->cache);
+	free(s->frames);
+	free((char *)s->opts.symfs);
+	free((char *)s->opts.debug_dir);
+	free(s);
+}
+
+void symbolizer__stats(const struct symbolizer *s, struct symbolizer_stats *out)
+{
+	*out = s->stats;
+}
+
+/* ---- images ------------------------------------------------------------ */
+
+static int image_symbols(struct sym_image *img)
+{
+	int err;
+
+	if (img->dbg && img->dbg->has_symtab)
+		err = sym_table__add_elf(&img->syms, img->dbg->elf, SHT_SYMTAB);
+	else if (img->obj && img->obj->has_symtab)
+		err = sym_table__add_elf(&img->syms, img->obj->elf, SHT_SYMTAB);
+	else if (img->obj) {
+		err = sym_table__add_elf(&img->syms, img->obj->elf, SHT_DYNSYM);
+		/* MiniDebugInfo adds the local functions .dynsym lacks. */
+		if (!err && !elf_file__load_minidebuginfo(img->obj))
+			err = sym_table__add_elf(&img->syms, img->obj->mini,
+						 SHT_SYMTAB);
+		if (err == -EBADMSG)
+			err = 0;
+	} else {
+		err = 0;
+	}
+	return err ? err : sym_table__finalize(&img->syms);
+}
+
+static bool want_debug(const struct symbolizer *s, const struct elf_file *obj)
+{
+	if (!obj || !obj->has_symtab)
+		return true;
+	return (s->opts.inlines || s->opts.srclines) && !obj->has_dwarf;
+}
+
+/* " (deleted)" is what /proc says about a replaced file: look for the
+ * path without it (the build ID check still decides). */
+static char *lookup_path(const char *path)
+{
+	static const char del[] = " (deleted)";
+	size_t n = strlen(path), d = sizeof(del) - 1;
+
+	if (n > d && !strcmp(path + n - d, del))
+		return strndup(path, n - d);
+	return strdup(path);
+}
+
+static int image_load(struct symbolizer *s, const struct sym_module *m,
+		      struct sym_image **out)
+{
+	struct sym_image *img;
+	char *path = lookup_path(m->path);
+	int err;
+
+	*out = NULL;
+	img = calloc(1, sizeof(*img));
+	if (!img || !path) {
+		free(img);
+		free(path);
+		return -ENOMEM;
+	}
+	err = locate_object(&s->loc, path, m->build_id, m->build_id_size, &img->obj);
+	if (!err && want_debug(s, img->obj))
+		err = locate_debug(&s->loc, path, m->build_id, m->build_id_size,
+				   img->obj, &img->dbg);
+	free(path);
+	if (!err && (img->obj || img->dbg))
+		err = image_symbols(img);
+	if (err || (!img->obj && !img->dbg)) {
+		image_free(img);
+		return err;
+	}
+	memcpy(img->build_id, m->build_id, m->build_id_size);
+	img->build_id_size = m->build_id_size;
+	*out = img;
+	return 0;
+}
+
+static int image_get(struct symbolizer *s, const struct sym_module *m,
+		     struct sym_image **out)
+{
+	size_t i;
+	int err;
+
+	*out = NULL;
+	for (i = 0; m->build_id_size && i < s->nimgs; i++) {
+		if (s->imgs[i]->build_id_size == m->build_id_size &&
+		    !memcmp(s->imgs[i]->build_id, m->build_id, m->build_id_size)) {
+			*out = s->imgs[i];
+			return 0;
+		}
+	}
+	err = grow((void **)&s->imgs, &s->imgs_cap, s->nimgs + 1, sizeof(*s->imgs));
+	if (!err)
+		err = image_load(s, m, out);
+	if (err)
+		return err;
+	if (!*out) {
+		s->stats.modules_missing++;
+		return 0;
+	}
+	s->imgs[s->nimgs++] = *out;
+	s->stats.modules_found++;
+	if ((*out)->dbg)
+		s->stats.debug_files++;
+	return 0;
+}
+
+static Dwarf *image_dwarf(struct sym_image *img)
+{
+	struct elf_file *f = NULL;
+
+	if (img->dw_tried)
+		return img->dw;
+	img->dw_tried = true;
+	if (img->dbg && img->dbg->has_dwarf)
+		f = img->dbg;
+	else if (img->obj && img->obj->has_dwarf)
+		f = img->obj;
+	if (f)
+		img->dw = dwarf_begin_elf(f->elf, DWARF_C_READ, NULL);
+	return img->dw;
+}
+
+/* ---- modules ----------------------------------------------------------- */
+
+static uint64_t module_hash(const char *path, const uint8_t *id, uint8_t size)
+{
+	uint64_t h = 0xcbf29ce484222325ull;
+
+	for (; *path; path++)
+		h = (h ^ (uint8_t)*path) * 0x100000001b3ull;
+	for (int i = 0; i < size; i++)
+		h = (h ^ id[i]) * 0x100000001b3ull;
+	return h ^ size;
+}
+
+static bool module_is(const struct sym_module *m, uint64_t h, const char *path,
+		      const uint8_t *id, uint8_t size)
+{
+	return m->hash == h && m->build_id_size == size &&
+	       !memcmp(m->build_id, id, size) && !strcmp(m->path, path);
+}
+
+static int mod_index_rebuild(struct symbolizer *s, size_t cap)
+{
+	uint32_t *idx = calloc(cap, sizeof(*idx));
+
+	if (!idx)
+		return -ENOMEM;
+	for (size_t i = 0; i < s->nmods; i++) {
+		size_t j = s->mods[i]->hash & (cap - 1);
+
+		while (idx[j])
+			j = (j + 1) & (cap - 1);
+		idx[j] = i + 1;
+	}
+	free(s->mod_index);
+	s->mod_index = idx;
+	s->mod_index_cap = cap;
+	return 0;
+}
+
+static int module_add(struct symbolizer *s, uint64_t h, const char *path,
+		      const uint8_t *id, uint8_t size, uint32_t *out)
+{
+	struct sym_module *m;
+	size_t j;
+	int err;
+
+	if ((s->nmods + 1) * 2 > s->mod_index_cap &&
+	    mod_index_rebuild(s, s->mod_index_cap ? s->mod_index_cap * 2 : 64))
+		return -ENOMEM;
+	err = grow((void **)&s->mods, &s->mods_cap, s->nmods + 1, sizeof(*s->mods));
+	m = err ? NULL : calloc(1, sizeof(*m));
+	if (!m || !(m->path = strdup(path))) {
+		free(m);
+		return -ENOMEM;
+	}
+	m->hash = h;
+	memcpy(m->build_id, id, size);
+	m->build_id_size = size;
+	err = image_get(s, m, &m->img);
+	if (err) {
+		free(m->path);
+		free(m);
+		return err;
+	}
+	s->mods[s->nmods++] = m;
+	*out = s->nmods - 1;
+	for (j = h & (s->mod_index_cap - 1); s->mod_index[j];
+	     j = (j + 1) & (s->mod_index_cap - 1))
+		;
+	s->mod_index[j] = s->nmods;
+	return 0;
+}
+
+static int module_get(struct symbolizer *s, const char *path, const uint8_t *id,
+		      uint8_t size, uint32_t *out)
+{
+	uint64_t h = module_hash(path, id, size);
+	size_t j, mask = s->mod_index_cap - 1;
+
+	for (j = h & mask; s->mod_index_cap && s->mod_index[j]; j = (j + 1) & mask) {
+		uint32_t i = s->mod_index[j] - 1;
+
+		if (module_is(s->mods[i], h, path, id, size)) {
+			*out = i;
+			return 0;
+		}
+	}
+	return module_add(s, h, path, id, size, out);
+}
+
+/* ---- per-address cache ------------------------------------------------- */
+
+static size_t cache_slot(const struct symbolizer *s, uint32_t mod, uint64_t off)
+{
+	uint64_t h = (off ^ ((uint64_t)mod << 40)) * 0x9e3779b97f4a7c15ull;
+
+	return (h >> 17) & (s->cache_cap - 1);
+}
+
+static struct sym_cached *cache_find(const struct symbolizer *s, uint32_t mod,
+				     uint64_t off)
+{
+	size_t j;
+
+	if (!s->cache_cap)
+		return NULL;
+	for (j = cache_slot(s, mod, off); s->cache[j].mod;
+	     j = (j + 1) & (s->cache_cap - 1)) {
+		if (s->cache[j].mod == mod + 1 && s->cache[j].offset == off)
+			return &s->cache[j];
+	}
+	return NULL;
+}
+
+static int cache_grow(struct symbolizer *s)
+{
+	struct sym_cached *old = s->cache;
+	size_t i, ocap = s->cache_cap, cap = ocap ? ocap * 2 : 1024;
+
+	s->cache = calloc(cap, sizeof(*s->cache));
+	if (!s->cache) {
+		s->cache = old;
+		return -ENOMEM;
+	}
+	s->cache_cap = cap;
+	for (i = 0; i < ocap; i++) {
+		size_t j;
+
+		if (!old[i].mod)
+			continue;
+		for (j = cache_slot(s, old[i].mod - 1, old[i].offset); s->cache[j].mod;
+		     j = (j + 1) & (cap - 1))
+			;
+		s->cache[j] = old[i];
+	}
+	free(old);
+	return 0;
+}
+
+static int cache_add(struct symbolizer *s, uint32_t mod, uint64_t off,
+		     const struct sym_frame *frames, int n,
+		     struct sym_cached **out)
+{
+	size_t j;
+	int err;
+
+	if ((s->cache_used + 1) * 2 > s->cache_cap && cache_grow(s))
+		return -ENOMEM;
+	err = grow((void **)&s->frames, &s->frames_cap, s->nframes + n,
+		   sizeof(*s->frames));
+	if (err)
+		return err;
+	for (j = cache_slot(s, mod, off); s->cache[j].mod;
+	     j = (j + 1) & (s->cache_cap - 1))
+		;
+	s->cache[j] = (struct sym_cached){
+		.offset = off, .mod = mod + 1, .first = s->nframes, .n = n,
+	};
+	memcpy(s->frames + s->nframes, frames, n * sizeof(*frames));
+	s->nframes += n;
+	s->cache_used++;
+	*out = &s->cache[j];
+	return 0;
+}
+
+/* ---- resolving --------------------------------------------------------- */
+
+/* Refine the DWARF chain: the containing function is named by the symbol
+ * table when it has a symbol (clones such as foo.cold keep their name). */
+static int shape_frames(const struct symbolizer *s, const struct sym_entry *sym,
+			struct sym_frame *f, int n)
+{
+	if (sym)
+		f[n - 1].name = sym->name;
+	if (!f[n - 1].name)
+		return 0;
+	if (!s->opts.inlines) {
+		/* The function's own line: the call site of its inlined
+		 * callees, not a line inside them. */
+		f[0] = f[n - 1];
+		n = 1;
+	}
+	int j = 0;
+
+	for (int i = 0; i < n; i++) {
+		if (!f[i].name)
+			continue; /* an inlined level DWARF does not name */
+		f[j] = f[i];
+		if (!s->opts.srclines) {
+			f[j].file = NULL;
+			f[j].line = 0;
+		}
+		j++;
+	}
+	return j;
+}
+
+static int symbolize(struct symbolizer *s, struct sym_image *img, uint64_t off,
+		     struct sym_frame *f)
+{
+	const struct sym_entry *sym;
+	uint64_t vaddr;
+	int n = 0;
+
+	if (!img)
+		return 0;
+	if (img->obj ? elf_file__offset_to_vaddr(img->obj, off, false, &vaddr)
+		     : elf_file__offset_to_vaddr(img->dbg, off, true, &vaddr))
+		return 0;
+	sym = sym_table__find(&img->syms, vaddr);
+	if (s->opts.inlines || s->opts.srclines)
+		n = dwarf_frames(image_dwarf(img), vaddr, f, SYM_MAX_FRAMES);
+	if (n > 0)
+		return shape_frames(s, sym, f, n);
+	if (!sym)
+		return 0;
+	f[0] = (struct sym_frame){ .name = sym->name };
+	return 1;
+}
+
+int symbolizer__resolve(struct symbolizer *s, const char *path,
+			const uint8_t *build_id, uint8_t build_id_size,
+			uint64_t file_offset, struct sym_frame *frames,
+			int max_frames)
+{
+	struct sym_frame tmp[SYM_MAX_FRAMES];
+	struct sym_cached *c;
+	const struct sym_frame *src;
+	uint32_t mod;
+	int err, n;
+
+	if (!s || !path || !frames || max_frames < 1 ||
+	    build_id_size > SYM_BUILD_ID_MAX || (build_id_size && !build_id))
+		return -EINVAL;
+	if (!build_id_size)
+		build_id = (const uint8_t *)"";
+	s->stats.lookups++;
+	err = module_get(s, path, build_id, build_id_size, &mod);
+	if (err)
+		return err;
+	c = cache_find(s, mod, file_offset);
+	if (c) {
+		s->stats.cache_hits++;
+	} else {
+		n = symbolize(s, s->mods[mod]->img, file_offset, tmp);
+		err = cache_add(s, mod, file_offset, tmp, n, &c);
+		if (err)
+			return err;
+		if (n)
+			s->stats.resolved++;
+		else
+			s->stats.unresolved++;
+	}
+	src = s->frames + c->first;
+	n = c->n;
+	if (n > max_frames) {
+		memcpy(frames, src, (max_frames - 1) * sizeof(*frames));
+		frames[max_frames - 1] = src[n - 1];
+		return max_frames;
+	}
+	memcpy(frames, src, n * sizeof(*frames));
+	return n;
+}

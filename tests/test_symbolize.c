@@ -1,0 +1,712 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+/*
+ * Symbolizer tests on real ELF files: the fixtures in tests/symfix/ are
+ * compiled at test time into a private directory, the expected names and
+ * offsets come from the files themselves (symbol tables and PT_LOAD headers
+ * read here with libelf, independently of the code under test).
+ */
+#include <criterion/criterion.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <gelf.h>
+#include <limits.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "report/symbolize.h"
+
+static char dir[64]; /* "/tmp/stkrec-symtest-XXXXXX" */
+
+static void setup(void)
+{
+	strcpy(dir, "/tmp/stkrec-symtest-XXXXXX");
+	cr_assert_not_null(mkdtemp(dir));
+	elf_version(EV_CURRENT);
+}
+
+static void teardown(void)
+{
+	char cmd[PATH_MAX + 16];
+
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
+	if (system(cmd))
+		cr_log_warn("could not remove %s", dir);
+}
+
+static void sh(const char *fmt, ...)
+{
+	char cmd[8192];
+	va_list ap;
+	int rc;
+
+	va_start(ap, fmt);
+	vsnprintf(cmd, sizeof(cmd), fmt, ap);
+	va_end(ap);
+	rc = system(cmd);
+	cr_assert_eq(rc, 0, "command failed (%d): %s", rc, cmd);
+}
+
+static const char *srcdir(void)
+{
+	const char *s = getenv("STKREC_SRCDIR");
+
+	return s && *s ? s : ".";
+}
+
+/* dir/name, in a rotating set of buffers. */
+static const char *tpath(const char *name)
+{
+	static char bufs[8][PATH_MAX];
+	static int i;
+	char *b = bufs[i++ % 8];
+
+	snprintf(b, PATH_MAX, "%s/%s", dir, name);
+	return b;
+}
+
+/* Compile tests/symfix/src into dir/out. */
+static void build(const char *src, const char *out, const char *flags)
+{
+	sh("cc %s -o '%s' '%s/tests/symfix/%s'", flags, tpath(out), srcdir(), src);
+}
+
+#define PIE_FLAGS "-O1 -g -fPIE -pie -Wl,--build-id"
+
+struct oracle_sym {
+	uint64_t vaddr;
+	uint64_t size;
+	uint64_t offset; /* file offset of the symbol's middle */
+};
+
+/* Find name in path's .symtab or .dynsym and turn its middle into a file
+ * offset through the PT_LOAD headers. */
+static bool oracle_find(const char *path, const char *name, struct oracle_sym *o)
+{
+	int fd = open(path, O_RDONLY);
+	Elf *elf = elf_begin(fd, ELF_C_READ, NULL);
+	Elf_Scn *scn = NULL;
+	bool found = false;
+	size_t i, n;
+
+	cr_assert_not_null(elf, "%s: %s", path, elf_errmsg(-1));
+	while (!found && (scn = elf_nextscn(elf, scn))) {
+		GElf_Shdr sh;
+		Elf_Data *d;
+
+		if (!gelf_getshdr(scn, &sh) ||
+		    (sh.sh_type != SHT_SYMTAB && sh.sh_type != SHT_DYNSYM))
+			continue;
+		d = elf_getdata(scn, NULL);
+		for (i = 0; d && i < sh.sh_size / sh.sh_entsize; i++) {
+			GElf_Sym s;
+
+			gelf_getsym(d, i, &s);
+			if (s.st_value && !strcmp(elf_strptr(elf, sh.sh_link, s.st_name), name)) {
+				o->vaddr = s.st_value;
+				o->size = s.st_size;
+				found = true;
+				break;
+			}
+		}
+	}
+	elf_getphdrnum(elf, &n);
+	for (i = 0; found && i < n; i++) {
+		GElf_Phdr ph;
+
+		gelf_getphdr(elf, i, &ph);
+		if (ph.p_type == PT_LOAD && o->vaddr >= ph.p_vaddr &&
+		    o->vaddr < ph.p_vaddr + ph.p_filesz) {
+			o->offset = o->vaddr - ph.p_vaddr + ph.p_offset + o->size / 2;
+			break;
+		}
+	}
+	elf_end(elf);
+	close(fd);
+	return found;
+}
+
+static uint64_t offset_of(const char *path, const char *name)
+{
+	struct oracle_sym o = { 0 };
+
+	cr_assert(oracle_find(path, name, &o), "%s not in %s", name, path);
+	cr_assert_gt(o.size, 0);
+	cr_assert_gt(o.offset, 0);
+	return o.offset;
+}
+
+static uint8_t build_id_of(const char *path, uint8_t *id)
+{
+	int fd = open(path, O_RDONLY);
+	Elf *elf = elf_begin(fd, ELF_C_READ, NULL);
+	Elf_Scn *scn = NULL;
+	uint8_t size = 0;
+
+	while (!size && elf && (scn = elf_nextscn(elf, scn))) {
+		GElf_Shdr sh;
+		GElf_Nhdr nh;
+		size_t off = 0, no, dof;
+		Elf_Data *d;
+
+		if (!gelf_getshdr(scn, &sh) || sh.sh_type != SHT_NOTE)
+			continue;
+		d = elf_getdata(scn, NULL);
+		while (d && (off = gelf_getnote(d, off, &nh, &no, &dof))) {
+			if (nh.n_type == NT_GNU_BUILD_ID && nh.n_descsz <= 20) {
+				memcpy(id, (char *)d->d_buf + dof, nh.n_descsz);
+				size = nh.n_descsz;
+			}
+		}
+	}
+	if (elf)
+		elf_end(elf);
+	close(fd);
+	return size;
+}
+
+/* Hex path component of a build ID: "xx/rest". */
+static void build_id_hex(const uint8_t *id, uint8_t size, char *out)
+{
+	int n = sprintf(out, "%02x/", id[0]);
+
+	for (int i = 1; i < size; i++)
+		n += sprintf(out + n, "%02x", id[i]);
+}
+
+static struct symbolizer *new_sym(const char *symfs, const char *debug_dir,
+				  bool inlines, bool srclines)
+{
+	struct symbolizer_opts o = {
+		.symfs = symfs, .debug_dir = debug_dir ? debug_dir : tpath("nodebug"),
+		.inlines = inlines, .srclines = srclines,
+	};
+	struct symbolizer *s;
+
+	cr_assert_eq(symbolizer__new(&o, &s), 0);
+	return s;
+}
+
+/* Resolve to exactly one frame named `want`. */
+static void expect_name(struct symbolizer *s, const char *path,
+			const uint8_t *id, uint8_t id_size, uint64_t off,
+			const char *want)
+{
+	struct sym_frame f[4];
+	int n = symbolizer__resolve(s, path, id, id_size, off, f, 4);
+
+	cr_assert_eq(n, 1, "%s+0x%lx: %d frames, want %s", path,
+		     (unsigned long)off, n, want);
+	cr_assert_str_eq(f[0].name, want);
+	cr_assert_not(f[0].inlined);
+}
+
+static void expect_none(struct symbolizer *s, const char *path,
+			const uint8_t *id, uint8_t id_size, uint64_t off)
+{
+	struct sym_frame f[4];
+	int n = symbolizer__resolve(s, path, id, id_size, off, f, 4);
+
+	cr_assert_eq(n, 0, "%s+0x%lx: named %s, must be unknown", path,
+		     (unsigned long)off, n > 0 ? f[0].name : "?");
+}
+
+static const char *const prog_funcs[] = { "symfix_alpha", "symfix_beta",
+					  "symfix_local", "main" };
+
+TestSuite(sym_elf, .init = setup, .fini = teardown);
+
+Test(sym_elf, pie_offsets_name_exact_functions)
+{
+	const char *exe = tpath("prog");
+	struct symbolizer *s;
+	uint8_t id[20];
+	uint8_t idn;
+
+	build("prog.c", "prog", PIE_FLAGS);
+	idn = build_id_of(exe, id);
+	cr_assert_eq(idn, 20);
+	s = new_sym(NULL, NULL, false, false);
+	for (size_t i = 0; i < 4; i++) {
+		uint64_t off = offset_of(exe, prog_funcs[i]);
+
+		expect_name(s, exe, id, idn, off, prog_funcs[i]);
+		/* without a recorded build ID the file is taken as it is */
+		expect_name(s, exe, NULL, 0, off, prog_funcs[i]);
+	}
+	symbolizer__free(s);
+}
+
+Test(sym_elf, function_bounds_are_exact)
+{
+	const char *exe = tpath("prog");
+	struct oracle_sym o;
+	struct symbolizer *s;
+
+	build("prog.c", "prog", PIE_FLAGS);
+	cr_assert(oracle_find(exe, "symfix_beta", &o));
+	s = new_sym(NULL, NULL, false, false);
+	/* first and last byte of symfix_beta, from its st_size */
+	expect_name(s, exe, NULL, 0, o.offset - o.size / 2, "symfix_beta");
+	expect_name(s, exe, NULL, 0, o.offset - o.size / 2 + o.size - 1,
+		    "symfix_beta");
+	/* an offset outside every PT_LOAD maps to nothing */
+	expect_none(s, exe, NULL, 0, 1ull << 40);
+	symbolizer__free(s);
+}
+
+Test(sym_elf, shared_library_offsets)
+{
+	const char *so = tpath("libsymfix.so");
+	static const char *const funcs[] = { "symlib_one", "symlib_two",
+					     "symlib_hidden" };
+	struct symbolizer *s;
+	uint8_t id[20];
+	uint8_t idn;
+
+	build("lib.c", "libsymfix.so", "-O1 -g -fPIC -shared -Wl,--build-id");
+	idn = build_id_of(so, id);
+	s = new_sym(NULL, NULL, false, false);
+	for (size_t i = 0; i < 3; i++)
+		expect_name(s, so, id, idn, offset_of(so, funcs[i]), funcs[i]);
+	symbolizer__free(s);
+}
+
+Test(sym_elf, dynsym_only_names_exports_never_guesses)
+{
+	const char *so = tpath("libsymfix.so");
+	uint64_t one, two, hidden;
+	struct symbolizer *s;
+	uint8_t id[20];
+	uint8_t idn;
+
+	build("lib.c", "libsymfix.so", "-O1 -fPIC -shared -Wl,--build-id");
+	one = offset_of(so, "symlib_one");
+	two = offset_of(so, "symlib_two");
+	hidden = offset_of(so, "symlib_hidden");
+	sh("strip --strip-all '%s'", so);
+	idn = build_id_of(so, id);
+	s = new_sym(NULL, NULL, false, false);
+	expect_name(s, so, id, idn, one, "symlib_one");
+	expect_name(s, so, id, idn, two, "symlib_two");
+	/* the static function is in no table left: unknown, not a neighbour */
+	expect_none(s, so, id, idn, hidden);
+	symbolizer__free(s);
+}
+
+TestSuite(sym_debug, .init = setup, .fini = teardown);
+
+/* prog built, its debug file split off and the binary stripped. */
+static uint8_t split_prog(uint8_t *id, uint64_t *offs)
+{
+	const char *exe = tpath("prog");
+
+	build("prog.c", "prog", PIE_FLAGS);
+	for (size_t i = 0; i < 4; i++)
+		offs[i] = offset_of(exe, prog_funcs[i]);
+	sh("objcopy --only-keep-debug '%s' '%s'", exe, tpath("prog.debug"));
+	sh("strip --strip-all '%s'", exe);
+	return build_id_of(exe, id);
+}
+
+Test(sym_debug, stripped_binary_via_build_id_dir)
+{
+	struct symbolizer_stats st;
+	struct symbolizer *s;
+	uint64_t offs[4];
+	char hex[64];
+	uint8_t id[20];
+	uint8_t idn = split_prog(id, offs);
+
+	cr_assert_eq(idn, 20);
+	build_id_hex(id, idn, hex);
+	sh("mkdir -p '%s/usr/lib/debug/.build-id/%.2s'", dir, hex);
+	sh("mv '%s' '%s/usr/lib/debug/.build-id/%s.debug'", tpath("prog.debug"),
+	   dir, hex);
+	s = new_sym(NULL, tpath("usr/lib/debug"), false, false);
+	for (size_t i = 0; i < 4; i++)
+		expect_name(s, tpath("prog"), id, idn, offs[i], prog_funcs[i]);
+	symbolizer__stats(s, &st);
+	cr_assert_eq(st.modules_found, 1);
+	cr_assert_eq(st.debug_files, 1);
+	cr_assert_eq(st.buildid_mismatches, 0);
+	symbolizer__free(s);
+}
+
+Test(sym_debug, stripped_binary_without_debug_file_names_nothing_wrong)
+{
+	struct symbolizer *s;
+	uint64_t offs[4];
+	uint8_t id[20];
+	uint8_t idn = split_prog(id, offs);
+
+	s = new_sym(NULL, NULL, false, false);
+	/* a PIE exports none of these: no table covers them */
+	for (size_t i = 0; i < 4; i++)
+		expect_none(s, tpath("prog"), id, idn, offs[i]);
+	symbolizer__free(s);
+}
+
+Test(sym_debug, debug_file_of_another_build_is_refused)
+{
+	struct symbolizer_stats st;
+	struct symbolizer *s;
+	uint64_t offs[4];
+	char hex[64];
+	uint8_t id[20];
+	uint8_t idn = split_prog(id, offs);
+
+	/* other.c's debug file planted under prog's build ID */
+	build("other.c", "other", PIE_FLAGS);
+	build_id_hex(id, idn, hex);
+	sh("mkdir -p '%s/dbg/.build-id/%.2s'", dir, hex);
+	sh("objcopy --only-keep-debug '%s' '%s/dbg/.build-id/%s.debug'",
+	   tpath("other"), dir, hex);
+	s = new_sym(NULL, tpath("dbg"), false, false);
+	for (size_t i = 0; i < 4; i++)
+		expect_none(s, tpath("prog"), id, idn, offs[i]);
+	symbolizer__stats(s, &st);
+	cr_assert_eq(st.buildid_mismatches, 1);
+	cr_assert_eq(st.debug_files, 0);
+	symbolizer__free(s);
+}
+
+Test(sym_debug, gnu_debuglink_same_dir_by_build_id)
+{
+	struct symbolizer_stats st;
+	struct symbolizer *s;
+	uint64_t offs[4];
+	uint8_t id[20];
+	uint8_t idn = split_prog(id, offs);
+
+	sh("cd '%s' && objcopy --add-gnu-debuglink=prog.debug prog", dir);
+	cr_assert_eq(build_id_of(tpath("prog"), id), idn);
+	s = new_sym(NULL, NULL, false, false);
+	for (size_t i = 0; i < 4; i++)
+		expect_name(s, tpath("prog"), id, idn, offs[i], prog_funcs[i]);
+	symbolizer__stats(s, &st);
+	cr_assert_eq(st.debug_files, 1);
+	symbolizer__free(s);
+}
+
+Test(sym_debug, gnu_debuglink_dot_debug_subdir_by_crc)
+{
+	struct symbolizer *s;
+	uint64_t offs[4];
+	uint8_t id[20];
+	const char *exe = tpath("prog");
+
+	/* no build IDs at all: only the debuglink CRC can vouch */
+	build("prog.c", "prog", "-O1 -g -fPIE -pie -Wl,--build-id=none");
+	cr_assert_eq(build_id_of(exe, id), 0);
+	for (size_t i = 0; i < 4; i++)
+		offs[i] = offset_of(exe, prog_funcs[i]);
+	sh("mkdir '%s/.debug' && objcopy --only-keep-debug '%s' '%s/.debug/prog.debug'",
+	   dir, exe, dir);
+	sh("strip --strip-all '%s'", exe);
+	sh("cd '%s/.debug' && objcopy --add-gnu-debuglink=prog.debug ../prog", dir);
+	s = new_sym(NULL, NULL, false, false);
+	for (size_t i = 0; i < 4; i++)
+		expect_name(s, exe, NULL, 0, offs[i], prog_funcs[i]);
+	symbolizer__free(s);
+}
+
+Test(sym_debug, gnu_debuglink_crc_mismatch_is_refused)
+{
+	struct symbolizer *s;
+	uint64_t off;
+	uint8_t id[20];
+	const char *exe = tpath("prog");
+
+	build("prog.c", "prog", "-O1 -g -fPIE -pie -Wl,--build-id=none");
+	off = offset_of(exe, "symfix_local");
+	sh("cd '%s' && objcopy --only-keep-debug prog prog.debug && strip --strip-all prog"
+	   " && objcopy --add-gnu-debuglink=prog.debug prog", dir);
+	/* the debug file changes after the link was made */
+	sh("printf x >> '%s'", tpath("prog.debug"));
+	cr_assert_eq(build_id_of(exe, id), 0);
+	s = new_sym(NULL, NULL, false, false);
+	expect_none(s, exe, NULL, 0, off);
+	symbolizer__free(s);
+}
+
+Test(sym_debug, minidebuginfo_adds_local_functions)
+{
+	const char *exe = tpath("prog");
+	struct symbolizer *s;
+	uint64_t offs[4];
+	uint8_t id[20];
+	uint8_t idn;
+
+	build("prog.c", "prog", PIE_FLAGS);
+	for (size_t i = 0; i < 4; i++)
+		offs[i] = offset_of(exe, prog_funcs[i]);
+	/* MiniDebugInfo as distributions make it: function symbols not in
+	 * .dynsym, in an xz-compressed ELF in .gnu_debugdata */
+	sh("cd '%s' && nm -D --format=posix --defined-only prog | awk '{print $1}' | sort > dyn"
+	   " && nm --format=posix --defined-only prog | awk '$2 ~ /[Tt]/ {print $1}' | sort > funcs"
+	   " && comm -13 dyn funcs > keep"
+	   " && objcopy --only-keep-debug prog full.debug"
+	   " && objcopy -S --remove-section .gdb_index --remove-section .comment"
+	   " --keep-symbols=keep full.debug mini"
+	   " && strip --strip-all -R .comment prog && xz mini"
+	   " && objcopy --add-section .gnu_debugdata=mini.xz prog", dir);
+	idn = build_id_of(exe, id);
+	s = new_sym(NULL, NULL, false, false);
+	for (size_t i = 0; i < 4; i++)
+		expect_name(s, exe, id, idn, offs[i], prog_funcs[i]);
+	symbolizer__free(s);
+}
+
+TestSuite(sym_lookup, .init = setup, .fini = teardown);
+
+Test(sym_lookup, symfs_tree_replaces_the_root)
+{
+	/* recorded as /usr/bin/<unique>, which does not exist here */
+	char rec[PATH_MAX];
+	struct symbolizer *s;
+	uint64_t offs[4];
+	uint8_t id[20];
+	uint8_t idn;
+
+	snprintf(rec, sizeof(rec), "/usr/bin/stkrec-symfix-%s", strrchr(dir, '-') + 1);
+	cr_assert_neq(access(rec, F_OK), 0);
+	build("prog.c", "prog", PIE_FLAGS);
+	for (size_t i = 0; i < 4; i++)
+		offs[i] = offset_of(tpath("prog"), prog_funcs[i]);
+	idn = build_id_of(tpath("prog"), id);
+	sh("mkdir -p '%s/root/usr/bin' && mv '%s' '%s/root%s'", dir, tpath("prog"),
+	   dir, rec);
+	s = new_sym(tpath("root"), NULL, false, false);
+	for (size_t i = 0; i < 4; i++)
+		expect_name(s, rec, id, idn, offs[i], prog_funcs[i]);
+	symbolizer__free(s);
+}
+
+Test(sym_lookup, symfs_debug_dir_defaults_under_symfs)
+{
+	char rec[PATH_MAX], hex[64];
+	struct symbolizer_opts o = { .symfs = tpath("root") };
+	struct symbolizer *s;
+	uint64_t off;
+	uint8_t id[20];
+	uint8_t idn;
+
+	snprintf(rec, sizeof(rec), "/usr/bin/stkrec-symfix-%s", strrchr(dir, '-') + 1);
+	build("prog.c", "prog", PIE_FLAGS);
+	off = offset_of(tpath("prog"), "symfix_local");
+	idn = build_id_of(tpath("prog"), id);
+	build_id_hex(id, idn, hex);
+	sh("mkdir -p '%s/root/usr/bin' '%s/root/usr/lib/debug/.build-id/%.2s'", dir,
+	   dir, hex);
+	sh("cd '%s' && objcopy --only-keep-debug prog root/usr/lib/debug/.build-id/%s.debug"
+	   " && strip --strip-all prog && mv prog 'root%s'", dir, hex, rec);
+	cr_assert_eq(symbolizer__new(&o, &s), 0);
+	expect_name(s, rec, id, idn, off, "symfix_local");
+	symbolizer__free(s);
+}
+
+Test(sym_lookup, replaced_binary_with_other_build_id_names_nothing)
+{
+	const char *exe = tpath("prog");
+	struct symbolizer_stats st;
+	struct symbolizer *s;
+	uint64_t offs[4];
+	uint8_t id[20], id2[20];
+	uint8_t idn;
+
+	build("prog.c", "prog", PIE_FLAGS);
+	for (size_t i = 0; i < 4; i++)
+		offs[i] = offset_of(exe, prog_funcs[i]);
+	idn = build_id_of(exe, id);
+	/* the package was upgraded after the capture: same path, other build */
+	build("other.c", "prog", PIE_FLAGS);
+	cr_assert_eq(build_id_of(exe, id2), 20);
+	cr_assert_neq(memcmp(id, id2, 20), 0);
+	s = new_sym(NULL, NULL, false, false);
+	for (size_t i = 0; i < 4; i++)
+		expect_none(s, exe, id, idn, offs[i]);
+	/* the new build's own frames still resolve under its own ID */
+	expect_name(s, exe, id2, 20, offset_of(exe, "imposter_one"), "imposter_one");
+	symbolizer__stats(s, &st);
+	cr_assert_eq(st.buildid_mismatches, 1);
+	cr_assert_eq(st.modules_missing, 1);
+	cr_assert_eq(st.modules_found, 1);
+	symbolizer__free(s);
+}
+
+Test(sym_lookup, missing_file_and_bad_arguments)
+{
+	struct symbolizer_stats st;
+	struct symbolizer *s = new_sym(NULL, NULL, false, false);
+	struct sym_frame f[2];
+	uint8_t id[20] = { 1, 2, 3 };
+
+	expect_none(s, tpath("no-such-file"), id, 20, 0x1000);
+	expect_none(s, "[vdso]", NULL, 0, 0x400);
+	cr_assert_eq(symbolizer__resolve(s, NULL, NULL, 0, 0, f, 2), -EINVAL);
+	cr_assert_eq(symbolizer__resolve(s, "/x", NULL, 0, 0, f, 0), -EINVAL);
+	cr_assert_eq(symbolizer__resolve(s, "/x", NULL, 3, 0, f, 2), -EINVAL);
+	symbolizer__stats(s, &st);
+	cr_assert_eq(st.modules_missing, 2);
+	cr_assert_eq(st.modules_found, 0);
+	cr_assert_eq(st.unresolved, 2);
+	symbolizer__free(s);
+}
+
+Test(sym_lookup, per_address_cache_and_shared_images)
+{
+	const char *exe = tpath("prog");
+	struct symbolizer_stats st;
+	struct symbolizer *s;
+	uint64_t a, b;
+	uint8_t id[20];
+	uint8_t idn;
+
+	build("prog.c", "prog", PIE_FLAGS);
+	sh("ln '%s' '%s'", exe, tpath("prog-hardlink"));
+	idn = build_id_of(exe, id);
+	a = offset_of(exe, "symfix_alpha");
+	b = offset_of(exe, "symfix_beta");
+	s = new_sym(NULL, NULL, false, false);
+	expect_name(s, exe, id, idn, a, "symfix_alpha");
+	expect_name(s, exe, id, idn, a, "symfix_alpha");
+	expect_name(s, exe, id, idn, b, "symfix_beta");
+	expect_name(s, exe, id, idn, a, "symfix_alpha");
+	/* another recorded path of the same build: the ELF is not reopened */
+	expect_name(s, tpath("prog-hardlink"), id, idn, b, "symfix_beta");
+	symbolizer__stats(s, &st);
+	cr_assert_eq(st.lookups, 5);
+	cr_assert_eq(st.cache_hits, 2);
+	cr_assert_eq(st.resolved, 3);
+	cr_assert_eq(st.unresolved, 0);
+	cr_assert_eq(st.modules_found, 1);
+	symbolizer__free(s);
+}
+
+TestSuite(sym_dwarf, .init = setup, .fini = teardown);
+
+/* Line of the fixture that carries marker. */
+static int marker_line(const char *marker)
+{
+	char path[PATH_MAX], line[512];
+	FILE *f;
+	int n = 0;
+
+	snprintf(path, sizeof(path), "%s/tests/symfix/inline.c", srcdir());
+	f = fopen(path, "r");
+	cr_assert_not_null(f, "%s", path);
+	while (fgets(line, sizeof(line), f)) {
+		n++;
+		if (strstr(line, marker)) {
+			fclose(f);
+			return n;
+		}
+	}
+	fclose(f);
+	cr_assert_fail("%s not found", marker);
+	return 0;
+}
+
+static uint64_t inline_mark_offset(const char *exe)
+{
+	struct oracle_sym o;
+
+	build("inline.c", "inl", "-O2 -g -fPIE -pie -Wl,--build-id");
+	cr_assert(oracle_find(exe, "symfix_inl_mark", &o));
+	return o.offset; /* a size-0 label: offset is its address */
+}
+
+static bool ends_with(const char *s, const char *suffix)
+{
+	size_t a = strlen(s), b = strlen(suffix);
+
+	return a >= b && !strcmp(s + a - b, suffix);
+}
+
+Test(sym_dwarf, inlined_function_expands_to_two_frames)
+{
+	const char *exe = tpath("inl");
+	uint64_t off = inline_mark_offset(exe);
+	struct symbolizer *s = new_sym(NULL, NULL, true, true);
+	struct sym_frame f[8];
+	uint8_t id[20];
+	uint8_t idn = build_id_of(exe, id);
+	int n = symbolizer__resolve(s, exe, id, idn, off, f, 8);
+
+	cr_assert_eq(n, 2);
+	cr_assert_str_eq(f[0].name, "inl_helper");
+	cr_assert(f[0].inlined);
+	cr_assert(ends_with(f[0].file, "/tests/symfix/inline.c"), "%s", f[0].file);
+	cr_assert_eq(f[0].line, marker_line("INL_BODY_LINE"));
+	cr_assert_str_eq(f[1].name, "inl_outer");
+	cr_assert_not(f[1].inlined);
+	cr_assert(ends_with(f[1].file, "/tests/symfix/inline.c"), "%s", f[1].file);
+	cr_assert_eq(f[1].line, marker_line("INL_CALL_LINE"));
+	/* room for one frame only: the containing function is kept */
+	n = symbolizer__resolve(s, exe, id, idn, off, f, 1);
+	cr_assert_eq(n, 1);
+	cr_assert_str_eq(f[0].name, "inl_outer");
+	symbolizer__free(s);
+}
+
+Test(sym_dwarf, inlines_off_gives_the_call_site_line)
+{
+	const char *exe = tpath("inl");
+	uint64_t off = inline_mark_offset(exe);
+	struct symbolizer *s = new_sym(NULL, NULL, false, true);
+	struct sym_frame f[8];
+	int n = symbolizer__resolve(s, exe, NULL, 0, off, f, 8);
+
+	cr_assert_eq(n, 1);
+	cr_assert_str_eq(f[0].name, "inl_outer");
+	cr_assert_not(f[0].inlined);
+	cr_assert_eq(f[0].line, marker_line("INL_CALL_LINE"));
+	symbolizer__free(s);
+}
+
+Test(sym_dwarf, inlines_without_srclines_has_no_lines)
+{
+	const char *exe = tpath("inl");
+	uint64_t off = inline_mark_offset(exe);
+	struct symbolizer *s = new_sym(NULL, NULL, true, false);
+	struct sym_frame f[8];
+	int n = symbolizer__resolve(s, exe, NULL, 0, off, f, 8);
+
+	cr_assert_eq(n, 2);
+	cr_assert_str_eq(f[0].name, "inl_helper");
+	cr_assert_str_eq(f[1].name, "inl_outer");
+	cr_assert_null(f[0].file);
+	cr_assert_eq(f[0].line, 0);
+	cr_assert_null(f[1].file);
+	symbolizer__free(s);
+}
+
+Test(sym_dwarf, inlines_from_a_separate_debug_file)
+{
+	const char *exe = tpath("inl");
+	uint64_t off = inline_mark_offset(exe);
+	struct symbolizer *s;
+	struct sym_frame f[8];
+	uint8_t id[20];
+	uint8_t idn;
+	char hex[64];
+	int n;
+
+	idn = build_id_of(exe, id);
+	build_id_hex(id, idn, hex);
+	sh("mkdir -p '%s/dbg/.build-id/%.2s'", dir, hex);
+	sh("cd '%s' && objcopy --only-keep-debug inl 'dbg/.build-id/%s.debug'"
+	   " && strip --strip-all inl", dir, hex);
+	s = new_sym(NULL, tpath("dbg"), true, true);
+	n = symbolizer__resolve(s, exe, id, idn, off, f, 8);
+	cr_assert_eq(n, 2);
+	cr_assert_str_eq(f[0].name, "inl_helper");
+	cr_assert_eq(f[0].line, marker_line("INL_BODY_LINE"));
+	cr_assert_str_eq(f[1].name, "inl_outer");
+	cr_assert_eq(f[1].line, marker_line("INL_CALL_LINE"));
+	symbolizer__free(s);
+}
