@@ -27,7 +27,7 @@ msg = @printf '  %-8s %s\n' "$(1)" "$(2)";
 endif
 
 .DELETE_ON_ERROR:
-.PHONY: all clean deps test test-build fuzz fuzz-build install vmlinux demo bench
+.PHONY: all clean deps browser-deps test test-build fuzz fuzz-build install vmlinux demo bench
 
 FORMAT_SRCS := $(wildcard format/*.c)
 RECORD_SRCS := $(wildcard record/*.c)
@@ -122,7 +122,7 @@ $(OUT)/tests/test_%: $(OUT)/tests/test_%.o $(TESTUTIL_OBJS) $$(call libs_for,tes
 
 test-build: $(OUT)/stkrec $(OUT)/stkrec-tests $(WORKLOADS)
 
-test: deps
+test: deps browser-deps
 	$(Q)$(MAKE) --no-print-directory test-build
 	$(Q)STKREC=$(CURDIR)/$(OUT)/stkrec STKREC_WORKLOADS=$(CURDIR)/$(OUT)/workloads \
 		STKREC_SRCDIR=$(CURDIR) $(OUT)/stkrec-tests --jobs 1 $(TEST_ARGS)
@@ -151,7 +151,7 @@ fuzz: deps
 
 # --- setup, demo, install ----------------------------------------------------
 DEB_PKGS := clang llvm libbpf-dev bpftool libelf-dev libdw-dev libzstd-dev zlib1g-dev liblzma-dev \
-	libcriterion-dev pkg-config zstd make gcc
+	libcriterion-dev pkg-config zstd make gcc libxml2-utils chromium nodejs
 
 deps:
 	$(Q)missing=$$(for p in $(DEB_PKGS); do \
@@ -162,6 +162,14 @@ deps:
 		export DEBIAN_FRONTEND=noninteractive; \
 		apt-get update -qq && apt-get install -y -qq $$missing >/dev/null || exit 1; \
 	fi
+
+# The flame graph browser test: npm (Debian ships it apart from nodejs,
+# NodeSource's nodejs bundles it) and the locked playwright-core.
+browser-deps: deps
+	$(Q)command -v npm >/dev/null || { export DEBIAN_FRONTEND=noninteractive; \
+		apt-get update -qq && apt-get install -y -qq npm >/dev/null; } || exit 1
+	$(Q)[ -d tests/browser/node_modules/playwright-core ] || \
+		npm ci --prefix tests/browser --no-audit --no-fund --loglevel=error
 
 demo: deps
 	$(Q)$(MAKE) --no-print-directory all

@@ -168,6 +168,7 @@ async function run(a) {
 		const page = ctx.pages()[0] || await ctx.newPage();
 		const errors = [];
 
+		page.setDefaultTimeout(5000);
 		page.on('pageerror', e => errors.push(e.message));
 		await page.goto('file://' + a.svg);
 		const W = await page.$eval('svg', s => parseFloat(s.getAttribute('width')));
