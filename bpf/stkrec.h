@@ -9,13 +9,7 @@
 #define STKREC_BPF_STKREC_H
 
 #ifndef __VMLINUX_H__
-#include <stdint.h>
-typedef uint8_t __u8;
-typedef uint16_t __u16;
-typedef uint32_t __u32;
-typedef int32_t __s32;
-typedef uint64_t __u64;
-typedef int64_t __s64;
+#include <linux/types.h> /* __u32 and friends, as vmlinux.h has them */
 #endif
 
 #define STKREC_MAX_STACK 127  /* frames per stack, as bpf_get_stack allows */

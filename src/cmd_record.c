@@ -1,10 +1,285 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
-/* PLACEHOLDER: replaced by the real command. */
+/*
+ * stkrec record: check what can be checked before touching BPF (privileges,
+ * BTF, tracepoints, targets), run the recorder, and explain the result: a
+ * status line on a terminal, a summary at the end, one line per error.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <linux/capability.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+#include "record/record.h"
 #include "src/commands.h"
 #include "src/log.h"
+#include "src/record_opts.h"
+
+#ifndef CAP_PERFMON
+#define CAP_PERFMON 38
+#endif
+#ifndef CAP_BPF
+#define CAP_BPF 39
+#endif
+
+static struct recorder *active;
+static bool status_line;
+
+static void on_signal(int sig)
+{
+	if (active)
+		recorder__stop(active);
+}
+
+static int install_signals(void)
+{
+	struct sigaction sa = { .sa_handler = on_signal };
+
+	/* no SA_RESTART: the poll loop must wake up to see the request */
+	sigemptyset(&sa.sa_mask);
+	if (sigaction(SIGINT, &sa, NULL) || sigaction(SIGTERM, &sa, NULL))
+		return -errno;
+	return 0;
+}
+
+static bool has_cap(const struct __user_cap_data_struct d[2], int cap)
+{
+	return d[cap / 32].effective & (1u << (cap % 32));
+}
+
+static bool privileged(void)
+{
+	struct __user_cap_header_struct h = { .version = _LINUX_CAPABILITY_VERSION_3 };
+	struct __user_cap_data_struct d[2] = {};
+
+	if (syscall(SYS_capget, &h, d))
+		return geteuid() == 0;
+	if (has_cap(d, CAP_BPF) && has_cap(d, CAP_PERFMON))
+		return true;
+	return has_cap(d, CAP_SYS_ADMIN); /* kernels before 5.8 */
+}
+
+/* A -p PID must be a process (its tgid), a -t TID any thread. */
+static int check_targets(const struct record_opts *o)
+{
+	char path[64], line[256];
+	unsigned long tgid;
+	FILE *f;
+	int i;
+
+	for (i = 0; i < o->nr_pids; i++) {
+		snprintf(path, sizeof(path), "/proc/%u/status", o->pids[i]);
+		f = fopen(path, "r");
+		if (!f) {
+			log_error("record: no process with PID %u", o->pids[i]);
+			return -ESRCH;
+		}
+		tgid = 0;
+		while (fgets(line, sizeof(line), f) && sscanf(line, "Tgid: %lu", &tgid) != 1)
+			;
+		fclose(f);
+		if (tgid != o->pids[i]) {
+			log_error("record: %u is a thread of process %lu: use -t %u or -p %lu",
+				  o->pids[i], tgid, o->pids[i], tgid);
+			return -ESRCH;
+		}
+	}
+	for (i = 0; i < o->nr_tids; i++) {
+		snprintf(path, sizeof(path), "/proc/%u/task/%u", o->tids[i], o->tids[i]);
+		if (access(path, F_OK) && (snprintf(path, sizeof(path), "/proc/%u", o->tids[i]),
+					   access(path, F_OK))) {
+			log_error("record: no thread with TID %u", o->tids[i]);
+			return -ESRCH;
+		}
+	}
+	return 0;
+}
+
+static int preflight(const struct record_opts *o)
+{
+	const char *tp = NULL;
+	int err;
+
+	if (!privileged()) {
+		log_error("record: needs root (or CAP_BPF and CAP_PERFMON)");
+		return -EPERM;
+	}
+	if (access("/sys/kernel/btf/vmlinux", R_OK)) {
+		log_error("record: this kernel has no BTF (/sys/kernel/btf/vmlinux): "
+			  "it needs CONFIG_DEBUG_INFO_BTF=y");
+		return -ENOENT;
+	}
+	err = record__missing_tracepoint(o->events, &tp);
+	if (err == -ENOENT && tp) {
+		log_error("record: this kernel has no tracepoint '%s'", tp);
+		return err;
+	}
+	if (err) {
+		log_error("record: cannot read kernel BTF: %s", strerror(-err));
+		return err;
+	}
+	return check_targets(o);
+}
+
+static int libbpf_log(enum libbpf_print_level level, const char *fmt, va_list ap)
+{
+	/* Warnings are expected while probing fallbacks: -v shows them,
+	 * -vv adds libbpf's debug output (verifier logs). */
+	if (log_verbosity < (level == LIBBPF_DEBUG ? 2 : 1))
+		return 0;
+	return vfprintf(stderr, fmt, ap);
+}
+
+static void human_bytes(uint64_t b, char *buf, size_t len)
+{
+	if (b >= 10u << 20)
+		snprintf(buf, len, "%.1f MiB", b / 1048576.0);
+	else if (b >= 10u << 10)
+		snprintf(buf, len, "%.1f KiB", b / 1024.0);
+	else
+		snprintf(buf, len, "%" PRIu64 " B", b);
+}
+
+static uint64_t total(const uint64_t *v, int n)
+{
+	uint64_t t = 0;
+	int i;
+
+	for (i = 0; i < n; i++)
+		t += v[i];
+	return t;
+}
+
+static void on_progress(void *ctx, const struct record_progress *p)
+{
+	uint64_t ev = total(p->events, CAP_KIND_MAX);
+	double s = p->elapsed_ns / 1e9;
+	char size[32];
+
+	if (!status_line)
+		return;
+	human_bytes(p->bytes, size, sizeof(size));
+	fprintf(stderr, "\r\033[K%6.0fs  %8.0f events/s  lost %" PRIu64 "  %s",
+		s, s > 0 ? ev / s : 0.0, total(p->lost, CAP_KIND_MAX), size);
+	fflush(stderr);
+}
+
+static const char *stop_name(enum cap_stop_reason r)
+{
+	switch (r) {
+	case CAP_STOP_SIGNAL: return "signal";
+	case CAP_STOP_DURATION: return "duration reached";
+	case CAP_STOP_COMMAND: return "command exited";
+	case CAP_STOP_ERROR: return "error";
+	case CAP_STOP_MAX_SIZE: return "size limit";
+	}
+	return "unknown";
+}
+
+static void summary(const struct recorder *r, const char *path)
+{
+	struct record_progress p;
+	uint64_t ev;
+	char size[32];
+
+	recorder__progress(r, &p);
+	ev = total(p.events, CAP_KIND_MAX);
+	human_bytes(p.bytes, size, sizeof(size));
+	if (status_line)
+		fprintf(stderr, "\r\033[K");
+	fprintf(stderr, "stkrec: recorded %.1f s (%s", p.elapsed_ns / 1e9, stop_name(p.stop));
+	if (p.command_status >= 0)
+		fprintf(stderr, ", exit status %d", p.command_status);
+	fprintf(stderr, ")\n  events: %" PRIu64 " off-CPU, %" PRIu64 " CPU, %" PRIu64
+		" block I/O\n  lost:   %" PRIu64 " off-CPU, %" PRIu64 " CPU, %" PRIu64
+		" block I/O, %" PRIu64 " side band\n  stacks: %" PRIu64 " distinct; missed %"
+		PRIu64 " user, %" PRIu64 " kernel\n  wrote %s: %s, %.1f bytes/event\n",
+		p.events[CAP_KIND_OFFCPU], p.events[CAP_KIND_CPU], p.events[CAP_KIND_BIO],
+		p.lost[CAP_KIND_OFFCPU], p.lost[CAP_KIND_CPU], p.lost[CAP_KIND_BIO],
+		p.lost[CAP_KIND_SIDEBAND], p.stacks, p.ustack_missed, p.kstack_missed,
+		path, size, ev ? (double)p.bytes / ev : 0.0);
+}
+
+static char *join_cmdline(int argc, char **argv)
+{
+	size_t len = sizeof("stkrec"), off;
+	char *s;
+	int i;
+
+	for (i = 0; i < argc; i++)
+		len += strlen(argv[i]) + 1;
+	s = malloc(len);
+	if (!s)
+		return NULL;
+	off = snprintf(s, len, "stkrec");
+	for (i = 0; i < argc; i++)
+		off += snprintf(s + off, len - off, " %s", argv[i]);
+	return s;
+}
+
+static void explain_start_failure(const struct record_opts *o, const char *step, int err)
+{
+	if (!strcmp(step, "open output"))
+		log_error("record: cannot write '%s': %s", o->output, cap_strerror(err));
+	else if (!strcmp(step, "load BPF"))
+		log_error("record: cannot load the BPF programs: %s%s", cap_strerror(err),
+			  log_verbosity ? "" : " (-v shows libbpf's messages)");
+	else
+		log_error("record: %s: %s", step, cap_strerror(err));
+}
+
+static int record(struct record_opts *o)
+{
+	struct recorder *r = NULL;
+	const char *step = NULL;
+	int err;
+
+	err = recorder__new(o, &r, &step);
+	if (err) {
+		explain_start_failure(o, step, err);
+		return EXIT_FAIL;
+	}
+	active = r;
+	status_line = isatty(STDERR_FILENO);
+	err = recorder__run(r);
+	active = NULL;
+	summary(r, o->output);
+	if (err && o->command && recorder__command_pid(r) && err > -4000)
+		log_error("record: cannot run '%s': %s", o->command[0], cap_strerror(err));
+	else if (err)
+		log_error("record: stopped by an error: %s", cap_strerror(err));
+	recorder__free(r);
+	return err ? EXIT_FAIL : EXIT_OK;
+}
 
 int cmd_record(int argc, char **argv)
 {
-	log_error("record: not built yet");
-	return EXIT_FAIL;
+	struct record_opts o;
+	char err[256] = "";
+	int ret;
+
+	ret = record_opts__parse(argc, argv, &o, err, sizeof(err));
+	if (ret == RECORD_OPTS_HELP) {
+		record_opts__usage(stdout);
+		record_opts__free(&o);
+		return EXIT_OK;
+	}
+	if (ret) {
+		log_usage_error("record", "%s", err);
+		record_opts__free(&o);
+		return EXIT_USAGE;
+	}
+	log_verbosity = o.verbose;
+	o.libbpf_log = libbpf_log;
+	o.progress = on_progress;
+	o.cmdline = join_cmdline(argc - 1, argv + 1);
+	ret = EXIT_FAIL;
+	if (!preflight(&o) && !install_signals())
+		ret = record(&o);
+	free((char *)o.cmdline);
+	record_opts__free(&o);
+	return ret;
 }

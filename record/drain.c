@@ -1,0 +1,417 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+/*
+ * The drain loop: ringbuf records become capture records (stacks interned,
+ * THREAD records on first sight or rename, process maps on a pid's first
+ * event), the side band is drained in the same pass, blocks are aged out
+ * every ~100 ms, and the kernel's drop counters become LOST records (the
+ * delta since the last write, so the file's totals are exact).
+ */
+#include <errno.h>
+#include <string.h>
+#include <sys/epoll.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <bpf/bpf.h>
+#include <bpf/libbpf.h>
+#include "stkrec.skel.h"
+#include "record/recorder_int.h"
+
+#define NSEC_PER_SEC 1000000000ull
+#define TICK_NS (100 * 1000000ull)
+#define POLL_MS 100
+#define CHECK_EVERY 1024 /* records between clock reads in the callback */
+
+_Static_assert((int)STKREC_BIO_READ == CAP_BIO_READ && (int)STKREC_BIO_WRITE == CAP_BIO_WRITE &&
+	       (int)STKREC_BIO_FLUSH == CAP_BIO_FLUSH && (int)STKREC_BIO_DISCARD == CAP_BIO_DISCARD &&
+	       (int)STKREC_BIO_OTHER == CAP_BIO_OTHER, "bio ops match format");
+_Static_assert(STKREC_BIO_F_SYNC == CAP_BIO_F_SYNC && STKREC_BIO_F_FUA == CAP_BIO_F_FUA &&
+	       STKREC_BIO_F_META == CAP_BIO_F_META &&
+	       STKREC_BIO_F_PREFLUSH == CAP_BIO_F_PREFLUSH, "bio flags match format");
+
+static int note_thread(struct recorder *r, const struct stkrec_stack_ev *e, uint64_t time)
+{
+	struct cap_thread t = { .time = time, .tid = e->tid, .pid = e->pid };
+	int err;
+
+	/* tid 0 is each CPU's idle task ("swapper/N"): not a thread to name */
+	if (!e->tid || !threads__changed(&r->threads, e->tid, e->pid, e->comm))
+		return 0;
+	if (e->flags & STKREC_F_KTHREAD)
+		t.flags |= CAP_THREAD_KERNEL;
+	memcpy(t.comm, e->comm, sizeof(t.comm));
+	err = cap_writer__append(r->w, CAP_REC_THREAD, &t, sizeof(t), NULL, 0);
+	if (err < 0)
+		return err;
+	if (!(e->flags & STKREC_F_KTHREAD) && !procmaps__known(r->pm, e->pid)) {
+		err = procmaps__ensure(r->pm, e->pid, time);
+		if (err < 0 && err != -ESRCH && err != -ENOENT && err != -EACCES)
+			return err; /* gone or unreadable: the side band may know */
+	}
+	return 0;
+}
+
+static int stack_ids(struct recorder *r, const struct stkrec_stack_ev *e,
+		     uint32_t *ustack, uint32_t *kstack)
+{
+	int err;
+
+	if (e->flags & STKREC_F_USTACK_LOST) {
+		*ustack = CAP_STACK_LOST;
+	} else {
+		err = intern__stack(r->in, CAP_STACK_USER, (const uint64_t *)e->ips,
+				    e->nr_ustack, ustack);
+		if (err)
+			return err;
+	}
+	if (e->flags & STKREC_F_KSTACK_LOST)
+		*kstack = CAP_STACK_LOST;
+	else
+		return intern__stack(r->in, CAP_STACK_KERNEL,
+				     (const uint64_t *)e->ips + e->nr_ustack,
+				     e->nr_kstack, kstack);
+	return 0;
+}
+
+static int on_stack_ev(struct recorder *r, const struct stkrec_stack_ev *e, size_t size)
+{
+	uint32_t ustack, kstack;
+	int err;
+
+	if (size < STKREC_STACK_EV_HDR_SIZE || e->nr_ustack > STKREC_MAX_STACK ||
+	    e->nr_kstack > STKREC_MAX_STACK ||
+	    size < STKREC_STACK_EV_HDR_SIZE + 8u * (e->nr_ustack + e->nr_kstack)) {
+		r->bad_records++;
+		return 0;
+	}
+	err = note_thread(r, e, e->time);
+	if (!err)
+		err = stack_ids(r, e, &ustack, &kstack);
+	if (err)
+		return err;
+	if (e->type == STKREC_EV_OFFCPU) {
+		struct cap_offcpu o = {
+			.start = e->time, .duration = e->duration, .tid = e->tid,
+			.pid = e->pid, .cpu = e->cpu, .state = e->state,
+			.ustack = ustack, .kstack = kstack,
+		};
+
+		r->events[CAP_KIND_OFFCPU]++;
+		return cap_writer__append(r->w, CAP_REC_OFFCPU, &o, sizeof(o), NULL, 0);
+	} else {
+		struct cap_cpu c = {
+			.time = e->time, .tid = e->tid, .pid = e->pid, .cpu = e->cpu,
+			.ustack = ustack, .kstack = kstack,
+		};
+
+		r->events[CAP_KIND_CPU]++;
+		return cap_writer__append(r->w, CAP_REC_CPU, &c, sizeof(c), NULL, 0);
+	}
+}
+
+/* blk_status_t to -errno, as blk_status_to_errno(); codes 1..13 have kept
+ * their values since 4.13. Anything else reads as an I/O error. */
+static int32_t blk_errno(uint8_t status)
+{
+	static const int32_t map[] = {
+		0, -EOPNOTSUPP, -ETIMEDOUT, -ENOSPC, -ENOLINK, -EREMOTEIO, -EBADE,
+		-ENODATA, -EILSEQ, -ENOMEM, -EIO, -EREMCHG, -EAGAIN, -EBUSY,
+	};
+
+	return status < sizeof(map) / sizeof(map[0]) ? map[status] : -EIO;
+}
+
+static int on_bio_ev(struct recorder *r, const struct stkrec_bio_ev *e, size_t size)
+{
+	struct cap_bio b = {};
+
+	if (size < sizeof(*e)) {
+		r->bad_records++;
+		return 0;
+	}
+	b.issue_time = e->issue_time;
+	b.complete_time = e->complete_time;
+	b.sector = e->sector;
+	b.bytes = e->bytes;
+	b.tid = e->tid;
+	b.pid = e->pid;
+	b.major = e->major;
+	b.minor = e->minor;
+	b.op = e->op;
+	b.flags = e->flags;
+	b.error = blk_errno(e->status);
+	memcpy(b.comm, e->comm, sizeof(b.comm));
+	r->events[CAP_KIND_BIO]++;
+	return cap_writer__append(r->w, CAP_REC_BIO, &b, sizeof(b), NULL, 0);
+}
+
+/* ring_buffer callback. Returning <0 stops ring_buffer__consume() after this
+ * record (already consumed), which is how a long burst yields to the loop. */
+int record__on_event(void *ctx, void *data, size_t size)
+{
+	struct recorder *r = ctx;
+	uint32_t type;
+	int err;
+
+	if (size < sizeof(type)) {
+		r->bad_records++;
+		return 0;
+	}
+	memcpy(&type, data, sizeof(type));
+	switch (type) {
+	case STKREC_EV_OFFCPU:
+	case STKREC_EV_CPU:
+		err = on_stack_ev(r, data, size);
+		break;
+	case STKREC_EV_BIO:
+		err = on_bio_ev(r, data, size);
+		break;
+	default:
+		r->bad_records++;
+		err = 0;
+	}
+	if (err < 0)
+		return err;
+	if (++r->since_check >= CHECK_EVERY) {
+		r->since_check = 0;
+		if (record__now() >= r->next_check) {
+			r->yielded = true;
+			return -EAGAIN;
+		}
+	}
+	return 0;
+}
+
+static int read_counter(struct recorder *r, uint32_t key, uint64_t *sum)
+{
+	int fd = bpf_map__fd(r->skel->maps.counters), i;
+
+	if (bpf_map_lookup_elem(fd, &key, r->percpu_buf))
+		return -errno;
+	*sum = 0;
+	for (i = 0; i < r->ncpus_possible; i++)
+		*sum += r->percpu_buf[i];
+	return 0;
+}
+
+int record__write_lost(struct recorder *r)
+{
+	struct cap_lost l = { .cpu = 0xffffffffu };
+	uint64_t sum = 0;
+	uint32_t key;
+	int err;
+
+	for (key = 0; key < STKREC_NR_COUNTERS; key++) {
+		err = read_counter(r, key, &sum);
+		if (err)
+			return err;
+		if (sum <= r->lost_seen[key])
+			continue;
+		l.count = sum - r->lost_seen[key];
+		l.kind = key / STKREC_LOST_NR;
+		l.reason = key % STKREC_LOST_NR;
+		err = cap_writer__append(r->w, CAP_REC_LOST, &l, sizeof(l), NULL, 0);
+		if (err < 0)
+			return err;
+		r->lost_seen[key] = sum;
+	}
+	return 0;
+}
+
+static int write_stat(struct recorder *r, const char *key, uint64_t value)
+{
+	struct cap_stat s = { .value = value };
+	int err;
+
+	err = intern__string(r->in, key, strlen(key), &s.key_id);
+	if (err)
+		return err;
+	return cap_writer__append(r->w, CAP_REC_STAT, &s, sizeof(s), NULL, 0);
+}
+
+int record__write_stats(struct recorder *r)
+{
+	const struct cap_totals *t = cap_writer__totals(r->w);
+	const struct {
+		const char *key;
+		uint64_t value;
+	} stats[] = {
+		{ "events.offcpu", r->events[CAP_KIND_OFFCPU] },
+		{ "events.cpu", r->events[CAP_KIND_CPU] },
+		{ "events.bio", r->events[CAP_KIND_BIO] },
+		{ "stacks", intern__nr_stacks(r->in) },
+		{ "strings", intern__nr_strings(r->in) },
+		{ "threads", r->threads.nr },
+		{ "ringbuf_size", r->opts.ringbuf_size },
+		{ "bad_ringbuf_records", r->bad_records },
+		{ "sideband_lost", r->sb ? sideband__lost(r->sb) : 0 },
+		{ "duration_ns", r->end_ns - r->start_ns },
+		{ "bytes_raw", t->bytes_raw },
+		{ "bytes_file", cap_writer__file_size(r->w) },
+	};
+	size_t i;
+	int err;
+
+	for (i = 0; i < sizeof(stats) / sizeof(stats[0]); i++) {
+		err = write_stat(r, stats[i].key, stats[i].value);
+		if (err < 0)
+			return err;
+	}
+	return 0;
+}
+
+static int command_status(const struct recorder *r)
+{
+	if (!r->cmd.pid || !r->cmd.reaped)
+		return -1;
+	if (WIFEXITED(r->cmd.status))
+		return WEXITSTATUS(r->cmd.status);
+	return 128 + WTERMSIG(r->cmd.status);
+}
+
+int record__write_end(struct recorder *r)
+{
+	struct cap_end e = {
+		.time = r->end_ns,
+		.reason = r->stop,
+		.error = r->stop == CAP_STOP_ERROR ? r->error : 0,
+		.status = command_status(r),
+	};
+
+	return cap_writer__append(r->w, CAP_REC_END, &e, sizeof(e), NULL, 0);
+}
+
+void recorder__progress(const struct recorder *r, struct record_progress *p)
+{
+	int k;
+
+	memset(p, 0, sizeof(*p));
+	p->elapsed_ns = (r->end_ns ? r->end_ns : record__now()) - r->start_ns;
+	for (k = 0; k < STKREC_KIND_NR; k++) {
+		p->events[k] = r->events[k];
+		p->lost[k] = r->lost_seen[k * STKREC_LOST_NR + STKREC_LOST_RINGBUF] +
+			     r->lost_seen[k * STKREC_LOST_NR + STKREC_LOST_STATE];
+		p->ustack_missed += r->lost_seen[k * STKREC_LOST_NR + STKREC_LOST_USTACK];
+		p->kstack_missed += r->lost_seen[k * STKREC_LOST_NR + STKREC_LOST_KSTACK];
+	}
+	p->lost[CAP_KIND_SIDEBAND] = r->sb ? sideband__lost(r->sb) : 0;
+	p->stacks = r->in ? intern__nr_stacks(r->in) : 0;
+	p->bytes = r->w ? cap_writer__file_size(r->w) : r->final_bytes;
+	p->stop = r->stop;
+	p->command_status = command_status(r);
+}
+
+/* One pass over both sources. A yield (burst still flowing) is not an
+ * error: the loop comes back after its housekeeping. */
+static int drain(struct recorder *r, uint64_t budget_ns)
+{
+	int n;
+
+	r->next_check = record__now() + budget_ns;
+	r->yielded = false;
+	n = ring_buffer__consume(r->rb);
+	if (n < 0 && !(n == -EAGAIN && r->yielded))
+		return n;
+	n = sideband__drain(r->sb, r->w, r->pm);
+	return n < 0 ? n : 0;
+}
+
+static void report_progress(struct recorder *r)
+{
+	struct record_progress p;
+
+	if (!r->opts.progress)
+		return;
+	recorder__progress(r, &p);
+	r->opts.progress(r->opts.progress_ctx, &p);
+}
+
+/* Housekeeping after a drain; true when recording should stop. */
+static bool housekeeping(struct recorder *r, uint64_t *next_sec, int *err)
+{
+	uint64_t now = record__now();
+
+	*err = cap_writer__tick(r->w, now);
+	if (!*err && now >= *next_sec) {
+		*err = record__write_lost(r);
+		report_progress(r);
+		*next_sec = now + NSEC_PER_SEC;
+	}
+	if (*err < 0)
+		return true;
+	*err = 0;
+	if (r->stop_requested)
+		r->stop = CAP_STOP_SIGNAL;
+	else if (r->opts.duration_ns && now - r->start_ns >= r->opts.duration_ns)
+		r->stop = CAP_STOP_DURATION;
+	else if (command__poll(&r->cmd))
+		r->stop = CAP_STOP_COMMAND;
+	else
+		return false;
+	return true;
+}
+
+int record__loop(struct recorder *r)
+{
+	uint64_t next_sec = record__now() + NSEC_PER_SEC;
+	struct epoll_event evs[16];
+	int err;
+
+	for (;;) {
+		if (epoll_wait(r->epfd, evs, 16, POLL_MS) < 0 && errno != EINTR)
+			return -errno;
+		err = drain(r, TICK_NS);
+		if (err)
+			return err;
+		if (housekeeping(r, &next_sec, &err))
+			return err;
+	}
+}
+
+static int finish(struct recorder *r, int err)
+{
+	struct stat st;
+	int e2;
+
+	record__detach(r);
+	if (!err)
+		err = drain(r, UINT64_MAX / 2);
+	if (err) {
+		r->stop = err == CAP_ERR_FULL ? CAP_STOP_MAX_SIZE : CAP_STOP_ERROR;
+		r->error = err;
+	}
+	if (r->stop != CAP_STOP_COMMAND)
+		command__kill(&r->cmd);
+	r->end_ns = record__now();
+	e2 = record__write_lost(r);
+	if (!e2)
+		e2 = record__write_stats(r);
+	if (!e2)
+		e2 = record__write_end(r);
+	if (!e2)
+		e2 = cap_writer__finish(r->w);
+	else
+		cap_writer__free(r->w);
+	r->w = NULL;
+	if (!stat(r->opts.output, &st))
+		r->final_bytes = st.st_size;
+	report_progress(r);
+	return err == CAP_ERR_FULL ? e2 : (err ? err : e2);
+}
+
+int recorder__run(struct recorder *r)
+{
+	int err = 0;
+
+	if (!r->w)
+		return CAP_ERR_INVAL; /* already run */
+	r->stop = CAP_STOP_SIGNAL;
+	r->start_ns = record__now();
+	if (r->cmd.pid) {
+		err = command__release(&r->cmd);
+		if (err)
+			command__kill(&r->cmd);
+	}
+	if (!err)
+		err = record__loop(r);
+	return finish(r, err);
+}

@@ -1,0 +1,556 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+/*
+ * Recorder lifecycle, in the order a capture needs it: header, kernel
+ * identity and block devices; the held command; the BPF skeleton (open ->
+ * tunables and map sizes -> load); the side band, opened before the /proc
+ * scan so no mapping falls between the two; then attach. Teardown in
+ * recorder__free(), one place for every path.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <linux/perf_event.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/epoll.h>
+#include <sys/syscall.h>
+#include <sys/utsname.h>
+#include <time.h>
+#include <unistd.h>
+#include <bpf/bpf.h>
+#include <bpf/btf.h>
+#include <bpf/libbpf.h>
+#include "stkrec.skel.h"
+#include "record/blockdev.h"
+#include "record/recorder_int.h"
+
+_Static_assert((int)STKREC_KIND_OFFCPU == CAP_KIND_OFFCPU && (int)STKREC_KIND_CPU == CAP_KIND_CPU &&
+	       (int)STKREC_KIND_BIO == CAP_KIND_BIO, "kind values match format");
+_Static_assert((int)STKREC_LOST_RINGBUF == CAP_LOST_RINGBUF &&
+	       (int)STKREC_LOST_USTACK == CAP_LOST_USTACK &&
+	       (int)STKREC_LOST_KSTACK == CAP_LOST_KSTACK &&
+	       (int)STKREC_LOST_STATE == CAP_LOST_STATE &&
+	       (int)STKREC_LOST_NR == CAP_LOST_MAX, "lost reasons match format");
+_Static_assert(STKREC_MAX_STACK == CAP_MAX_STACK_DEPTH, "stack depth matches format");
+
+#define SIDEBAND_PAGES 128 /* 512 KiB per CPU */
+
+void record_opts__init(struct record_opts *o)
+{
+	memset(o, 0, sizeof(*o));
+	o->output = RECORD_DEFAULT_OUTPUT;
+	o->events = RECORD_EV_ALL;
+	o->freq = RECORD_DEFAULT_FREQ;
+	o->cpu = -1;
+	o->min_us = RECORD_DEFAULT_MIN_US;
+	o->max_us = UINT64_MAX / 1000;
+	o->state = -1;
+	o->storage_entries = RECORD_DEFAULT_STORAGE;
+	o->ringbuf_size = RECORD_DEFAULT_RINGBUF;
+}
+
+uint64_t record__now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1000000000ull + ts.tv_nsec;
+}
+
+static uint64_t ts_ns(const struct timespec *ts)
+{
+	return ts->tv_sec * 1000000000ull + ts->tv_nsec;
+}
+
+/* realtime = monotonic + offset, from the tightest of a few bracketed
+ * readings (a preemption inside one bracket would skew it). */
+static void clock_pair(uint64_t *mono, uint64_t *real, int64_t *offset)
+{
+	uint64_t best = UINT64_MAX;
+	struct timespec a, m, b;
+	int i;
+
+	for (i = 0; i < 16; i++) {
+		clock_gettime(CLOCK_REALTIME, &a);
+		clock_gettime(CLOCK_MONOTONIC, &m);
+		clock_gettime(CLOCK_REALTIME, &b);
+		if (ts_ns(&b) - ts_ns(&a) < best) {
+			best = ts_ns(&b) - ts_ns(&a);
+			*mono = ts_ns(&m);
+			*real = ts_ns(&a) + best / 2;
+		}
+	}
+	*offset = (int64_t)(*real - *mono);
+}
+
+static void fill_header(const struct recorder *r, struct cap_header *h)
+{
+	struct utsname u;
+
+	memset(h, 0, sizeof(*h));
+	h->major = CAP_VERSION_MAJOR;
+	h->minor = CAP_VERSION_MINOR;
+	clock_pair(&h->start_time, &h->start_realtime, &h->clock_offset);
+	h->ncpus = r->ncpus_possible;
+	h->page_size = sysconf(_SC_PAGESIZE);
+	h->recorder_pid = getpid();
+	if (!uname(&u)) {
+		snprintf(h->hostname, sizeof(h->hostname), "%s", u.nodename);
+		snprintf(h->release, sizeof(h->release), "%s", u.release);
+		snprintf(h->machine, sizeof(h->machine), "%s", u.machine);
+	}
+	snprintf(h->version, sizeof(h->version), "%s", STKREC_VERSION);
+	snprintf(h->cmdline, sizeof(h->cmdline), "%s", r->opts.cmdline ? r->opts.cmdline : "");
+}
+
+/* "0-3,5" from /sys/devices/system/cpu/online */
+static int online_cpus(int **out, int *n)
+{
+	char buf[4096], *p = buf, *end;
+	int *cpus = NULL, *tmp, cnt = 0;
+	long a, b;
+	ssize_t len;
+	int fd;
+
+	fd = open("/sys/devices/system/cpu/online", O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	len = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (len <= 0)
+		return -EIO;
+	buf[len] = 0;
+	while (*p && *p != '\n') {
+		a = b = strtol(p, &end, 10);
+		if (end == p || a < 0)
+			goto bad;
+		if (*end == '-')
+			b = strtol(end + 1, &end, 10);
+		if (b < a || b > 65535)
+			goto bad;
+		tmp = realloc(cpus, (cnt + b - a + 1) * sizeof(*cpus));
+		if (!tmp)
+			goto bad;
+		cpus = tmp;
+		while (a <= b)
+			cpus[cnt++] = a++;
+		p = *end == ',' ? end + 1 : end;
+	}
+	*out = cpus;
+	*n = cnt;
+	return cnt ? 0 : -EIO;
+bad:
+	free(cpus);
+	return -EIO;
+}
+
+static int preamble(struct recorder *r, const char **step)
+{
+	int err;
+
+	*step = "read kernel symbols";
+	err = ksyms__load(&r->ks);
+	if (err)
+		return err;
+	*step = "intern";
+	err = intern__new(r->w, &r->in);
+	if (err)
+		return err;
+	r->sink = (struct ksyms_sink){ .ks = r->ks, .w = r->w, .in = r->in };
+	intern__set_kstack_hook(r->in, ksyms__kstack_hook, &r->sink);
+	*step = "write kernel identity";
+	err = ksyms__write_kernel(r->ks, r->w, r->in);
+	if (err < 0)
+		return err;
+	*step = "write block devices";
+	err = blockdev__write_all(r->w, "/sys");
+	return err < 0 ? err : 0;
+}
+
+static bool tp_exists(const struct btf *btf, const char *tp)
+{
+	char name[128];
+
+	snprintf(name, sizeof(name), "btf_trace_%s", tp);
+	return btf__find_by_name_kind(btf, name, BTF_KIND_TYPEDEF) > 0;
+}
+
+int record__missing_tracepoint(unsigned events, const char **name)
+{
+	static const struct {
+		unsigned ev;
+		const char *tp;
+	} need[] = {
+		{ RECORD_EV_OFFCPU, "sched_switch" },
+		{ RECORD_EV_OFFCPU | RECORD_EV_CPU | RECORD_EV_BIO, "sched_process_fork" },
+		{ RECORD_EV_OFFCPU | RECORD_EV_CPU | RECORD_EV_BIO, "sched_process_exit" },
+		{ RECORD_EV_BIO, "block_rq_insert" },
+		{ RECORD_EV_BIO, "block_rq_issue" },
+		{ RECORD_EV_BIO, "block_rq_complete" },
+	};
+	struct btf *btf = btf__load_vmlinux_btf();
+	size_t i;
+	int err = 0;
+
+	if (!btf)
+		return -errno ? -errno : -ENOENT;
+	for (i = 0; i < sizeof(need) / sizeof(need[0]); i++) {
+		if ((need[i].ev & events) && !tp_exists(btf, need[i].tp)) {
+			*name = need[i].tp;
+			err = -ENOENT;
+			break;
+		}
+	}
+	btf__free(btf);
+	return err;
+}
+
+static void set_tunables(struct recorder *r, struct stkrec_bpf *s)
+{
+	const struct record_opts *o = &r->opts;
+
+	s->rodata->min_ns = o->min_us * 1000;
+	s->rodata->max_ns = o->max_us >= UINT64_MAX / 1000 ? UINT64_MAX : o->max_us * 1000;
+	s->rodata->state_filter = o->state;
+	s->rodata->self_tgid = getpid();
+	s->rodata->filter_tgid = o->nr_pids > 0 || (o->command && !o->all_cpus);
+	s->rodata->follow_fork = o->command && !o->all_cpus;
+	s->rodata->filter_tid = o->nr_tids > 0;
+	s->rodata->user_only = o->user_threads;
+	s->rodata->kernel_only = o->kernel_threads;
+	s->rodata->want_ustack = !o->kernel_stacks_only;
+	s->rodata->want_kstack = !o->user_stacks_only;
+	s->rodata->include_idle = o->idle;
+	s->rodata->target_cpu = o->cpu;
+	/* Wake the reader at 1/8 full: the rest absorbs bursts while it runs. */
+	s->rodata->wakeup_bytes = o->ringbuf_size / 8;
+}
+
+/* Open, size and load the skeleton; raw_tp/sched_switch when tp_btf fails. */
+static int load_bpf(struct recorder *r, bool raw_switch)
+{
+	const struct record_opts *o = &r->opts;
+	bool off = o->events & RECORD_EV_OFFCPU, bio = o->events & RECORD_EV_BIO;
+	struct btf *btf = btf__load_vmlinux_btf();
+	bool io_start = btf && tp_exists(btf, "block_io_start");
+	struct stkrec_bpf *s;
+	int err;
+
+	btf__free(btf);
+	s = stkrec_bpf__open();
+	if (!s)
+		return -errno;
+	set_tunables(r, s);
+	bpf_map__set_max_entries(s->maps.events, o->ringbuf_size);
+	bpf_map__set_max_entries(s->maps.offcpu_start, o->storage_entries);
+	bpf_map__set_max_entries(s->maps.bio_inflight, o->storage_entries);
+	bpf_map__set_max_entries(s->maps.tids, o->nr_tids > 0 ? o->nr_tids : 1);
+	bpf_program__set_autoload(s->progs.stkrec_switch, off && !raw_switch);
+	bpf_program__set_autoload(s->progs.stkrec_switch_raw, off && raw_switch);
+	bpf_program__set_autoload(s->progs.stkrec_cpu, o->events & RECORD_EV_CPU);
+	bpf_program__set_autoload(s->progs.stkrec_io_start, bio && io_start);
+	bpf_program__set_autoload(s->progs.stkrec_rq_insert, bio);
+	bpf_program__set_autoload(s->progs.stkrec_rq_issue, bio);
+	bpf_program__set_autoload(s->progs.stkrec_rq_complete, bio);
+	err = stkrec_bpf__load(s);
+	if (err) {
+		stkrec_bpf__destroy(s);
+		return err;
+	}
+	r->skel = s;
+	return 0;
+}
+
+static int fill_filters(struct recorder *r)
+{
+	const struct record_opts *o = &r->opts;
+	int tg = bpf_map__fd(r->skel->maps.tgids), td = bpf_map__fd(r->skel->maps.tids);
+	uint8_t one = 1;
+	uint32_t id;
+	int i;
+
+	for (i = 0; i < o->nr_pids; i++) {
+		if (bpf_map_update_elem(tg, &o->pids[i], &one, BPF_ANY))
+			return -errno;
+	}
+	for (i = 0; i < o->nr_tids; i++) {
+		if (bpf_map_update_elem(td, &o->tids[i], &one, BPF_ANY))
+			return -errno;
+	}
+	if (r->cmd.pid) {
+		id = r->cmd.pid;
+		if (bpf_map_update_elem(tg, &id, &one, BPF_ANY))
+			return -errno;
+	}
+	return 0;
+}
+
+static int add_link(struct recorder *r, struct bpf_link *l)
+{
+	struct bpf_link **tmp;
+
+	if (!l)
+		return -errno;
+	tmp = realloc(r->links, (r->nr_links + 1) * sizeof(*tmp));
+	if (!tmp) {
+		bpf_link__destroy(l);
+		return -ENOMEM;
+	}
+	r->links = tmp;
+	r->links[r->nr_links++] = l;
+	return 0;
+}
+
+static int attach_tracepoints(struct recorder *r, const char **step)
+{
+	static const struct {
+		size_t off;
+		const char *step;
+	} progs[] = {
+#define P(name, what) { offsetof(struct stkrec_bpf, progs.name), "attach " what }
+		P(stkrec_fork, "sched_process_fork"),
+		P(stkrec_exit, "sched_process_exit"),
+		P(stkrec_io_start, "block_io_start"),
+		P(stkrec_rq_insert, "block_rq_insert"),
+		P(stkrec_rq_issue, "block_rq_issue"),
+		P(stkrec_rq_complete, "block_rq_complete"),
+		P(stkrec_switch, "sched_switch"),
+		P(stkrec_switch_raw, "sched_switch (raw_tp)"),
+#undef P
+	};
+	struct bpf_program *p;
+	size_t i;
+	int err;
+
+	for (i = 0; i < sizeof(progs) / sizeof(progs[0]); i++) {
+		p = *(struct bpf_program **)((char *)r->skel + progs[i].off);
+		if (!bpf_program__autoload(p))
+			continue;
+		*step = progs[i].step;
+		err = add_link(r, bpf_program__attach(p));
+		if (err)
+			return err;
+	}
+	return 0;
+}
+
+static int open_cpu_clock(const struct record_opts *o, int cpu)
+{
+	struct perf_event_attr a = {
+		.type = PERF_TYPE_SOFTWARE,
+		.size = sizeof(a),
+		.config = PERF_COUNT_SW_CPU_CLOCK,
+	};
+
+	if (o->period) {
+		a.sample_period = o->period;
+	} else {
+		a.freq = 1;
+		a.sample_freq = o->freq;
+	}
+	return syscall(SYS_perf_event_open, &a, -1, cpu, -1, PERF_FLAG_FD_CLOEXEC);
+}
+
+static int attach_cpu_sampling(struct recorder *r, const char **step)
+{
+	int i, fd, err;
+
+	*step = "open cpu-clock perf event";
+	r->perf_fds = calloc(r->ncpus, sizeof(int));
+	if (!r->perf_fds)
+		return -ENOMEM;
+	for (i = 0; i < r->ncpus; i++) {
+		if (r->opts.cpu >= 0 && r->cpus[i] != r->opts.cpu)
+			continue;
+		fd = open_cpu_clock(&r->opts, r->cpus[i]);
+		if (fd < 0) {
+			if (errno == ENODEV)
+				continue; /* went offline meanwhile */
+			return -errno;
+		}
+		r->perf_fds[r->nr_perf_fds++] = fd;
+		*step = "attach perf_event program";
+		err = add_link(r, bpf_program__attach_perf_event(r->skel->progs.stkrec_cpu, fd));
+		if (err)
+			return err;
+	}
+	return 0;
+}
+
+static int setup_bpf(struct recorder *r, const char **step)
+{
+	int err;
+
+	*step = "load BPF";
+	err = load_bpf(r, false);
+	if (err && (r->opts.events & RECORD_EV_OFFCPU))
+		err = load_bpf(r, true);
+	if (err)
+		return err;
+	*step = "set BPF filters";
+	err = fill_filters(r);
+	if (err)
+		return err;
+	*step = "create ring buffer reader";
+	r->rb = ring_buffer__new(bpf_map__fd(r->skel->maps.events), record__on_event, r, NULL);
+	if (!r->rb)
+		return -errno;
+	r->percpu_buf = calloc(r->ncpus_possible, sizeof(uint64_t));
+	return r->percpu_buf ? 0 : -ENOMEM;
+}
+
+static int epoll_add(int epfd, int fd)
+{
+	struct epoll_event ev = { .events = EPOLLIN, .data.fd = fd };
+
+	return epoll_ctl(epfd, EPOLL_CTL_ADD, fd, &ev) ? -errno : 0;
+}
+
+static int setup_poll(struct recorder *r)
+{
+	const int *fds;
+	int i, n, err;
+
+	r->epfd = epoll_create1(EPOLL_CLOEXEC);
+	if (r->epfd < 0)
+		return -errno;
+	err = epoll_add(r->epfd, ring_buffer__epoll_fd(r->rb));
+	n = sideband__fds(r->sb, &fds);
+	for (i = 0; !err && i < n; i++)
+		err = epoll_add(r->epfd, fds[i]);
+	if (!err && r->cmd.pidfd >= 0)
+		err = epoll_add(r->epfd, r->cmd.pidfd);
+	return err;
+}
+
+static int start(struct recorder *r, const char **step)
+{
+	struct cap_writer_opts wo = { .max_size = r->opts.max_size };
+	struct cap_header h;
+	int err;
+
+	*step = "list online CPUs";
+	err = online_cpus(&r->cpus, &r->ncpus);
+	if (err)
+		return err;
+	r->ncpus_possible = libbpf_num_possible_cpus();
+	if (r->ncpus_possible <= 0)
+		return r->ncpus_possible ? r->ncpus_possible : -EINVAL;
+	fill_header(r, &h);
+	r->start_ns = h.start_time;
+	*step = "open output";
+	err = cap_writer__open(r->opts.output, &h, &wo, &r->w);
+	if (err)
+		return err;
+	err = preamble(r, step);
+	if (err)
+		return err;
+	err = threads__init(&r->threads);
+	if (err)
+		return err;
+	if (r->opts.command) {
+		*step = "start command";
+		err = command__fork_held(&r->cmd, r->opts.command);
+		if (err)
+			return err;
+	}
+	err = setup_bpf(r, step);
+	if (err)
+		return err;
+	*step = "open perf side band";
+	err = sideband__open(r->cpus, r->ncpus, SIDEBAND_PAGES, &r->sb);
+	if (err)
+		return err;
+	*step = "scan /proc";
+	err = procmaps__new(r->w, r->in, &r->pm);
+	if (!err)
+		err = procmaps__scan_all(r->pm, record__now());
+	if (err < 0)
+		return err;
+	err = attach_tracepoints(r, step);
+	if (!err && (r->opts.events & RECORD_EV_CPU))
+		err = attach_cpu_sampling(r, step);
+	if (err)
+		return err;
+	*step = "set up polling";
+	return setup_poll(r);
+}
+
+int recorder__new(const struct record_opts *opts, struct recorder **out, const char **step)
+{
+	const char *dummy;
+	struct recorder *r;
+	int err;
+
+	if (!step)
+		step = &dummy;
+	*step = "start";
+	if (!opts || !out || !opts->output || !opts->events)
+		return CAP_ERR_INVAL;
+	r = calloc(1, sizeof(*r));
+	if (!r)
+		return -ENOMEM;
+	r->opts = *opts;
+	r->epfd = -1;
+	r->cmd.go_fd = r->cmd.err_fd = r->cmd.pidfd = -1;
+	r->cmd.status = -1;
+	libbpf_set_print(opts->libbpf_log);
+	err = start(r, step);
+	if (err) {
+		recorder__free(r);
+		return err;
+	}
+	*out = r;
+	return 0;
+}
+
+static void detach_all(struct recorder *r)
+{
+	int i;
+
+	for (i = 0; i < r->nr_links; i++)
+		bpf_link__destroy(r->links[i]);
+	r->nr_links = 0;
+	for (i = 0; i < r->nr_perf_fds; i++)
+		close(r->perf_fds[i]);
+	r->nr_perf_fds = 0;
+}
+
+void record__detach(struct recorder *r)
+{
+	detach_all(r);
+}
+
+void recorder__free(struct recorder *r)
+{
+	if (!r)
+		return;
+	command__kill(&r->cmd);
+	command__close(&r->cmd);
+	detach_all(r);
+	free(r->links);
+	free(r->perf_fds);
+	if (r->epfd >= 0)
+		close(r->epfd);
+	ring_buffer__free(r->rb);
+	stkrec_bpf__destroy(r->skel);
+	sideband__free(r->sb);
+	procmaps__free(r->pm);
+	intern__free(r->in);
+	ksyms__free(r->ks);
+	cap_writer__free(r->w); /* NULL once recorder__run() finished it */
+	threads__free(&r->threads);
+	free(r->percpu_buf);
+	free(r->cpus);
+	free(r);
+}
+
+void recorder__stop(struct recorder *r)
+{
+	r->stop_requested = 1;
+}
+
+int recorder__command_pid(const struct recorder *r)
+{
+	return r->cmd.pid;
+}

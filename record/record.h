@@ -1,0 +1,106 @@
+/* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
+/*
+ * The recording session: load the BPF programs, write the capture's
+ * preamble (header, kernel, block devices, processes), stream events from
+ * the ringbuf and the perf side band into the capture until told to stop,
+ * then write the loss, statistics and END records and finish the file.
+ *
+ * Never prints: libbpf's messages go to opts->libbpf_log, progress to
+ * opts->progress, errors are returned as -errno or CAP_ERR_*.
+ */
+#ifndef STKREC_RECORD_RECORD_H
+#define STKREC_RECORD_RECORD_H
+
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <bpf/libbpf.h>
+#include "format/capture.h"
+
+/* opts->events bits */
+#define RECORD_EV_OFFCPU (1u << CAP_KIND_OFFCPU)
+#define RECORD_EV_CPU (1u << CAP_KIND_CPU)
+#define RECORD_EV_BIO (1u << CAP_KIND_BIO)
+#define RECORD_EV_ALL (RECORD_EV_OFFCPU | RECORD_EV_CPU | RECORD_EV_BIO)
+
+#define RECORD_DEFAULT_OUTPUT "stkrec.cap"
+#define RECORD_DEFAULT_FREQ 49
+#define RECORD_DEFAULT_RINGBUF (16u << 20)
+#define RECORD_DEFAULT_STORAGE 16384
+#define RECORD_DEFAULT_MIN_US 1
+
+/* What the summary and the status line show. */
+struct record_progress {
+	uint64_t elapsed_ns;
+	uint64_t events[CAP_KIND_MAX];
+	uint64_t lost[CAP_KIND_MAX];   /* events lost (ringbuf, state table) */
+	uint64_t ustack_missed;        /* events kept without their user stack */
+	uint64_t kstack_missed;
+	uint64_t stacks;               /* distinct stacks interned */
+	uint64_t bytes;                /* capture bytes written so far */
+	enum cap_stop_reason stop;     /* once stopped */
+	int command_status;            /* wait status of -- COMMAND, or -1 */
+};
+
+struct record_opts {
+	const char *output;          /* capture path */
+	unsigned events;             /* RECORD_EV_* */
+	uint32_t *pids;              /* -p: tgids */
+	int nr_pids;
+	uint32_t *tids;              /* -t */
+	int nr_tids;
+	bool all_cpus;               /* -a: whole system, even with a command */
+	bool user_threads;           /* -u */
+	bool kernel_threads;         /* -k */
+	bool user_stacks_only;       /* -U */
+	bool kernel_stacks_only;     /* -K */
+	uint64_t freq;               /* -F: samples/s per CPU (freq mode) */
+	uint64_t period;             /* -c: cpu-clock ns between samples; 0: use freq */
+	bool idle;                   /* -I: sample the idle task too */
+	int cpu;                     /* -C, or -1 for all */
+	uint64_t min_us, max_us;     /* -m, -M: off-CPU duration bounds */
+	int64_t state;               /* --state, or -1 */
+	uint64_t storage_entries;    /* --stack-storage-size */
+	uint64_t ringbuf_size;       /* --ringbuf-size (power of 2) */
+	uint64_t duration_ns;        /* -d, 0 = until stopped */
+	uint64_t max_size;           /* stop at this capture size; 0 = none */
+	char **command;              /* -- COMMAND ARGS..., NULL-terminated */
+	const char *cmdline;         /* for the header */
+	int verbose;
+	/* libbpf's log, or NULL to silence it */
+	libbpf_print_fn_t libbpf_log;
+	/* called about once a second while recording, and once at the end */
+	void (*progress)(void *ctx, const struct record_progress *p);
+	void *progress_ctx;
+};
+
+/* Defaults: every kind, whole system, 49 Hz, RECORD_DEFAULT_* sizes. */
+void record_opts__init(struct record_opts *o);
+
+struct recorder;
+
+/*
+ * Open the capture, write the preamble, load and attach the BPF programs,
+ * and (with a command) fork it held until everything is attached. The
+ * capture path is opened first, so an unwritable path fails before BPF.
+ * On failure *step (if not NULL) names what failed, e.g. "load BPF" or
+ * "attach block_rq_issue" (a static string).
+ */
+int recorder__new(const struct record_opts *opts, struct recorder **out,
+		  const char **step);
+/* Record until recorder__stop(), the duration, or the command's exit; then
+ * finish the capture. Returns 0 or the error that stopped recording (the
+ * capture is still finished with an END record saying so). */
+int recorder__run(struct recorder *r);
+/* Async-signal-safe: ask recorder__run() to stop at its next wakeup. */
+void recorder__stop(struct recorder *r);
+/* Final (or current) numbers. */
+void recorder__progress(const struct recorder *r, struct record_progress *p);
+/* Is a tracepoint the chosen events need missing from the kernel? 0, or
+ * -ENOENT with *name set; another -errno when kernel BTF is unreadable. */
+int record__missing_tracepoint(unsigned events, const char **name);
+/* pid of the recorded command, or 0 */
+int recorder__command_pid(const struct recorder *r);
+void recorder__free(struct recorder *r);
+
+#endif /* STKREC_RECORD_RECORD_H */

@@ -1,0 +1,336 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+/* `stkrec record` options. Option letters follow perf record and the BCC
+ * tools (offcputime, profile): -p/-t/-u/-k, -U/-K, -F/-c, -I, -C, -m/-M. */
+#include <errno.h>
+#include <getopt.h>
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include "src/record_opts.h"
+#include "src/util.h"
+
+enum {
+	OPT_STATE = 256,
+	OPT_STORAGE,
+	OPT_RINGBUF,
+};
+
+static const struct option long_opts[] = {
+	{ "help", no_argument, NULL, 'h' },
+	{ "output", required_argument, NULL, 'o' },
+	{ "event", required_argument, NULL, 'e' },
+	{ "all-cpus", no_argument, NULL, 'a' },
+	{ "pid", required_argument, NULL, 'p' },
+	{ "tid", required_argument, NULL, 't' },
+	{ "user-threads-only", no_argument, NULL, 'u' },
+	{ "kernel-threads-only", no_argument, NULL, 'k' },
+	{ "user-stacks-only", no_argument, NULL, 'U' },
+	{ "kernel-stacks-only", no_argument, NULL, 'K' },
+	{ "frequency", required_argument, NULL, 'F' },
+	{ "count", required_argument, NULL, 'c' },
+	{ "include-idle", no_argument, NULL, 'I' },
+	{ "cpu", required_argument, NULL, 'C' },
+	{ "min-block-time", required_argument, NULL, 'm' },
+	{ "max-block-time", required_argument, NULL, 'M' },
+	{ "duration", required_argument, NULL, 'd' },
+	{ "verbose", no_argument, NULL, 'v' },
+	{ "state", required_argument, NULL, OPT_STATE },
+	{ "stack-storage-size", required_argument, NULL, OPT_STORAGE },
+	{ "ringbuf-size", required_argument, NULL, OPT_RINGBUF },
+	{ NULL, 0, NULL, 0 },
+};
+
+/* '+': stop at the first non-option, which starts the command (as perf). */
+static const char short_opts[] = "+:ho:e:ap:t:ukUKF:c:IC:m:M:d:v";
+
+void record_opts__usage(FILE *f)
+{
+	fprintf(f,
+"usage: stkrec record [-o FILE] [-e offcpu,cpu,bio] [-a] [-p PID,...|-t TID,...|-u|-k]\n"
+"                     [-U|-K] [-F HZ|-c N] [-I] [-C CPU] [-m MIN_US] [-M MAX_US]\n"
+"                     [--state MASK] [--stack-storage-size N] [--ringbuf-size BYTES]\n"
+"                     [-d SECONDS] [-v] [-- COMMAND [ARGS...]]\n"
+"\n"
+"Record off-CPU intervals, CPU samples and block I/O completions with user and\n"
+"kernel stacks into a capture file, until Ctrl-C, -d, or COMMAND exits.\n"
+"\n"
+"options:\n"
+"  -o, --output FILE        capture file (default %s)\n"
+"  -e, --event LIST         event kinds: offcpu,cpu,bio (default all three)\n"
+"  -a, --all-cpus           whole system (default); with COMMAND: until it exits\n"
+"  -p, --pid PID,...        only these processes\n"
+"  -t, --tid TID,...        only these threads\n"
+"  -u, --user-threads-only  only user threads (no kernel threads)\n"
+"  -k, --kernel-threads-only  only kernel threads\n"
+"  -U, --user-stacks-only   take user stacks only (no kernel stacks)\n"
+"  -K, --kernel-stacks-only take kernel stacks only (no user stacks)\n"
+"  -F, --frequency HZ       CPU samples per second per CPU (default %d)\n"
+"  -c, --count N            one CPU sample every N ns of cpu-clock instead\n"
+"  -I, --include-idle       sample the idle task too\n"
+"  -C, --cpu CPU            only this CPU (off-CPU and CPU samples)\n"
+"  -m, --min-block-time US  off-CPU intervals of at least US microseconds\n"
+"                           (default %d)\n"
+"  -M, --max-block-time US  off-CPU intervals of at most US microseconds\n"
+"      --state MASK         off-CPU only in this task state at switch-out:\n"
+"                           0 = preempted (running), else a TASK_* bit mask,\n"
+"                           e.g. 1 interruptible, 2 uninterruptible\n"
+"      --stack-storage-size N  threads that can be off CPU at once, and block\n"
+"                           requests in flight, tracked in the kernel (default %d)\n"
+"      --ringbuf-size BYTES kernel-to-user buffer, a power of 2 (default %uM)\n"
+"  -d, --duration SECONDS   stop after this long\n"
+"  -v, --verbose            more messages (repeat for libbpf's)\n"
+"  -h, --help               this text\n"
+"\n"
+"examples:\n"
+"  stkrec record -d 10                 # whole system for 10 s, all event kinds\n"
+"  stkrec record -p 181 -e offcpu      # why is PID 181 waiting?\n"
+"  stkrec record -u -m 1000            # user threads blocked for 1 ms or more\n"
+"  stkrec record --state 2 -e offcpu   # uninterruptible sleeps (D state) only\n"
+"  stkrec record -e cpu -F 99 -C 0     # CPU profile of CPU 0 at 99 Hz\n"
+"  stkrec record -e bio -d 30          # block I/O latency, by issuing process\n"
+"  stkrec record -o make.cap -- make -j2  # a command and its children\n"
+"  stkrec report -i make.cap           # then explain it\n",
+		RECORD_DEFAULT_OUTPUT, RECORD_DEFAULT_FREQ, RECORD_DEFAULT_MIN_US,
+		RECORD_DEFAULT_STORAGE, RECORD_DEFAULT_RINGBUF >> 20);
+}
+
+int record_opts__parse_events(const char *s, unsigned *mask)
+{
+	char *dup, *tok, *save = NULL;
+	unsigned m = 0;
+	int err = 0;
+
+	if (!s || !*s || s[0] == ',' || s[strlen(s) - 1] == ',')
+		return -EINVAL;
+	dup = strdup(s);
+	if (!dup)
+		return -ENOMEM;
+	for (tok = strtok_r(dup, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+		if (!strcmp(tok, "offcpu"))
+			m |= RECORD_EV_OFFCPU;
+		else if (!strcmp(tok, "cpu"))
+			m |= RECORD_EV_CPU;
+		else if (!strcmp(tok, "bio"))
+			m |= RECORD_EV_BIO;
+		else
+			err = -EINVAL;
+	}
+	free(dup);
+	if (!err)
+		*mask = m;
+	return err;
+}
+
+static int fail(char *err, size_t len, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(err, len, fmt, ap);
+	va_end(ap);
+	return -EINVAL;
+}
+
+static bool is_pow2(uint64_t v)
+{
+	return v && !(v & (v - 1));
+}
+
+/* What the options said, for the cross-checks after the loop. */
+struct seen {
+	bool all, freq, count, min, max;
+	int targets; /* count of -p, -t, -u, -k */
+};
+
+static int parse_num(const char *name, const char *arg, uint64_t min, uint64_t max,
+		     uint64_t *out, char *err, size_t len)
+{
+	int e = parse_u64(arg, min, max, out);
+
+	if (e == -ERANGE)
+		return fail(err, len, "%s: '%s' is out of range [%" PRIu64 ", %" PRIu64 "]",
+			    name, arg, min, max);
+	if (e)
+		return fail(err, len, "%s: '%s' is not a number", name, arg);
+	return 0;
+}
+
+static int parse_list(const char *name, const char *arg, uint32_t **out, int *n,
+		      char *err, size_t len)
+{
+	if (parse_u32_list(arg, 1, INT32_MAX, out, n))
+		return fail(err, len, "%s: '%s' is not a list of ids like 1,2,3", name, arg);
+	return 0;
+}
+
+static int parse_sizes(int c, const char *arg, struct record_opts *o, char *err, size_t len)
+{
+	int e;
+
+	if (c == OPT_STORAGE)
+		return parse_num("--stack-storage-size", arg, 1, 1u << 22,
+				 &o->storage_entries, err, len);
+	e = parse_size(arg, 64u << 10, 1ull << 30, &o->ringbuf_size);
+	if (e == -ERANGE)
+		return fail(err, len, "--ringbuf-size: '%s' is not in [64K, 1G]", arg);
+	if (e)
+		return fail(err, len, "--ringbuf-size: '%s' is not a size", arg);
+	if (!is_pow2(o->ringbuf_size))
+		return fail(err, len, "--ringbuf-size: '%s' is not a power of 2", arg);
+	return 0;
+}
+
+static int parse_cpu(const char *arg, struct record_opts *o, char *err, size_t len)
+{
+	long ncpus = sysconf(_SC_NPROCESSORS_CONF);
+	uint64_t v;
+
+	if (parse_num("-C", arg, 0, 1u << 20, &v, err, len))
+		return -EINVAL;
+	if (ncpus > 0 && v >= (uint64_t)ncpus)
+		return fail(err, len, "-C: CPU %s does not exist (%ld CPUs)", arg, ncpus);
+	o->cpu = v;
+	return 0;
+}
+
+static int parse_one(int c, const char *arg, struct record_opts *o, struct seen *s,
+		     char *err, size_t len)
+{
+	uint64_t v;
+
+	switch (c) {
+	case 'o':
+		if (!*arg)
+			return fail(err, len, "-o: empty file name");
+		o->output = arg;
+		return 0;
+	case 'e':
+		if (record_opts__parse_events(arg, &o->events))
+			return fail(err, len, "-e: '%s': event kinds are offcpu, cpu, bio", arg);
+		return 0;
+	case 'a':
+		s->all = true;
+		o->all_cpus = true;
+		return 0;
+	case 'p':
+		s->targets++;
+		free(o->pids);
+		o->pids = NULL;
+		return parse_list("-p", arg, &o->pids, &o->nr_pids, err, len);
+	case 't':
+		s->targets++;
+		free(o->tids);
+		o->tids = NULL;
+		return parse_list("-t", arg, &o->tids, &o->nr_tids, err, len);
+	case 'u':
+		s->targets++;
+		o->user_threads = true;
+		return 0;
+	case 'k':
+		s->targets++;
+		o->kernel_threads = true;
+		return 0;
+	case 'U':
+		o->user_stacks_only = true;
+		return 0;
+	case 'K':
+		o->kernel_stacks_only = true;
+		return 0;
+	case 'F':
+		s->freq = true;
+		return parse_num("-F", arg, 1, 100000, &o->freq, err, len);
+	case 'c':
+		s->count = true;
+		return parse_num("-c", arg, 1, UINT64_MAX >> 1, &o->period, err, len);
+	case 'I':
+		o->idle = true;
+		return 0;
+	case 'C':
+		return parse_cpu(arg, o, err, len);
+	case 'm':
+		s->min = true;
+		return parse_num("-m", arg, 0, UINT64_MAX / 1000, &o->min_us, err, len);
+	case 'M':
+		s->max = true;
+		return parse_num("-M", arg, 0, UINT64_MAX / 1000, &o->max_us, err, len);
+	case 'd':
+		if (parse_seconds(arg, &o->duration_ns) || !o->duration_ns)
+			return fail(err, len, "-d: '%s' is not a positive number of seconds", arg);
+		return 0;
+	case 'v':
+		o->verbose++;
+		return 0;
+	case OPT_STATE:
+		if (parse_num("--state", arg, 0, UINT32_MAX, &v, err, len))
+			return -EINVAL;
+		o->state = v;
+		return 0;
+	case OPT_STORAGE:
+	case OPT_RINGBUF:
+		return parse_sizes(c, arg, o, err, len);
+	}
+	return fail(err, len, "internal: unhandled option %d", c);
+}
+
+static int cross_check(struct record_opts *o, const struct seen *s, char *err, size_t len)
+{
+	if (s->targets > 1)
+		return fail(err, len, "-p, -t, -u and -k are mutually exclusive");
+	if (s->all && (o->nr_pids || o->nr_tids))
+		return fail(err, len, "-a and -p/-t are mutually exclusive");
+	if (o->command && (o->nr_pids || o->nr_tids))
+		return fail(err, len, "a COMMAND and -p/-t are mutually exclusive");
+	if (s->freq && s->count)
+		return fail(err, len, "-F and -c are mutually exclusive");
+	if (o->user_stacks_only && o->kernel_stacks_only)
+		return fail(err, len, "-U and -K are mutually exclusive");
+	if (s->min && s->max && o->min_us > o->max_us)
+		return fail(err, len, "-m %" PRIu64 " is greater than -M %" PRIu64,
+			    o->min_us, o->max_us);
+	if (!o->events)
+		return fail(err, len, "-e: no event kind selected");
+	return 0;
+}
+
+static int bad_option(int c, char **argv, char *err, size_t len)
+{
+	const char *arg = argv[optind - 1];
+
+	if (c == ':')
+		return fail(err, len, "option '%s' requires a value", arg);
+	if (optopt)
+		return fail(err, len, "unknown option '-%c'", optopt);
+	return fail(err, len, "unknown option '%s'", arg);
+}
+
+int record_opts__parse(int argc, char **argv, struct record_opts *o,
+		       char *err, size_t errlen)
+{
+	struct seen s = {};
+	int c;
+
+	record_opts__init(o);
+	optind = 0; /* full reinitialization: parse may run more than once */
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, short_opts, long_opts, NULL)) != -1) {
+		if (c == 'h')
+			return RECORD_OPTS_HELP;
+		if (c == '?' || c == ':')
+			return bad_option(c, argv, err, errlen);
+		if (parse_one(c, optarg, o, &s, err, errlen))
+			return -EINVAL;
+	}
+	if (optind < argc)
+		o->command = &argv[optind];
+	return cross_check(o, &s, err, errlen);
+}
+
+void record_opts__free(struct record_opts *o)
+{
+	free(o->pids);
+	free(o->tids);
+	o->pids = o->tids = NULL;
+	o->nr_pids = o->nr_tids = 0;
+}
