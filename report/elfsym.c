@@ -445,8 +445,6 @@ static const struct sym_entry *find_unsized(const struct sym_table *t,
 	uint64_t start = t->v[idx].addr;
 	long i;
 
-	if ((size_t)idx + 1 < t->n && a >= t->v[idx + 1].addr)
-		return NULL;
 	for (i = idx; i >= 0 && t->v[i].addr == start; i--) {
 		if (t->v[i].size)
 			return NULL;
@@ -473,7 +471,9 @@ const struct sym_entry *sym_table__find(const struct sym_table *t, uint64_t a)
 		if (e->size && a - e->addr < e->size)
 			best = e;
 	}
-	return best ? best : find_unsized(t, idx, a);
+	if (best || !t->complete)
+		return best;
+	return find_unsized(t, idx, a);
 }
 
 void sym_table__free(struct sym_table *t)

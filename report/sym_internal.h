@@ -59,6 +59,9 @@ struct sym_table {
 	struct sym_entry *v;
 	uint64_t *maxend; /* maxend[i] = max end of v[0..i] (sized only) */
 	size_t n, cap;
+	/* Size-0 symbols may extend to the next symbol only when the table
+	 * holds every function (.symtab), not just the exported ones. */
+	bool complete;
 };
 
 /* Add the FUNC symbols of elf's section of type (SHT_SYMTAB/SHT_DYNSYM). */

@@ -160,22 +160,22 @@ void symbolizer__stats(const struct symbolizer *s, struct symbolizer_stats *out)
 
 static int image_symbols(struct sym_image *img)
 {
-	int err;
+	int err = 0;
 
-	if (img->dbg && img->dbg->has_symtab)
+	img->syms.complete = true;
+	if (img->dbg && img->dbg->has_symtab) {
 		err = sym_table__add_elf(&img->syms, img->dbg->elf, SHT_SYMTAB);
-	else if (img->obj && img->obj->has_symtab)
+	} else if (img->obj && img->obj->has_symtab) {
 		err = sym_table__add_elf(&img->syms, img->obj->elf, SHT_SYMTAB);
-	else if (img->obj) {
+	} else if (img->obj) {
 		err = sym_table__add_elf(&img->syms, img->obj->elf, SHT_DYNSYM);
 		/* MiniDebugInfo adds the local functions .dynsym lacks. */
-		if (!err && !elf_file__load_minidebuginfo(img->obj))
+		img->syms.complete = false;
+		if (!err && !elf_file__load_minidebuginfo(img->obj)) {
 			err = sym_table__add_elf(&img->syms, img->obj->mini,
 						 SHT_SYMTAB);
-		if (err == -EBADMSG)
-			err = 0;
-	} else {
-		err = 0;
+			img->syms.complete = true;
+		}
 	}
 	return err ? err : sym_table__finalize(&img->syms);
 }

@@ -297,6 +297,49 @@ Test(sym_elf, dynsym_only_names_exports_never_guesses)
 	symbolizer__free(s);
 }
 
+/* Start of name as a file offset (for symbols without a size). */
+static uint64_t start_of(const char *path, const char *name)
+{
+	struct oracle_sym o = { 0 };
+
+	cr_assert(oracle_find(path, name, &o), "%s not in %s", name, path);
+	return o.offset - o.size / 2;
+}
+
+Test(sym_elf, unsized_symbol_extends_to_the_next_one_in_a_full_symtab)
+{
+	const char *so = tpath("libsymfix.so");
+	struct symbolizer *s;
+	uint64_t a, l;
+
+	build("lib.c", "libsymfix.so", "-O1 -fPIC -shared -Wl,--build-id");
+	a = start_of(so, "symlib_asm");
+	l = start_of(so, "symlib_asm_local");
+	cr_assert_eq(l, a + 4);
+	s = new_sym(NULL, NULL, false, false);
+	expect_name(s, so, NULL, 0, a, "symlib_asm");
+	expect_name(s, so, NULL, 0, a + 3, "symlib_asm");
+	expect_name(s, so, NULL, 0, l + 1, "symlib_asm_local");
+	symbolizer__free(s);
+}
+
+Test(sym_elf, unsized_symbol_in_dynsym_never_covers_hidden_code)
+{
+	const char *so = tpath("libsymfix.so");
+	struct symbolizer *s;
+	uint64_t a, l;
+
+	build("lib.c", "libsymfix.so", "-O1 -fPIC -shared -Wl,--build-id");
+	a = start_of(so, "symlib_asm");
+	l = start_of(so, "symlib_asm_local");
+	sh("strip --strip-all '%s'", so);
+	s = new_sym(NULL, NULL, false, false);
+	/* .dynsym lacks symlib_asm_local: symlib_asm's end is unknown */
+	expect_none(s, so, NULL, 0, l + 1);
+	expect_none(s, so, NULL, 0, a + 1);
+	symbolizer__free(s);
+}
+
 TestSuite(sym_debug, .init = setup, .fini = teardown);
 
 /* prog built, its debug file split off and the binary stripped. */
@@ -708,5 +751,93 @@ Test(sym_dwarf, inlines_from_a_separate_debug_file)
 	cr_assert_eq(f[0].line, marker_line("INL_BODY_LINE"));
 	cr_assert_str_eq(f[1].name, "inl_outer");
 	cr_assert_eq(f[1].line, marker_line("INL_CALL_LINE"));
+	symbolizer__free(s);
+}
+
+TestSuite(sym_debuginfod, .init = setup, .fini = teardown);
+
+/* A debuginfod "server" as a file:// tree: buildid/<hex>/<kind>. */
+static void serve(const uint8_t *id, uint8_t idn, const char *kind,
+		  const char *cmd_to_make_file)
+{
+	char hex[64], rest[64], url[PATH_MAX];
+
+	build_id_hex(id, idn, hex);
+	snprintf(rest, sizeof(rest), "%.2s%s", hex, hex + 3);
+	sh("mkdir -p '%s/srv/buildid/%s'", dir, rest);
+	sh(cmd_to_make_file, dir, dir, rest, kind);
+	snprintf(url, sizeof(url), "file://%s", tpath("srv"));
+	setenv("DEBUGINFOD_URLS", url, 1);
+	setenv("DEBUGINFOD_CACHE_PATH", tpath("cache"), 1);
+	unsetenv("DEBUGINFOD_PROGRESS");
+}
+
+static struct symbolizer *new_dbgd(bool on)
+{
+	struct symbolizer_opts o = { .debug_dir = tpath("nodebug"), .debuginfod = on };
+	struct symbolizer *s;
+
+	cr_assert_eq(symbolizer__new(&o, &s), 0);
+	return s;
+}
+
+Test(sym_debuginfod, debuginfo_for_a_stripped_binary)
+{
+	struct symbolizer_stats st;
+	struct symbolizer *s;
+	uint64_t offs[4];
+	uint8_t id[20];
+	uint8_t idn = split_prog(id, offs);
+
+	serve(id, idn, "debuginfo", "cp '%s/prog.debug' '%s/srv/buildid/%s/%s'");
+	/* opted out: the server is not asked */
+	s = new_dbgd(false);
+	expect_none(s, tpath("prog"), id, idn, offs[0]);
+	symbolizer__free(s);
+	s = new_dbgd(true);
+	for (size_t i = 0; i < 4; i++)
+		expect_name(s, tpath("prog"), id, idn, offs[i], prog_funcs[i]);
+	symbolizer__stats(s, &st);
+	cr_assert_eq(st.debuginfod_fetches, 1);
+	cr_assert_eq(st.debug_files, 1);
+	symbolizer__free(s);
+}
+
+Test(sym_debuginfod, executable_when_the_object_is_gone)
+{
+	struct symbolizer *s;
+	uint64_t offs[4];
+	uint8_t id[20];
+	uint8_t idn;
+
+	build("prog.c", "prog", PIE_FLAGS);
+	for (size_t i = 0; i < 4; i++)
+		offs[i] = offset_of(tpath("prog"), prog_funcs[i]);
+	idn = build_id_of(tpath("prog"), id);
+	serve(id, idn, "executable", "mv '%s/prog' '%s/srv/buildid/%s/%s'");
+	cr_assert_neq(access(tpath("prog"), F_OK), 0);
+	s = new_dbgd(true);
+	for (size_t i = 0; i < 4; i++)
+		expect_name(s, tpath("prog"), id, idn, offs[i], prog_funcs[i]);
+	symbolizer__free(s);
+}
+
+Test(sym_debuginfod, served_file_of_another_build_is_refused)
+{
+	struct symbolizer_stats st;
+	struct symbolizer *s;
+	uint64_t offs[4];
+	uint8_t id[20];
+	uint8_t idn = split_prog(id, offs);
+
+	build("other.c", "other", PIE_FLAGS);
+	serve(id, idn, "debuginfo",
+	      "objcopy --only-keep-debug '%s/other' '%s/srv/buildid/%s/%s'");
+	s = new_dbgd(true);
+	for (size_t i = 0; i < 4; i++)
+		expect_none(s, tpath("prog"), id, idn, offs[i]);
+	symbolizer__stats(s, &st);
+	cr_assert_eq(st.debuginfod_fetches, 0);
+	cr_assert_geq(st.buildid_mismatches, 1);
 	symbolizer__free(s);
 }
