@@ -184,12 +184,17 @@ static int try_frame(struct cap_reader *r)
 		resync(r, err);
 		return 0;
 	}
-	if (r->resyncing)
-		bad_region(r, r->damage_start, r->pos);
 	if (err) {
-		note_error(r, err, r->pos);
-		bad_region(r, r->pos, r->pos + csize);
+		/* skip exactly the frame; the region stays open in case what
+		 * follows is not a frame start either */
+		if (!r->resyncing) {
+			r->resyncing = true;
+			r->damage_start = r->pos;
+			note_error(r, err, r->pos);
+		}
 	} else {
+		if (r->resyncing)
+			bad_region(r, r->damage_start, r->pos);
 		r->block_off = r->pos;
 		r->st.blocks++;
 		r->st.counted.blocks++;
@@ -247,6 +252,8 @@ static int next_block(struct cap_reader *r)
 			bad_region(r, r->damage_start, r->pos);
 		r->pos += size;
 	}
+	if (r->resyncing)
+		bad_region(r, r->damage_start, r->pos);
 	return 0;
 }
 
