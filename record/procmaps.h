@@ -30,6 +30,12 @@ int procmaps__add(struct procmaps *pm, const struct cap_mapping *m, const char *
 /* The process exec'd at `now`: its old mappings are gone. */
 void procmaps__exec(struct procmaps *pm, uint32_t pid, uint64_t now);
 bool procmaps__known(const struct procmaps *pm, uint32_t pid);
+/* The process exited (side band EXIT of its leader): drop its state. */
+void procmaps__forget(struct procmaps *pm, uint32_t pid);
+/* Processes with state kept, and build IDs read from files (cache misses):
+ * statistics, and what tests check to see memory stays bounded. */
+size_t procmaps__nr_known(const struct procmaps *pm);
+uint64_t procmaps__buildid_reads(const struct procmaps *pm);
 
 /* Build ID from the ELF notes of the file at path; size 0 if it has none.
  * Returns 0 or -errno. */

@@ -24,5 +24,7 @@ int sideband__fds(const struct sideband *sb, const int **fds);
  * number of records handled or -errno. */
 int sideband__drain(struct sideband *sb, struct cap_writer *w, struct procmaps *pm);
 uint64_t sideband__lost(const struct sideband *sb);
+/* Whether the kernel fills build IDs into MMAP2 records (Linux 5.12+). */
+bool sideband__has_build_id(const struct sideband *sb);
 
 #endif

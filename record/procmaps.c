@@ -1,0 +1,556 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+/*
+ * Process maps and build IDs from /proc.
+ *
+ * At start every thread gets a THREAD record and every user process its
+ * executable mappings as MAPPING records; later processes are read on their
+ * first event (procmaps__ensure) or learned from the perf side band
+ * (procmaps__add). Build IDs come from the mapped file itself, opened via
+ * /proc/PID/map_files (deleted files, other mount namespaces) or else
+ * /proc/PID/root/PATH, and are cached per (dev, inode, size, mtime) so a
+ * library shared by a thousand processes is read once.
+ *
+ * Memory stays bounded: per process only its pid is kept (in a set that the
+ * side band's EXIT records shrink), and the build-ID cache is cleared when it
+ * reaches BID_CACHE_MAX entries.
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "record/buildid.h"
+#include "record/procmaps.h"
+
+#define PF_KTHREAD 0x00200000u
+#define BID_CACHE_MAX 16384u
+#define ANON_PATH "//anon"
+#define DELETED_SUFFIX " (deleted)"
+
+struct pid_set {
+	uint32_t *keys; /* 0 = empty slot (pid 0 has no maps) */
+	size_t cap, nr;
+};
+
+struct bid_key {
+	uint64_t dev, ino, size, mtime_ns;
+};
+
+struct bid_entry {
+	struct bid_key key;
+	uint8_t used;
+	uint8_t size;
+	uint8_t id[BUILDID_MAX];
+};
+
+struct bid_cache {
+	struct bid_entry *v;
+	size_t cap, nr;
+};
+
+struct procmaps {
+	struct cap_writer *w;
+	struct intern *in;
+	struct pid_set known;
+	struct bid_cache cache;
+	char *line;
+	size_t line_cap;
+	uint64_t bid_reads; /* build IDs read from files (cache misses) */
+};
+
+/* ---- pid set: linear probing, backward-shift deletion (no tombstones) -- */
+
+static size_t pid_slot(uint32_t pid, size_t cap)
+{
+	return (size_t)((pid * 2654435761u) & (cap - 1));
+}
+
+static bool pidset_has(const struct pid_set *s, uint32_t pid)
+{
+	size_t i;
+
+	if (!s->cap || !pid)
+		return false;
+	for (i = pid_slot(pid, s->cap); s->keys[i]; i = (i + 1) & (s->cap - 1))
+		if (s->keys[i] == pid)
+			return true;
+	return false;
+}
+
+static int pidset_grow(struct pid_set *s)
+{
+	size_t cap = s->cap ? s->cap * 2 : 256, i, j;
+	uint32_t *keys = calloc(cap, sizeof(*keys));
+
+	if (!keys)
+		return -ENOMEM;
+	for (i = 0; i < s->cap; i++) {
+		if (!s->keys[i])
+			continue;
+		for (j = pid_slot(s->keys[i], cap); keys[j]; j = (j + 1) & (cap - 1))
+			;
+		keys[j] = s->keys[i];
+	}
+	free(s->keys);
+	s->keys = keys;
+	s->cap = cap;
+	return 0;
+}
+
+static int pidset_add(struct pid_set *s, uint32_t pid)
+{
+	size_t i;
+	int err;
+
+	if (!pid || pidset_has(s, pid))
+		return 0;
+	if ((s->nr + 1) * 4 > s->cap * 3) {
+		err = pidset_grow(s);
+		if (err)
+			return err;
+	}
+	for (i = pid_slot(pid, s->cap); s->keys[i]; i = (i + 1) & (s->cap - 1))
+		;
+	s->keys[i] = pid;
+	s->nr++;
+	return 0;
+}
+
+static void pidset_del(struct pid_set *s, uint32_t pid)
+{
+	size_t mask = s->cap - 1, i, j, home;
+
+	if (!pidset_has(s, pid))
+		return;
+	for (i = pid_slot(pid, s->cap); s->keys[i] != pid; i = (i + 1) & mask)
+		;
+	/* shift later members of the probe run back into the hole */
+	for (j = (i + 1) & mask; s->keys[j]; j = (j + 1) & mask) {
+		home = pid_slot(s->keys[j], s->cap);
+		if (((j - home) & mask) >= ((j - i) & mask)) {
+			s->keys[i] = s->keys[j];
+			i = j;
+		}
+	}
+	s->keys[i] = 0;
+	s->nr--;
+}
+
+/* ---- build-ID cache ----------------------------------------------------- */
+
+static size_t bid_hash(const struct bid_key *k, size_t cap)
+{
+	uint64_t h = k->dev * 0x9e3779b97f4a7c15ull;
+
+	h ^= k->ino + 0x632be59bd9b4e019ull + (h << 6) + (h >> 2);
+	h ^= k->size + (h << 6) + (h >> 2);
+	h ^= k->mtime_ns + (h << 6) + (h >> 2);
+	return (size_t)(h & (cap - 1));
+}
+
+static struct bid_entry *bid_find(struct bid_cache *c, const struct bid_key *k)
+{
+	size_t i;
+
+	if (!c->cap)
+		return NULL;
+	for (i = bid_hash(k, c->cap); c->v[i].used; i = (i + 1) & (c->cap - 1))
+		if (memcmp(&c->v[i].key, k, sizeof(*k)) == 0)
+			return &c->v[i];
+	return NULL;
+}
+
+/* Make room for one more entry: grow, or forget everything at the cap. */
+static int bid_reserve(struct bid_cache *c)
+{
+	struct bid_entry *old = c->v, *v;
+	size_t ocap = c->cap, cap, i, j;
+
+	if ((c->nr + 1) * 4 <= c->cap * 3)
+		return 0;
+	if (c->nr >= BID_CACHE_MAX) {
+		memset(c->v, 0, c->cap * sizeof(*c->v));
+		c->nr = 0;
+		return 0;
+	}
+	cap = ocap ? ocap * 2 : 256;
+	v = calloc(cap, sizeof(*v));
+	if (!v)
+		return -ENOMEM;
+	for (i = 0; i < ocap; i++) {
+		if (!old[i].used)
+			continue;
+		for (j = bid_hash(&old[i].key, cap); v[j].used; j = (j + 1) & (cap - 1))
+			;
+		v[j] = old[i];
+	}
+	free(old);
+	c->v = v;
+	c->cap = cap;
+	return 0;
+}
+
+static void bid_insert(struct bid_cache *c, const struct bid_key *k,
+		       const uint8_t *id, uint8_t size)
+{
+	size_t i;
+
+	if (bid_reserve(c))
+		return; /* no memory: simply not cached */
+	for (i = bid_hash(k, c->cap); c->v[i].used; i = (i + 1) & (c->cap - 1))
+		;
+	c->v[i].key = *k;
+	c->v[i].used = 1;
+	c->v[i].size = size;
+	memcpy(c->v[i].id, id, BUILDID_MAX);
+	c->nr++;
+}
+
+static void stat_key(const struct stat *st, struct bid_key *k)
+{
+	k->dev = st->st_dev;
+	k->ino = st->st_ino;
+	k->size = (uint64_t)st->st_size;
+	k->mtime_ns = (uint64_t)st->st_mtim.tv_sec * 1000000000ull +
+		      (uint64_t)st->st_mtim.tv_nsec;
+}
+
+/* Build ID of the file at path through the cache; 0, or -errno when the
+ * file cannot be reached (the caller tries the next way to it). */
+static int cached_buildid(struct procmaps *pm, const char *path, uint8_t *id,
+			  uint8_t *size)
+{
+	struct bid_entry *e;
+	struct bid_key k;
+	struct stat st;
+	int fd, err;
+
+	if (stat(path, &st))
+		return -errno;
+	if (!S_ISREG(st.st_mode))
+		return -EINVAL;
+	stat_key(&st, &k);
+	e = bid_find(&pm->cache, &k);
+	if (e) {
+		memcpy(id, e->id, BUILDID_MAX);
+		*size = e->size;
+		return 0;
+	}
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	if (fstat(fd, &st)) {
+		err = -errno;
+		close(fd);
+		return err;
+	}
+	stat_key(&st, &k);
+	err = buildid__read_fd(fd, id, size);
+	close(fd);
+	pm->bid_reads++;
+	if (err == -ENOEXEC)
+		err = 0; /* not ELF (a script's mapping, a data file): no ID */
+	if (!err)
+		bid_insert(&pm->cache, &k, id, *size);
+	return err;
+}
+
+/* Fill m's build ID from the mapped file; leaves size 0 when unreachable. */
+static void mapping_buildid(struct procmaps *pm, struct cap_mapping *m, const char *path)
+{
+	char buf[PATH_MAX + 64];
+
+	m->build_id_size = 0;
+	if (m->flags & CAP_MAP_ANON)
+		return;
+	snprintf(buf, sizeof(buf), "/proc/%u/map_files/%" PRIx64 "-%" PRIx64,
+		 m->pid, m->start, m->end);
+	if (cached_buildid(pm, buf, m->build_id, &m->build_id_size) == 0)
+		return;
+	if (path[0] != '/' ||
+	    snprintf(buf, sizeof(buf), "/proc/%u/root%s", m->pid, path) >= (int)sizeof(buf))
+		return;
+	cached_buildid(pm, buf, m->build_id, &m->build_id_size);
+}
+
+static int write_mapping(struct procmaps *pm, struct cap_mapping *m, const char *path)
+{
+	int err;
+
+	err = intern__string(pm->in, path, strlen(path), &m->path_id);
+	if (err < 0)
+		return err;
+	return cap_writer__append(pm->w, CAP_REC_MAPPING, m, sizeof(*m), NULL, 0);
+}
+
+static bool is_anon_path(const char *path)
+{
+	return path[0] == '\0' || path[0] == '[' || strcmp(path, ANON_PATH) == 0;
+}
+
+/*
+ * One /proc/PID/maps line: "START-END PERMS OFFSET MAJ:MIN INODE   PATH".
+ * Returns 1 with m and *path filled for an executable mapping, else 0.
+ */
+static int parse_maps_line(char *line, struct cap_mapping *m, const char **path)
+{
+	unsigned long long start, end, pgoff, ino;
+	char perms[5];
+	size_t len;
+	int n = 0;
+
+	if (sscanf(line, "%llx-%llx %4s %llx %*x:%*x %llu %n", &start, &end, perms,
+		   &pgoff, &ino, &n) < 5 || !n || perms[2] != 'x')
+		return 0;
+	line += n;
+	len = strcspn(line, "\n");
+	line[len] = '\0';
+	if (len > strlen(DELETED_SUFFIX) &&
+	    strcmp(line + len - strlen(DELETED_SUFFIX), DELETED_SUFFIX) == 0)
+		line[len - strlen(DELETED_SUFFIX)] = '\0';
+	m->start = start;
+	m->end = end;
+	m->pgoff = pgoff;
+	m->flags = CAP_MAP_FROM_PROC;
+	if (is_anon_path(line))
+		m->flags |= CAP_MAP_ANON;
+	*path = line[0] ? line : ANON_PATH;
+	return 1;
+}
+
+/* Whether err means the process went away while it was read. */
+static bool gone(int err)
+{
+	return err == -ENOENT || err == -ESRCH;
+}
+
+static int write_maps(struct procmaps *pm, int piddir, uint32_t pid, uint64_t now)
+{
+	const char *path;
+	int fd, err = 0;
+	FILE *f;
+
+	fd = openat(piddir, "maps", O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return gone(-errno) ? -ESRCH : 0; /* unreadable: nothing to write */
+	f = fdopen(fd, "r");
+	if (!f) {
+		close(fd);
+		return -ENOMEM;
+	}
+	while (err >= 0 && getline(&pm->line, &pm->line_cap, f) > 0) {
+		struct cap_mapping m = { .time = now, .pid = pid };
+
+		if (!parse_maps_line(pm->line, &m, &path))
+			continue;
+		mapping_buildid(pm, &m, path);
+		err = write_mapping(pm, &m, path);
+	}
+	fclose(f);
+	return err < 0 ? err : 0;
+}
+
+/* Read a small proc file relative to dirfd into buf (NUL-terminated). */
+static ssize_t read_small(int dirfd, const char *name, char *buf, size_t len)
+{
+	ssize_t n;
+	int fd;
+
+	fd = openat(dirfd, name, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	n = read(fd, buf, len - 1);
+	if (n < 0)
+		n = -errno;
+	close(fd);
+	if (n >= 0)
+		buf[n] = '\0';
+	return n;
+}
+
+/* Kernel threads have PF_KTHREAD in field 9 of /proc/PID/stat. */
+static int read_is_kthread(int piddir, bool *kthread)
+{
+	char buf[1024], *p;
+	unsigned flags;
+	ssize_t n;
+
+	n = read_small(piddir, "stat", buf, sizeof(buf));
+	if (n < 0)
+		return (int)n;
+	p = strrchr(buf, ')'); /* comm may contain spaces and ')' */
+	if (!p || sscanf(p + 1, " %*c %*d %*d %*d %*d %*d %u", &flags) != 1)
+		return -EINVAL;
+	*kthread = flags & PF_KTHREAD;
+	return 0;
+}
+
+static int write_thread(struct procmaps *pm, int taskdir, uint32_t pid, uint32_t tid,
+			uint32_t flags, uint64_t now)
+{
+	struct cap_thread t = { .time = now, .tid = tid, .pid = pid, .flags = flags };
+	char path[32], comm[64];
+	ssize_t n;
+
+	snprintf(path, sizeof(path), "%u/comm", tid);
+	n = read_small(taskdir, path, comm, sizeof(comm));
+	if (n < 0)
+		return 0; /* the thread exited meanwhile */
+	comm[strcspn(comm, "\n")] = '\0';
+	memcpy(t.comm, comm, strnlen(comm, sizeof(t.comm) - 1));
+	return cap_writer__append(pm->w, CAP_REC_THREAD, &t, sizeof(t), NULL, 0);
+}
+
+static int write_threads(struct procmaps *pm, int piddir, uint32_t pid, uint32_t flags,
+			 uint64_t now)
+{
+	struct dirent *de;
+	int fd, err = 0;
+	DIR *dir;
+
+	fd = openat(piddir, "task", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	dir = fdopendir(fd);
+	if (!dir) {
+		close(fd);
+		return -ENOMEM;
+	}
+	while (err >= 0 && (de = readdir(dir))) {
+		char *end;
+		unsigned long tid = strtoul(de->d_name, &end, 10);
+
+		if (*end || !tid || tid > UINT32_MAX)
+			continue;
+		err = write_thread(pm, dirfd(dir), pid, (uint32_t)tid, flags, now);
+	}
+	closedir(dir);
+	return err < 0 ? err : 0;
+}
+
+/* THREAD records for pid's threads and, for a user process, its MAPPINGs. */
+static int scan_process(struct procmaps *pm, uint32_t pid, uint64_t now)
+{
+	bool kthread = false;
+	char path[32];
+	int piddir, err;
+
+	snprintf(path, sizeof(path), "/proc/%u", pid);
+	piddir = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (piddir < 0)
+		return errno == ENOENT ? -ESRCH : -errno;
+	err = read_is_kthread(piddir, &kthread);
+	if (!err)
+		err = write_threads(pm, piddir, pid, kthread ? CAP_THREAD_KERNEL : 0, now);
+	if (!err && !kthread)
+		err = write_maps(pm, piddir, pid, now);
+	close(piddir);
+	if (gone(err))
+		return -ESRCH;
+	if (!err)
+		err = pidset_add(&pm->known, pid);
+	return err;
+}
+
+int procmaps__new(struct cap_writer *w, struct intern *in, struct procmaps **out)
+{
+	struct procmaps *pm;
+
+	*out = NULL;
+	if (!w || !in)
+		return CAP_ERR_INVAL;
+	pm = calloc(1, sizeof(*pm));
+	if (!pm)
+		return -ENOMEM;
+	pm->w = w;
+	pm->in = in;
+	*out = pm;
+	return 0;
+}
+
+void procmaps__free(struct procmaps *pm)
+{
+	if (!pm)
+		return;
+	free(pm->known.keys);
+	free(pm->cache.v);
+	free(pm->line);
+	free(pm);
+}
+
+int procmaps__scan_all(struct procmaps *pm, uint64_t now)
+{
+	struct dirent *de;
+	int err = 0, n = 0;
+	DIR *dir;
+
+	dir = opendir("/proc");
+	if (!dir)
+		return -errno;
+	while ((de = readdir(dir))) {
+		char *end;
+		unsigned long pid = strtoul(de->d_name, &end, 10);
+
+		if (*end || !pid || pid > UINT32_MAX)
+			continue;
+		err = scan_process(pm, (uint32_t)pid, now);
+		if (err == -ESRCH)
+			continue;
+		if (err < 0)
+			break;
+		n++;
+	}
+	closedir(dir);
+	return err < 0 && err != -ESRCH ? err : n;
+}
+
+int procmaps__ensure(struct procmaps *pm, uint32_t pid, uint64_t now)
+{
+	if (!pid || pidset_has(&pm->known, pid))
+		return 0;
+	return scan_process(pm, pid, now);
+}
+
+int procmaps__add(struct procmaps *pm, const struct cap_mapping *m, const char *path)
+{
+	struct cap_mapping copy = *m;
+
+	if (is_anon_path(path))
+		copy.flags |= CAP_MAP_ANON;
+	if (!copy.build_id_size)
+		mapping_buildid(pm, &copy, path);
+	return write_mapping(pm, &copy, path[0] ? path : ANON_PATH);
+}
+
+void procmaps__exec(struct procmaps *pm, uint32_t pid, uint64_t now)
+{
+	/* the next event from pid reads its new maps if the side band has not
+	 * delivered them already (a duplicate MAPPING is harmless) */
+	pidset_del(&pm->known, pid);
+}
+
+void procmaps__forget(struct procmaps *pm, uint32_t pid)
+{
+	pidset_del(&pm->known, pid);
+}
+
+bool procmaps__known(const struct procmaps *pm, uint32_t pid)
+{
+	return pidset_has(&pm->known, pid);
+}
+
+size_t procmaps__nr_known(const struct procmaps *pm)
+{
+	return pm->known.nr;
+}
+
+uint64_t procmaps__buildid_reads(const struct procmaps *pm)
+{
+	return pm->bid_reads;
+}
