@@ -160,7 +160,7 @@ static __always_inline bool state_allowed(__u32 state)
 /* User then kernel frames into e->ips, contiguous, so the record can be sent
  * with only the frames taken. Runs in the context of the task sampled. */
 static __always_inline void take_stacks(void *ctx, struct stkrec_stack_ev *e,
-					__u32 kind, bool kthread)
+					__u32 kind, bool kthread, bool in_user)
 {
 	__u32 nu = 0;
 	long n;
@@ -184,7 +184,8 @@ static __always_inline void take_stacks(void *ctx, struct stkrec_stack_ev *e,
 	n = bpf_get_stack(ctx, &e->ips[nu], STKREC_MAX_STACK * 8, 0);
 	if (n > 0) {
 		e->nr_kstack = n / 8;
-	} else {
+	} else if (!(n == 0 && in_user)) {
+		/* a sample taken in user mode has no kernel frames: not lost */
 		e->flags |= STKREC_F_KSTACK_LOST;
 		count_lost(kind, STKREC_LOST_KSTACK);
 	}
@@ -248,7 +249,7 @@ static __always_inline void switch_out(void *ctx, bool preempt, struct task_stru
 	e->state = state;
 	e->flags = (pflags & STKREC_PF_KTHREAD) ? STKREC_F_KTHREAD : 0;
 	bpf_get_current_comm(e->comm, sizeof(e->comm)); /* current is prev */
-	take_stacks(ctx, e, STKREC_KIND_OFFCPU, pflags & STKREC_PF_KTHREAD);
+	take_stacks(ctx, e, STKREC_KIND_OFFCPU, pflags & STKREC_PF_KTHREAD, false);
 	e->time = now; /* last: a nonzero time marks the slot complete */
 }
 
@@ -295,6 +296,19 @@ int BPF_PROG(stkrec_switch_raw, bool preempt, struct task_struct *prev, struct t
 	return on_switch(ctx, preempt, prev, next);
 }
 
+/* Did the sample interrupt user mode? */
+static __always_inline bool sampled_in_user(struct bpf_perf_event_data *ctx)
+{
+#if defined(__TARGET_ARCH_x86)
+	/* the context allows only 8-byte loads of the register words */
+	return *(volatile __u64 *)&ctx->regs.cs & 3;
+#elif defined(__TARGET_ARCH_arm64)
+	return (ctx->regs.pstate & 0xf) == 0; /* PSR_MODE_EL0t */
+#else
+	return false;
+#endif
+}
+
 SEC("perf_event")
 int stkrec_cpu(struct bpf_perf_event_data *ctx)
 {
@@ -321,7 +335,7 @@ int stkrec_cpu(struct bpf_perf_event_data *ctx)
 	e->state = 0;
 	e->flags = (pflags & STKREC_PF_KTHREAD) ? STKREC_F_KTHREAD : 0;
 	bpf_get_current_comm(e->comm, sizeof(e->comm));
-	take_stacks(ctx, e, STKREC_KIND_CPU, pflags & STKREC_PF_KTHREAD);
+	take_stacks(ctx, e, STKREC_KIND_CPU, pflags & STKREC_PF_KTHREAD, sampled_in_user(ctx));
 	emit_stack_ev(e, STKREC_KIND_CPU);
 	return 0;
 }
