@@ -6,7 +6,6 @@
  */
 #include <errno.h>
 #include <limits.h>
-#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -134,10 +133,13 @@ static void put_xml(FILE *out, const char *s, size_t max)
 
 /* ---- numbers, locale independent ----------------------------------------- */
 
-/* v rounded to 2 decimals; printf("%f") would follow LC_NUMERIC. */
+/*
+ * v rounded to 2 decimals, half away from zero; printf("%f") would follow
+ * LC_NUMERIC, and this avoids libm.
+ */
 static void put_fixed(FILE *out, double v)
 {
-	long long c = llround(v * 100.0);
+	long long c = (long long)(v * 100.0 + (v < 0 ? -0.5 : 0.5));
 
 	if (c < 0) {
 		fputc('-', out);
@@ -362,8 +364,11 @@ static int parse_u64(const char *s, uint64_t *out)
 	return 0;
 }
 
-/* Cut the last blank-separated field off s (length *len); NULL if none. */
-static char *cut_last_field(char *s, size_t *len)
+/*
+ * Cut the last blank-separated field off s (length *len); NULL if none.
+ * *sep gets the blank that was replaced by the NUL ending the rest.
+ */
+static char *cut_last_field(char *s, size_t *len, char *sep)
 {
 	size_t end = *len, start;
 
@@ -376,6 +381,7 @@ static char *cut_last_field(char *s, size_t *len)
 		return NULL;	/* no field, or nothing before it */
 	s[end] = '\0';
 	*len = start - 1;
+	*sep = s[start - 1];
 	s[start - 1] = '\0';
 	return s + start;
 }
@@ -413,11 +419,11 @@ static int split_frames(char *stack, const char **frames, int max)
 /* Counts from the right (frames may hold blanks), as flamegraph.pl does. */
 static int parse_counts(char *line, size_t *len, struct flame_folded *out)
 {
-	char *last, *prev;
+	char *last, *prev, sep;
 	size_t save_len;
 	int err;
 
-	last = cut_last_field(line, len);
+	last = cut_last_field(line, len, &sep);
 	if (!last)
 		return -EINVAL;
 	err = parse_u64(last, &out->value_b);
@@ -426,11 +432,11 @@ static int parse_counts(char *line, size_t *len, struct flame_folded *out)
 	out->value_a = out->value_b;
 	out->diff = false;
 	save_len = *len;
-	prev = cut_last_field(line, len);
+	prev = cut_last_field(line, len, &sep);
 	if (!prev)
 		return 0;
 	if (!all_digits(prev)) {
-		prev[-1] = ' ';	/* not a count: give the field back */
+		prev[-1] = sep;	/* not a count: give the field back */
 		*len = save_len;
 		return 0;
 	}
@@ -710,7 +716,7 @@ static void diff_colour(const struct fnode *n, int rgb[3])
 		rgb[0] = rgb[1] = rgb[2] = 210;
 		return;
 	}
-	c = (int)lround(210.0 * (1.0 - (double)d / (double)big));
+	c = (int)(210.0 * (1.0 - (double)d / (double)big) + 0.5);
 	if (b > a) {
 		rgb[0] = 255;
 		rgb[1] = rgb[2] = c;
@@ -804,15 +810,17 @@ static void put_title(const struct svg *s, const struct fnode *n)
 /* The label: the whole name, or its start and ".." so it never overflows. */
 static void put_label(FILE *out, const struct fnode *n, double w)
 {
-	double chars = floor((w - FG_TEXT_PAD) / (FG_FONT_SIZE * FG_FONT_WIDTH));
+	double fit = (w - FG_TEXT_PAD) / (FG_FONT_SIZE * FG_FONT_WIDTH);
+	size_t chars;
 
-	if (chars < 3)
+	if (fit < 3)
 		return;
-	if ((double)n->nchars <= chars) {
+	chars = (size_t)fit;	/* floor, fit being positive */
+	if (n->nchars <= chars) {
 		put_xml(out, n->name, SIZE_MAX);
 		return;
 	}
-	put_xml(out, n->name, (size_t)chars - 2);
+	put_xml(out, n->name, chars - 2);
 	fputs("..", out);
 }
 

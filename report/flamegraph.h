@@ -70,8 +70,9 @@ struct flame_folded {
  * Split a folded line "a;b;c 123" (or "a;b;c 12 34" for a diff) in place:
  * ';' separators and the space before the counts become NUL, a trailing
  * newline is dropped, empty frames are skipped. Frames may contain spaces;
- * the counts are the last one or two fields. Returns 0, -EINVAL (no count,
- * bad number) or -E2BIG (more than max frames).
+ * the counts are the last one or two fields, unsigned decimal. Returns 0,
+ * -EINVAL (no count, not a number), -ERANGE (count above UINT64_MAX) or
+ * -E2BIG (more than max frames).
  */
 int flame__parse_folded(char *line, const char **frames, int max,
 			struct flame_folded *out);
@@ -86,6 +87,7 @@ size_t flame__nodes(const struct flame *f);
 /*
  * Write the SVG. Returns 0, -EINVAL (NULL argument) or -EIO if out had a
  * write error. An empty flame gives a valid SVG saying there is no data.
+ * Widths below 100 px are raised to 100.
  */
 int flame__write_svg(struct flame *f, const struct flame_opts *opts,
 		     FILE *out);

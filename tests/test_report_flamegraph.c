@@ -512,7 +512,7 @@ Test(flame_folded, parse_lines)
 {
 	const char *fr[8];
 	struct flame_folded fo;
-	char l1[] = "comm;a;b;c 123\n", l2[] = "comm;x 12 34\r\n",
+	char l1[] = "comm;a;b;c 123\n", l2[] = "comm;x 12 34\r\n", l7[] = "a\tb\t5",
 	     l3[] = "a b;c d 7", l4[] = "a;;b; 5", l5[] = "a;b x 5",
 	     l6[] = " 9";
 
@@ -538,6 +538,9 @@ Test(flame_folded, parse_lines)
 	cr_assert_eq(flame__parse_folded(l6, fr, 8, &fo), 0);
 	cr_expect_eq(fo.nframes, 0);
 	cr_expect_eq(fo.value_b, 9);
+	cr_assert_eq(flame__parse_folded(l7, fr, 8, &fo), 0);
+	cr_expect_str_eq(fr[0], "a\tb", "blanks inside frames kept");
+	cr_expect_eq(fo.value_b, 5);
 }
 
 Test(flame_folded, bad_lines)
