@@ -267,11 +267,7 @@ int locate_debug(struct sym_locator *l, const char *path, const uint8_t *id,
 			return err;
 	}
 	if (obj) {
-		/* Without a recorded ID, the object's own one identifies it. */
-		const uint8_t *oid = id_size ? id : obj->build_id;
-		uint8_t osize = id_size ? id_size : obj->build_id_size;
-
-		err = locate_debuglink(l, path, oid, osize, obj, out);
+		err = locate_debuglink(l, path, id, id_size, obj, out);
 		if (err || *out)
 			return err;
 	}

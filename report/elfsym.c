@@ -292,6 +292,28 @@ static int sym_table__push(struct sym_table *t, const struct sym_entry *e)
 	return 0;
 }
 
+/* "foo@@GLIBC_2.34" / "foo@GLIBC_2.2.5" (symbol versions written into
+ * .symtab by .symver) name the function foo. */
+static const char *unversioned(struct sym_table *t, const char *name)
+{
+	const char *at = strchr(name, '@');
+	char **v;
+
+	if (!at || at == name)
+		return name;
+	if (t->nowned == t->owned_cap) {
+		size_t cap = t->owned_cap ? t->owned_cap * 2 : 64;
+
+		v = realloc(t->owned, cap * sizeof(*v));
+		if (!v)
+			return NULL;
+		t->owned = v;
+		t->owned_cap = cap;
+	}
+	t->owned[t->nowned] = strndup(name, at - name);
+	return t->owned[t->nowned] ? t->owned[t->nowned++] : NULL;
+}
+
 static uint8_t bind_rank(unsigned char bind)
 {
 	switch (bind) {
@@ -347,6 +369,9 @@ static int add_symbols(struct sym_table *t, Elf *elf, Elf_Scn *scn,
 		e.name = elf_strptr(elf, shdr->sh_link, sym.st_name);
 		if (!e.name || !*e.name)
 			continue;
+		e.name = unversioned(t, e.name);
+		if (!e.name)
+			return -ENOMEM;
 		e.addr = sym.st_value;
 		e.size = sym.st_size;
 		e.limit = end;
@@ -478,6 +503,9 @@ const struct sym_entry *sym_table__find(const struct sym_table *t, uint64_t a)
 
 void sym_table__free(struct sym_table *t)
 {
+	for (size_t i = 0; i < t->nowned; i++)
+		free(t->owned[i]);
+	free(t->owned);
 	free(t->v);
 	free(t->maxend);
 	memset(t, 0, sizeof(*t));

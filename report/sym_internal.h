@@ -62,6 +62,8 @@ struct sym_table {
 	/* Size-0 symbols may extend to the next symbol only when the table
 	 * holds every function (.symtab), not just the exported ones. */
 	bool complete;
+	char **owned; /* names rewritten here (version suffix cut) */
+	size_t nowned, owned_cap;
 };
 
 /* Add the FUNC symbols of elf's section of type (SHT_SYMTAB/SHT_DYNSYM). */

@@ -214,9 +214,17 @@ static int image_load(struct symbolizer *s, const struct sym_module *m,
 		return -ENOMEM;
 	}
 	err = locate_object(&s->loc, path, m->build_id, m->build_id_size, &img->obj);
-	if (!err && want_debug(s, img->obj))
-		err = locate_debug(&s->loc, path, m->build_id, m->build_id_size,
-				   img->obj, &img->dbg);
+	if (!err && want_debug(s, img->obj)) {
+		/* Nothing recorded: the object found vouches for its debug file. */
+		const uint8_t *id = m->build_id;
+		uint8_t idn = m->build_id_size;
+
+		if (!idn && img->obj) {
+			id = img->obj->build_id;
+			idn = img->obj->build_id_size;
+		}
+		err = locate_debug(&s->loc, path, id, idn, img->obj, &img->dbg);
+	}
 	free(path);
 	if (!err && (img->obj || img->dbg))
 		err = image_symbols(img);

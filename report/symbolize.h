@@ -20,8 +20,11 @@
  * Symbols come from .symtab, else .dynsym, plus .gnu_debugdata
  * (MiniDebugInfo); with inlines/srclines, DWARF through libdw.
  *
- * The library never prints. Functions return 0 or a count on success and
- * -errno on failure.
+ * Without a recorded build ID the file at the path is trusted as it is (its
+ * own build ID then vouches for its debug file).
+ *
+ * A symbolizer is not thread-safe. The library never prints. Functions
+ * return 0 or a count on success and -errno on failure.
  */
 #ifndef STKREC_REPORT_SYMBOLIZE_H
 #define STKREC_REPORT_SYMBOLIZE_H
@@ -33,7 +36,7 @@ struct symbolizer;
 
 struct symbolizer_opts {
 	const char *symfs;     /* root prepended to recorded paths; NULL: none */
-	const char *debug_dir; /* NULL: "/usr/lib/debug" */
+	const char *debug_dir; /* NULL: "/usr/lib/debug" (under symfs if set) */
 	bool inlines;          /* expand inlined functions (needs DWARF) */
 	bool srclines;         /* fill file:line (needs DWARF) */
 	bool debuginfod;       /* used only if DEBUGINFOD_URLS is set */
@@ -67,7 +70,9 @@ void symbolizer__free(struct symbolizer *s);
 /*
  * Resolve one user-space frame: path = the mapping's recorded path,
  * build_id = the recorded one (size 0 = unknown), file_offset = addr -
- * map.start + map.pgoff. Fills frames[0..n): with inlines, the innermost
+ * map.start + map.pgoff (minus 1 for return addresses, i.e. every frame but
+ * the innermost, so that a call at a function's end is not taken for the
+ * next function). Fills frames[0..n): with inlines, the innermost
  * inlined function first and the containing function last; otherwise one
  * frame. When more inlined levels exist than max_frames, the innermost
  * max_frames - 1 are kept and the containing function is still last.

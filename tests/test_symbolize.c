@@ -379,6 +379,23 @@ Test(sym_debug, stripped_binary_via_build_id_dir)
 	symbolizer__free(s);
 }
 
+Test(sym_debug, unrecorded_build_id_uses_the_objects_own)
+{
+	struct symbolizer *s;
+	uint64_t offs[4];
+	char hex[64];
+	uint8_t id[20];
+	uint8_t idn = split_prog(id, offs);
+
+	build_id_hex(id, idn, hex);
+	sh("mkdir -p '%s/dbg/.build-id/%.2s' && mv '%s' '%s/dbg/.build-id/%s.debug'",
+	   dir, hex, tpath("prog.debug"), dir, hex);
+	s = new_sym(NULL, tpath("dbg"), false, false);
+	for (size_t i = 0; i < 4; i++)
+		expect_name(s, tpath("prog"), NULL, 0, offs[i], prog_funcs[i]);
+	symbolizer__free(s);
+}
+
 Test(sym_debug, stripped_binary_without_debug_file_names_nothing_wrong)
 {
 	struct symbolizer *s;
