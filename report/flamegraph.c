@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "report/flamegraph.h"
+#include "report/flamegraph_js.h"
 
 /* Layout, in pixels, as flamegraph.pl's defaults. */
 #define FG_WIDTH	1200
@@ -509,170 +510,6 @@ struct svg {
 	double px_per_value;
 };
 
-/* Inline script: hover details, click to zoom, regex search. */
-static const char flame_js[] =
-	"\"use strict\";\n"
-	"(function () {\n"
-	"\tvar frames = [], term = null, details, unzoomBtn, searchBtn, matched;\n"
-	"\tvar eps = 0.011;\t/* coordinates are rounded to 0.01 px */\n"
-	"\n"
-	"\tfunction byId(id) { return document.getElementById(id); }\n"
-	"\tfunction num(el, attr) { return parseFloat(el.getAttribute(attr)); }\n"
-	"\tfunction say(el, s) { el.textContent = s === \"\" ? \" \" : s; }\n"
-	"\n"
-	"\t/* same rule as the C side: whole name, or cut with \"..\" */\n"
-	"\tfunction label(name, w) {\n"
-	"\t\tvar cps = Array.from(name);\n"
-	"\t\tvar chars = Math.floor((w - fg.tpad) / (fg.fs * fg.fw));\n"
-	"\n"
-	"\t\tif (chars < 3)\n"
-	"\t\t\treturn \"\";\n"
-	"\t\tif (cps.length <= chars)\n"
-	"\t\t\treturn name;\n"
-	"\t\treturn cps.slice(0, chars - 2).join(\"\") + \"..\";\n"
-	"\t}\n"
-	"\n"
-	"\tfunction place(f, x, w) {\n"
-	"\t\tf.r.setAttribute(\"x\", x.toFixed(2));\n"
-	"\t\tf.r.setAttribute(\"width\", w.toFixed(2));\n"
-	"\t\tf.t.setAttribute(\"x\", (x + 3).toFixed(2));\n"
-	"\t\tf.t.textContent = label(f.name, w);\n"
-	"\t}\n"
-	"\n"
-	"\t/* flame: ancestors are lower on screen; icicle: higher */\n"
-	"\tfunction isAncestorSide(o, f) {\n"
-	"\t\treturn fg.icicle ? o.y < f.y : o.y > f.y;\n"
-	"\t}\n"
-	"\n"
-	"\tfunction zoom(f) {\n"
-	"\t\tvar x0 = f.x, x1 = f.x + f.w;\n"
-	"\t\tvar ratio = (fg.width - 2 * fg.xpad) / f.w;\n"
-	"\n"
-	"\t\tunzoomBtn.classList.remove(\"hide\");\n"
-	"\t\tframes.forEach(function (o) {\n"
-	"\t\t\tvar inside = o.x >= x0 - eps && o.x + o.w <= x1 + eps;\n"
-	"\t\t\tvar covers = o.x <= x0 + eps && o.x + o.w >= x1 - eps;\n"
-	"\n"
-	"\t\t\to.g.classList.remove(\"hidden\", \"parent\");\n"
-	"\t\t\tif (isAncestorSide(o, f) && covers) {\n"
-	"\t\t\t\to.g.classList.add(\"parent\");\n"
-	"\t\t\t\tplace(o, fg.xpad, fg.width - 2 * fg.xpad);\n"
-	"\t\t\t} else if (!isAncestorSide(o, f) && inside) {\n"
-	"\t\t\t\tplace(o, fg.xpad + (o.x - x0) * ratio, o.w * ratio);\n"
-	"\t\t\t} else {\n"
-	"\t\t\t\to.g.classList.add(\"hidden\");\n"
-	"\t\t\t}\n"
-	"\t\t});\n"
-	"\t}\n"
-	"\n"
-	"\tfunction unzoom() {\n"
-	"\t\tunzoomBtn.classList.add(\"hide\");\n"
-	"\t\tframes.forEach(function (o) {\n"
-	"\t\t\to.g.classList.remove(\"hidden\", \"parent\");\n"
-	"\t\t\tplace(o, o.x, o.w);\n"
-	"\t\t});\n"
-	"\t}\n"
-	"\n"
-	"\t/* share of the whole graph: count outermost matches only */\n"
-	"\tfunction matchedShare(hits) {\n"
-	"\t\tvar sum = 0, end = -Infinity;\n"
-	"\n"
-	"\t\thits.sort(function (a, b) { return a.x - b.x || b.w - a.w; });\n"
-	"\t\thits.forEach(function (o) {\n"
-	"\t\t\tif (o.x >= end - eps) {\n"
-	"\t\t\t\tsum += o.w;\n"
-	"\t\t\t\tend = o.x + o.w;\n"
-	"\t\t\t}\n"
-	"\t\t});\n"
-	"\t\treturn 100 * sum / (fg.width - 2 * fg.xpad);\n"
-	"\t}\n"
-	"\n"
-	"\tfunction search(re) {\n"
-	"\t\tvar hits = [];\n"
-	"\n"
-	"\t\tframes.forEach(function (o) {\n"
-	"\t\t\tvar hit = re !== null && re.test(o.name);\n"
-	"\n"
-	"\t\t\to.r.setAttribute(\"fill\", hit ? fg.searchFill : o.fill);\n"
-	"\t\t\tif (hit) {\n"
-	"\t\t\t\to.g.classList.add(\"match\");\n"
-	"\t\t\t\thits.push(o);\n"
-	"\t\t\t} else {\n"
-	"\t\t\t\to.g.classList.remove(\"match\");\n"
-	"\t\t\t}\n"
-	"\t\t});\n"
-	"\t\tif (re === null) {\n"
-	"\t\t\tsay(matched, \"\");\n"
-	"\t\t\tsay(searchBtn, \"Search\");\n"
-	"\t\t\tterm = null;\n"
-	"\t\t\treturn;\n"
-	"\t\t}\n"
-	"\t\tsay(matched, \"Matched: \" + matchedShare(hits).toFixed(1) + \"%\");\n"
-	"\t\tsay(searchBtn, \"Reset Search\");\n"
-	"\t}\n"
-	"\n"
-	"\tfunction searchPrompt(fresh) {\n"
-	"\t\tvar s, re;\n"
-	"\n"
-	"\t\tif (term !== null && !fresh) {\n"
-	"\t\t\tsearch(null);\n"
-	"\t\t\treturn;\n"
-	"\t\t}\n"
-	"\t\ts = window.prompt(\"Search frames (regular expression):\",\n"
-	"\t\t\t\t  term === null ? \"\" : term);\n"
-	"\t\tif (s === null || s === \"\")\n"
-	"\t\t\treturn;\n"
-	"\t\ttry {\n"
-	"\t\t\tre = new RegExp(s);\n"
-	"\t\t} catch (e) {\n"
-	"\t\t\tsay(details, \"Invalid regular expression: \" + s);\n"
-	"\t\t\treturn;\n"
-	"\t\t}\n"
-	"\t\tterm = s;\n"
-	"\t\tsearch(re);\n"
-	"\t}\n"
-	"\n"
-	"\tfunction addFrame(g) {\n"
-	"\t\tvar r = g.querySelector(\"rect\"), t = g.querySelector(\"text\");\n"
-	"\t\tvar info = g.querySelector(\"title\").textContent;\n"
-	"\t\tvar cut = info.lastIndexOf(\" (\");\n"
-	"\t\tvar f = {\n"
-	"\t\t\tg: g, r: r, t: t, info: info,\n"
-	"\t\t\tname: cut >= 0 ? info.slice(0, cut) : info,\n"
-	"\t\t\tx: num(r, \"x\"), w: num(r, \"width\"), y: num(r, \"y\"),\n"
-	"\t\t\tfill: r.getAttribute(\"fill\")\n"
-	"\t\t};\n"
-	"\n"
-	"\t\tg.addEventListener(\"mouseover\", function () {\n"
-	"\t\t\tsay(details, \"Function: \" + f.info);\n"
-	"\t\t});\n"
-	"\t\tg.addEventListener(\"mouseout\", function () { say(details, \"\"); });\n"
-	"\t\tg.addEventListener(\"click\", function () { zoom(f); });\n"
-	"\t\tframes.push(f);\n"
-	"\t}\n"
-	"\n"
-	"\tfunction onKey(e) {\n"
-	"\t\tif (((e.ctrlKey || e.metaKey) && (e.key === \"f\" || e.key === \"F\")) ||\n"
-	"\t\t    e.key === \"F3\") {\n"
-	"\t\t\te.preventDefault();\n"
-	"\t\t\tsearchPrompt(true);\n"
-	"\t\t} else if (e.key === \"Escape\") {\n"
-	"\t\t\tunzoom();\n"
-	"\t\t\tsearch(null);\n"
-	"\t\t}\n"
-	"\t}\n"
-	"\n"
-	"\tdetails = byId(\"details\");\n"
-	"\tunzoomBtn = byId(\"unzoom\");\n"
-	"\tsearchBtn = byId(\"search\");\n"
-	"\tmatched = byId(\"matched\");\n"
-	"\tArray.prototype.forEach.call(document.querySelectorAll(\"g.f\"), addFrame);\n"
-	"\tunzoomBtn.addEventListener(\"click\", unzoom);\n"
-	"\tsearchBtn.addEventListener(\"click\", function () { searchPrompt(false); });\n"
-	"\tsearchBtn.classList.remove(\"hide\");\n"
-	"\twindow.addEventListener(\"keydown\", onKey);\n"
-	"})();\n";
-
 static const char flame_css[] =
 	"text { font-family: Verdana, \"DejaVu Sans\", sans-serif;"
 	" font-size: 12px; fill: rgb(0,0,0); }\n"
@@ -726,6 +563,39 @@ static void diff_colour(const struct fnode *n, int rgb[3])
 	}
 }
 
+/*
+ * Frames annotated as stackcollapse and "report folded -a" do: "_[k]"
+ * kernel, "_[j]" JIT, "_[i]" inlined; in CPU graphs they get their own hue
+ * as in flamegraph.pl's java palette, so kernel time stands out.
+ */
+static bool annotated(const char *name, char kind)
+{
+	size_t len = strlen(name);
+
+	return len > 4 && name[len - 4] == '_' && name[len - 3] == '[' &&
+	       name[len - 2] == kind && name[len - 1] == ']';
+}
+
+static bool hot_annotated(const struct fnode *n, double v1, int rgb[3])
+{
+	if (annotated(n->name, 'k')) {		/* orange */
+		rgb[0] = 190 + (int)(65 * v1);
+		rgb[1] = 90 + (int)(65 * v1);
+		rgb[2] = 0;
+	} else if (annotated(n->name, 'j')) {	/* green */
+		rgb[0] = 50 + (int)(60 * v1);
+		rgb[1] = 200 + (int)(55 * v1);
+		rgb[2] = 50 + (int)(60 * v1);
+	} else if (annotated(n->name, 'i')) {	/* aqua */
+		rgb[0] = 50 + (int)(60 * v1);
+		rgb[1] = 165 + (int)(55 * v1);
+		rgb[2] = 165 + (int)(55 * v1);
+	} else {
+		return false;
+	}
+	return true;
+}
+
 static void colour(const struct svg *s, const struct fnode *n, int rgb[3])
 {
 	uint64_t h = name_hash(n->name);
@@ -748,6 +618,8 @@ static void colour(const struct svg *s, const struct fnode *n, int rgb[3])
 		return;
 	case FLAME_HOT:
 	default:
+		if (hot_annotated(n, v1, rgb))
+			return;
 		rgb[0] = 205 + (int)(50 * v3);
 		rgb[1] = (int)(230 * v1);
 		rgb[2] = (int)(55 * v2);

@@ -466,6 +466,22 @@ Test(flame_colour, palettes_by_kind_and_deterministic)
 	cr_expect_geq(differ, 4, "names spread over the palette");
 }
 
+Test(flame_colour, annotated_frames_in_cpu_graphs)
+{
+	int k[3], j[3], i[3], u[3];
+
+	colours_of(FLAME_HOT, "do_syscall_64_[k]", k);
+	cr_expect(k[2] == 0 && k[0] - k[1] == 100, "kernel orange");
+	colours_of(FLAME_HOT, "Interpreter_[j]", j);
+	cr_expect(j[1] > 200 && j[0] == j[2], "JIT green");
+	colours_of(FLAME_HOT, "inlined_[i]", i);
+	cr_expect(i[1] == i[2] && i[0] < i[1], "inline aqua");
+	colours_of(FLAME_HOT, "user_[x]", u);
+	cr_expect(u[0] >= 205, "other suffixes stay warm");
+	colours_of(FLAME_BLUE, "schedule_[k]", u);
+	cr_expect(u[2] >= 190 && u[0] == u[1], "off-CPU keeps its blues");
+}
+
 Test(flame_colour, diff_red_grew_blue_shrank)
 {
 	const char *grow[] = { "main", "grow" }, *shrink[] = { "main", "shrink" },
