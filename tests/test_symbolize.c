@@ -340,6 +340,23 @@ Test(sym_elf, unsized_symbol_in_dynsym_never_covers_hidden_code)
 	symbolizer__free(s);
 }
 
+Test(sym_elf, symbol_version_suffix_is_cut)
+{
+	const char *so = tpath("libver.so");
+	struct symbolizer *s;
+	uint64_t off;
+
+	sh("printf 'SYMFIX_1 { global: symlib_ver; local: *; };\\n' > '%s'",
+	   tpath("ver.map"));
+	sh("cc -O1 -fPIC -shared -Wl,--version-script='%s' -o '%s' '%s/tests/symfix/ver.c'",
+	   tpath("ver.map"), so, srcdir());
+	off = offset_of(so, "symlib_ver_impl");
+	s = new_sym(NULL, NULL, false, false);
+	/* symlib_ver@@SYMFIX_1 (global) wins over symlib_ver_impl (local) */
+	expect_name(s, so, NULL, 0, off, "symlib_ver");
+	symbolizer__free(s);
+}
+
 TestSuite(sym_debug, .init = setup, .fini = teardown);
 
 /* prog built, its debug file split off and the binary stripped. */
