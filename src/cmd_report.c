@@ -1,10 +1,541 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
-/* PLACEHOLDER: replaced by the real command. */
+/*
+ * stkrec report / stkrec script: parse options, load the capture, bind the
+ * filters, pick the view and print to stdout. Diagnostics go to stderr here
+ * and only here; the views return codes.
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "report/filter.h"
+#include "report/model.h"
+#include "report/resolve.h"
+#include "report/views.h"
 #include "src/commands.h"
 #include "src/log.h"
+#include "src/report_cli.h"
+#include "src/util.h"
+
+#define DEFAULT_INPUT "stkrec.cap"
+
+enum view_id { VIEW_PERF, VIEW_FOLDED, VIEW_TOPWAITS, VIEW_BIOTOP, VIEW_SCRIPT };
+
+struct cli {
+	const char *cmd;
+	bool script;
+	const char *input;
+	enum view_id view;
+	bool view_set;
+	struct filter flt;
+	struct report_opts opts;
+	struct symbolizer_opts sym;
+	unsigned report_only; /* report-only options seen (bit per option) */
+	unsigned folded_only;
+};
+
+enum {
+	OPT_COMM = 256, OPT_TIME, OPT_STATE, OPT_SYMFS, OPT_INLINE, OPT_SRCLINE,
+	OPT_DEBUG_DIR, OPT_PID_FRAME, OPT_TOPWAITS, OPT_JSON, OPT_BIOTOP,
+};
+
+static const struct option long_opts[] = {
+	{ "help", no_argument, NULL, 'h' },
+	{ "input", required_argument, NULL, 'i' },
+	{ "tid", required_argument, NULL, 't' },
+	{ "comm", required_argument, NULL, OPT_COMM },
+	{ "time", required_argument, NULL, OPT_TIME },
+	{ "min-block-time", required_argument, NULL, 'm' },
+	{ "max-block-time", required_argument, NULL, 'M' },
+	{ "state", required_argument, NULL, OPT_STATE },
+	{ "user-threads-only", no_argument, NULL, 'u' },
+	{ "kernel-threads-only", no_argument, NULL, 'k' },
+	{ "user-stacks-only", no_argument, NULL, 'U' },
+	{ "kernel-stacks-only", no_argument, NULL, 'K' },
+	{ "event", required_argument, NULL, 'e' },
+	{ "symfs", required_argument, NULL, OPT_SYMFS },
+	{ "inline", no_argument, NULL, OPT_INLINE },
+	{ "srcline", no_argument, NULL, OPT_SRCLINE },
+	{ "debug-dir", required_argument, NULL, OPT_DEBUG_DIR },
+	{ "folded", no_argument, NULL, 'f' },
+	{ "delimited", no_argument, NULL, 'd' },
+	{ "annotations", no_argument, NULL, 'a' },
+	{ "pid", no_argument, NULL, OPT_PID_FRAME },
+	{ "top-waits", no_argument, NULL, OPT_TOPWAITS },
+	{ "json", no_argument, NULL, OPT_JSON },
+	{ "biotop", no_argument, NULL, OPT_BIOTOP },
+	{ "maxrows", required_argument, NULL, 'r' },
+	{ "sort", required_argument, NULL, 's' },
+	{ "call-graph", no_argument, NULL, 'g' },
+	{ "verbose", no_argument, NULL, 'v' },
+	{ 0 },
+};
+
+static const char filter_help[] =
+	"Filters (as at record time):\n"
+	"  -p PID,...            only these processes\n"
+	"  -t, --tid TID,...     only these threads\n"
+	"  --comm NAME,...       only threads with these names\n"
+	"  --time START,END      a window: seconds from the capture start (1.5,),\n"
+	"                        wall clock HH:MM:SS[.frac] on the capture's day,\n"
+	"                        or ISO 8601 (2026-11-22T14:03:07Z); either side may\n"
+	"                        be empty. Events are placed at switch-out (off-CPU),\n"
+	"                        sample (CPU) or completion (block I/O) time\n"
+	"  -m, --min-block-time US   off-CPU intervals of at least US microseconds\n"
+	"  -M, --max-block-time US   ... and at most US microseconds\n"
+	"  --state MASK          off-CPU with task state & MASK (0: preempted only,\n"
+	"                        1: TASK_INTERRUPTIBLE, 2: TASK_UNINTERRUPTIBLE)\n"
+	"  -u, --user-threads-only    no kernel threads\n"
+	"  -k, --kernel-threads-only  kernel threads only\n"
+	"  -U, --user-stacks-only     show user stacks only (no kernel frames)\n"
+	"  -K, --kernel-stacks-only   show kernel stacks only (no user frames)\n"
+	"  -e, --event KIND,...  offcpu, cpu, bio (default: all in the capture)\n"
+	"Symbols:\n"
+	"  -i, --input FILE      capture to read (default " DEFAULT_INPUT ")\n"
+	"  --symfs DIR           look for the recorded binaries under DIR\n"
+	"  --debug-dir DIR       debug files root (default /usr/lib/debug)\n"
+	"  --inline              expand inlined functions (needs DWARF)\n"
+	"  --srcline             file:line where known (needs DWARF)\n"
+	"  -v, --verbose         symbolization statistics on stderr\n";
+
+static void usage_report(FILE *f)
+{
+	fprintf(f, "usage: stkrec report [-i FILE] [view] [filters] [symbol options]\n\n"
+		   "Symbolize a capture offline and summarize it.\n\n"
+		   "Views (default: perf-style tables of self overhead per event kind):\n"
+		   "  -g, --call-graph      callers under each row (percent of the kind's total)\n"
+		   "  -s, --sort KEYS       columns among comm,pid,dso,sym (default comm,dso,sym)\n"
+		   "  -f, --folded          folded stacks for flamegraph.pl: comm;outer;...;inner\n"
+		   "                        VALUE (off-CPU: us, CPU: samples; off-CPU is shown\n"
+		   "                        when both are present unless -e cpu)\n"
+		   "    -d, --delimited     a \"-\" frame between user and kernel frames\n"
+		   "    -a, --annotations   \"_[k]\" after kernel frame names\n"
+		   "    --pid               first frame \"comm-PID\" (stackcollapse-perf --pid\n"
+		   "                        style) instead of \"comm\"\n"
+		   "  --top-waits           longest off-CPU wait per (pid, stack), its count,\n"
+		   "                        total and wall-clock time; -r limits rows\n"
+		   "    --json              the same as a JSON array\n"
+		   "  --biotop [INTERVAL [COUNT]]  block I/O by process per INTERVAL seconds of\n"
+		   "                        capture time (default 1); D: R read, W write,\n"
+		   "                        F flush, D discard, ? other; AVGms: issue->complete\n"
+		   "    -r, --maxrows N     rows per table (default 20; top-waits: all)\n\n"
+		   "%s\n"
+		   "Missing stacks show as [Missed User Stack] / [Missed Kernel Stack] (not\n"
+		   "taken) or [lost stack] (definition lost with a damaged block).\n\n"
+		   "Exit status: 0 ok, 2 bad usage, 3 capture damaged (output partial),\n"
+		   "4 capture unreadable.\n\n"
+		   "examples:\n"
+		   "    stkrec report                        # perf-style tables of stkrec.cap\n"
+		   "    stkrec report -i x.cap -g -e offcpu  # off-CPU table with call graphs\n"
+		   "    stkrec report --folded | flamegraph.pl > offcpu.svg\n"
+		   "    stkrec report --folded -e cpu -d -a  # CPU flame graph input, annotated\n"
+		   "    stkrec report --top-waits -m 10000   # waits of 10 ms or more\n"
+		   "    stkrec report --top-waits --json -p 185\n"
+		   "    stkrec report --biotop 5 10          # 5 second tables, 10 of them\n"
+		   "    stkrec report --time 2.5,4 --comm nginx  # a window, one program\n"
+		   "    stkrec report --symfs /srv/rootfs    # binaries copied from the target\n",
+		filter_help);
+}
+
+static void usage_script(FILE *f)
+{
+	fprintf(f, "usage: stkrec script [-i FILE] [--folded] [filters] [symbol options]\n\n"
+		   "Print every event in time order, one line each:\n"
+		   "  COMM PID/TID [CPU] SECONDS: offcpu: US us state 0xSTATE\n"
+		   "  COMM PID/TID [CPU] SECONDS: cpu:\n"
+		   "  COMM PID/TID [---] SECONDS: bio: BYTES bytes OP DISK MAJ:MIN sector N lat US us\n"
+		   "then the stack innermost first, one \"\\t    ADDR NAME (OBJECT)\" line per\n"
+		   "frame and a blank line (perf script style). SECONDS count from the\n"
+		   "capture start; OP is R, W, F (flush), D (discard) or ?.\n\n"
+		   "  -f, --folded          the stack on the same line, outermost first,\n"
+		   "                        frames separated by ';'\n\n"
+		   "%s\n"
+		   "examples:\n"
+		   "    stkrec script                        # everything in stkrec.cap\n"
+		   "    stkrec script -e bio | awk '$6 == \"bio:\"'\n"
+		   "    stkrec script --folded -p 185 -m 1000 | grep futex\n",
+		filter_help);
+}
+
+static int parse_kinds(const char *s, unsigned *kinds)
+{
+	char *dup = strdup(s), *tok, *save = NULL;
+	int k, err = 0;
+
+	if (!dup)
+		return -ENOMEM;
+	*kinds = 0;
+	for (tok = strtok_r(dup, ",", &save); tok && !err; tok = strtok_r(NULL, ",", &save)) {
+		for (k = 0; k < CAP_KIND_SIDEBAND; k++) {
+			if (!strcmp(tok, cap_kind_name(k)))
+				break;
+		}
+		if (k == CAP_KIND_SIDEBAND)
+			err = -EINVAL;
+		*kinds |= 1u << k;
+	}
+	free(dup);
+	return err || !*kinds ? -EINVAL : 0;
+}
+
+static int parse_sort(const char *s, struct report_opts *o)
+{
+	static const char *const names[SORT_MAX] = { "comm", "pid", "dso", "sym" };
+	char *dup = strdup(s), *tok, *save = NULL;
+	unsigned seen = 0;
+	int k, err = 0;
+
+	if (!dup)
+		return -ENOMEM;
+	o->nsort = 0;
+	for (tok = strtok_r(dup, ",", &save); tok && !err; tok = strtok_r(NULL, ",", &save)) {
+		for (k = 0; k < SORT_MAX && strcmp(tok, names[k]); k++)
+			;
+		if (k == SORT_MAX || (seen & (1u << k)))
+			err = -EINVAL;
+		else
+			o->sort[o->nsort++] = k;
+		seen |= 1u << k;
+	}
+	free(dup);
+	return err || !o->nsort ? -EINVAL : 0;
+}
+
+static int set_view(struct cli *c, enum view_id v)
+{
+	if (c->view_set && c->view != v) {
+		log_usage_error(c->cmd, "choose one of --folded, --top-waits and --biotop");
+		return -EINVAL;
+	}
+	c->view = v;
+	c->view_set = true;
+	return 0;
+}
+
+static int bad_value(struct cli *c, const char *opt, const char *val)
+{
+	log_usage_error(c->cmd, "invalid value for %s: '%s'", opt, val);
+	return -EINVAL;
+}
+
+static int opt_filter(struct cli *c, int opt, const char *arg)
+{
+	uint64_t v;
+
+	switch (opt) {
+	case 'p':
+		return parse_u32_list(arg, 0, UINT32_MAX, &c->flt.pids, &c->flt.npids) ?
+			       bad_value(c, "-p", arg) : 0;
+	case 't':
+		return parse_u32_list(arg, 0, UINT32_MAX, &c->flt.tids, &c->flt.ntids) ?
+			       bad_value(c, "-t", arg) : 0;
+	case OPT_COMM:
+		return filter__add_comms(&c->flt, arg) ? bad_value(c, "--comm", arg) : 0;
+	case OPT_TIME:
+		return filter__parse_time(&c->flt, arg) ? bad_value(c, "--time", arg) : 0;
+	case 'm':
+	case 'M':
+		if (parse_u64(arg, 0, UINT64_MAX / 1000, &v))
+			return bad_value(c, opt == 'm' ? "-m" : "-M", arg);
+		if (opt == 'm')
+			c->flt.min_ns = v * 1000;
+		else
+			c->flt.max_ns = v ? v * 1000 : 1; /* -M 0: nothing but 0 ns */
+		return 0;
+	case OPT_STATE:
+		if (parse_u64(arg, 0, UINT32_MAX, &v))
+			return bad_value(c, "--state", arg);
+		c->flt.has_state = true;
+		c->flt.state = v;
+		return 0;
+	case 'e':
+		return parse_kinds(arg, &c->flt.kinds) ? bad_value(c, "-e", arg) : 0;
+	}
+	return 1;
+}
+
+static int opt_threads(struct cli *c, int opt)
+{
+	bool user = opt == 'u' || opt == 'U';
+
+	if (opt == 'u' || opt == 'k') {
+		if (c->flt.threads != FILTER_THREADS_ALL &&
+		    c->flt.threads != (user ? FILTER_THREADS_USER : FILTER_THREADS_KERNEL))
+			goto conflict;
+		c->flt.threads = user ? FILTER_THREADS_USER : FILTER_THREADS_KERNEL;
+	} else {
+		if (c->flt.stacks != FILTER_STACKS_BOTH &&
+		    c->flt.stacks != (user ? FILTER_STACKS_USER : FILTER_STACKS_KERNEL))
+			goto conflict;
+		c->flt.stacks = user ? FILTER_STACKS_USER : FILTER_STACKS_KERNEL;
+	}
+	return 0;
+conflict:
+	log_usage_error(c->cmd, "-%c conflicts with -%c", opt,
+			opt == 'u' ? 'k' : opt == 'k' ? 'u' : opt == 'U' ? 'K' : 'U');
+	return -EINVAL;
+}
+
+/* Options of the views: 0, -EINVAL, or 1 when opt is not one of them. */
+static int opt_view(struct cli *c, int opt, const char *arg)
+{
+	uint64_t v;
+
+	switch (opt) {
+	case 'f':
+		if (c->script) {
+			c->opts.script_folded = true;
+			return 0;
+		}
+		return set_view(c, VIEW_FOLDED);
+	case 'd':
+		c->opts.delimited = true;
+		break;
+	case 'a':
+		c->opts.annotate = true;
+		break;
+	case OPT_PID_FRAME:
+		c->opts.with_pid = true;
+		break;
+	case OPT_TOPWAITS:
+		c->report_only |= 1;
+		return set_view(c, VIEW_TOPWAITS);
+	case OPT_BIOTOP:
+		c->report_only |= 1;
+		return set_view(c, VIEW_BIOTOP);
+	case OPT_JSON:
+		c->opts.json = true;
+		c->report_only |= 1;
+		return 0;
+	case 'r':
+		if (parse_u64(arg, 1, UINT32_MAX, &v))
+			return bad_value(c, "-r", arg);
+		c->opts.max_rows = v;
+		c->report_only |= 1;
+		return 0;
+	case 's':
+		c->report_only |= 1;
+		return parse_sort(arg, &c->opts) ? bad_value(c, "--sort", arg) : 0;
+	case 'g':
+		c->opts.callgraph = true;
+		c->report_only |= 1;
+		return 0;
+	default:
+		return 1;
+	}
+	c->folded_only |= 1; /* -d, -a, --pid */
+	c->report_only |= 1;
+	return 0;
+}
+
+static int parse_opt(struct cli *c, int opt, const char *arg)
+{
+	int ret = opt_filter(c, opt, arg);
+
+	if (ret <= 0)
+		return ret;
+	ret = opt_view(c, opt, arg);
+	if (ret <= 0)
+		return ret;
+	switch (opt) {
+	case 'i':
+		c->input = arg;
+		return 0;
+	case 'u': case 'k': case 'U': case 'K':
+		return opt_threads(c, opt);
+	case OPT_SYMFS:
+		c->sym.symfs = arg;
+		return 0;
+	case OPT_DEBUG_DIR:
+		c->sym.debug_dir = arg;
+		return 0;
+	case OPT_INLINE:
+		c->sym.inlines = true;
+		return 0;
+	case OPT_SRCLINE:
+		c->sym.srclines = true;
+		c->opts.srcline = true;
+		return 0;
+	case 'v':
+		log_verbosity++;
+		return 0;
+	}
+	log_usage_error(c->cmd, "unknown option");
+	return -EINVAL;
+}
+
+static int parse_biotop_args(struct cli *c, int argc, char **argv)
+{
+	uint64_t v;
+
+	if (argc > 2 || (argc && c->view != VIEW_BIOTOP)) {
+		log_usage_error(c->cmd, "unexpected argument '%s'", argv[0]);
+		return -EINVAL;
+	}
+	if (argc >= 1) {
+		if (parse_seconds(argv[0], &v) || v < 1000000) /* at least 1 ms */
+			return bad_value(c, "INTERVAL", argv[0]);
+		c->opts.interval_ns = v;
+	}
+	if (argc == 2) {
+		if (parse_u64(argv[1], 1, UINT32_MAX, &v))
+			return bad_value(c, "COUNT", argv[1]);
+		c->opts.count = v;
+	}
+	return 0;
+}
+
+static int check_combinations(struct cli *c)
+{
+	const char *bad = NULL;
+
+	if (c->script && c->report_only)
+		bad = "that option belongs to 'stkrec report'";
+	else if (c->folded_only && c->view != VIEW_FOLDED)
+		bad = "-d, -a and --pid need --folded";
+	else if (c->opts.json && c->view != VIEW_TOPWAITS)
+		bad = "--json needs --top-waits";
+	else if ((c->opts.callgraph || c->opts.nsort) && c->view != VIEW_PERF)
+		bad = "-g and --sort apply to the default view only";
+	else if (c->flt.max_ns && c->flt.max_ns < c->flt.min_ns)
+		bad = "-M is below -m";
+	if (bad) {
+		log_usage_error(c->cmd, "%s", bad);
+		return -EINVAL;
+	}
+	return 0;
+}
+
+static int parse_args(struct cli *c, int argc, char **argv)
+{
+	int opt, err;
+
+	c->input = DEFAULT_INPUT;
+	c->view = c->script ? VIEW_SCRIPT : VIEW_PERF;
+	opterr = 0;
+	optind = 1;
+	while ((opt = getopt_long(argc, argv, ":hi:p:t:m:M:ukUKe:fdar:s:gv", long_opts,
+				  NULL)) != -1) {
+		if (opt == 'h')
+			return 1;
+		if (opt == '?' || opt == ':') {
+			log_usage_error(c->cmd, "%s option '%s'",
+					opt == ':' ? "missing value for" : "unknown",
+					argv[optind - 1]);
+			return -EINVAL;
+		}
+		err = parse_opt(c, opt, optarg);
+		if (err)
+			return err;
+	}
+	err = parse_biotop_args(c, argc - optind, argv + optind);
+	return err ? err : check_combinations(c);
+}
+
+static int run_view(struct cli *c, struct report_ctx *ctx)
+{
+	switch (c->view) {
+	case VIEW_FOLDED:
+		if (!c->flt.kinds && model__nr_events(ctx->model, CAP_KIND_OFFCPU) &&
+		    model__nr_events(ctx->model, CAP_KIND_CPU))
+			log_warn("folded: off-CPU time shown; '-e cpu' gives the CPU samples");
+		return view_folded(ctx, stdout);
+	case VIEW_TOPWAITS:
+		return view_topwaits(ctx, stdout);
+	case VIEW_BIOTOP:
+		return view_biotop(ctx, stdout);
+	case VIEW_SCRIPT:
+		return view_script(ctx, stdout);
+	default:
+		return view_perf(ctx, stdout);
+	}
+}
+
+static void log_sym_stats(const struct resolver *res)
+{
+	struct symbolizer_stats st;
+
+	if (log_verbosity < 1)
+		return;
+	resolver__sym_stats(res, &st);
+	log_debug(1, "symbols: %llu objects found, %llu missing, %llu build-ID mismatches, "
+		  "%llu addresses named, %llu unnamed",
+		  (unsigned long long)st.modules_found, (unsigned long long)st.modules_missing,
+		  (unsigned long long)st.buildid_mismatches, (unsigned long long)st.resolved,
+		  (unsigned long long)st.unresolved);
+}
+
+static int report_run(struct cli *c)
+{
+	struct report_ctx ctx = { .filter = &c->flt, .opts = c->opts };
+	struct model *m = NULL;
+	struct resolver *res = NULL;
+	int err, ret = EXIT_FAIL;
+
+	err = model__load(c->input, &m);
+	if (err) {
+		log_error("%s: %s", c->input, cap_strerror(err));
+		return err == -ENOMEM ? EXIT_FAIL : EXIT_UNREADABLE;
+	}
+	err = filter__bind(&c->flt, m);
+	if (err) {
+		if (err == -EINVAL)
+			log_usage_error(c->cmd, "--time: START is after END");
+		else
+			log_error("%s", cap_strerror(err));
+		ret = err == -EINVAL ? EXIT_USAGE : EXIT_FAIL;
+		goto out;
+	}
+	err = resolver__new(m, &c->sym, &res);
+	if (err) {
+		log_error("symbolizer: %s", cap_strerror(err));
+		goto out;
+	}
+	ctx.model = m;
+	ctx.res = res;
+	err = run_view(c, &ctx);
+	if (!err && fflush(stdout))
+		err = -errno;
+	if (err) {
+		log_error("%s: %s", c->cmd, cap_strerror(err));
+		goto out;
+	}
+	log_sym_stats(res);
+	ret = EXIT_OK;
+	if (model__recovered(m)) {
+		log_warn("%s: capture damaged, output is partial: %s", c->input,
+			 model__loss_text(m));
+		ret = EXIT_RECOVERED;
+	}
+out:
+	resolver__free(res);
+	model__free(m);
+	return ret;
+}
+
+int report_cli_main(int argc, char **argv, bool script)
+{
+	struct cli c = { .cmd = script ? "script" : "report", .script = script };
+	int err, ret;
+
+	err = parse_args(&c, argc, argv);
+	if (err) {
+		filter__free(&c.flt);
+		if (err < 0)
+			return EXIT_USAGE;
+		if (script)
+			usage_script(stdout);
+		else
+			usage_report(stdout);
+		return EXIT_OK;
+	}
+	ret = report_run(&c);
+	filter__free(&c.flt);
+	return ret;
+}
 
 int cmd_report(int argc, char **argv)
 {
-	log_error("report: not built yet");
-	return EXIT_FAIL;
+	return report_cli_main(argc, argv, false);
 }

@@ -1,10 +1,10 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
-/* PLACEHOLDER: replaced by the real command. */
+/* stkrec script: every event of a capture in time order (src/cmd_report.c
+ * holds the shared option parsing and the view call). */
 #include "src/commands.h"
-#include "src/log.h"
+#include "src/report_cli.h"
 
 int cmd_script(int argc, char **argv)
 {
-	log_error("script: not built yet");
-	return EXIT_FAIL;
+	return report_cli_main(argc, argv, true);
 }

@@ -1,0 +1,410 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+/*
+ * Capture -> memory. One pass over the records collects definitions and
+ * events; model_finish() then sorts the time-dependent tables (thread names,
+ * execs, mappings) and builds the kernel symbol table, so definitions that
+ * arrive late (or never) cost nothing but a missing name.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include "report/idmap.h"
+#include "report/ksymtab.h"
+#include "report/model.h"
+#include "report/model_int.h"
+
+#define VEC_PUSH(v, n, cap, item)                                              \
+	({                                                                     \
+		int __err = 0;                                                 \
+		if ((n) == (cap)) {                                            \
+			size_t __nc = (cap) ? (cap) * 2 : 64;                  \
+			void *__p = realloc((v), __nc * sizeof(*(v)));         \
+			if (__p) {                                             \
+				(v) = __p;                                     \
+				(cap) = __nc;                                  \
+			} else {                                               \
+				__err = -ENOMEM;                               \
+			}                                                      \
+		}                                                              \
+		if (!__err)                                                    \
+			(v)[(n)++] = (item);                                   \
+		__err;                                                         \
+	})
+
+static int pool_add(struct model *m, const void *data, size_t len, uint64_t *off)
+{
+	size_t need = m->pool_len + len + 1;
+	char *p;
+
+	if (need > m->pool_cap) {
+		size_t nc = m->pool_cap ? m->pool_cap : 4096;
+
+		while (nc < need)
+			nc *= 2;
+		p = realloc(m->pool, nc);
+		if (!p)
+			return -ENOMEM;
+		m->pool = p;
+		m->pool_cap = nc;
+	}
+	memcpy(m->pool + m->pool_len, data, len);
+	m->pool[m->pool_len + len] = '\0';
+	*off = m->pool_len;
+	m->pool_len = need;
+	return 0;
+}
+
+static int on_string(struct model *m, const struct cap_record *r)
+{
+	uint64_t *val, off;
+	int err;
+
+	if (!r->string.id)
+		return 0;
+	err = idmap__upsert(&m->strings, r->string.id, 0, UINT64_MAX, &val);
+	if (err <= 0)
+		return err; /* duplicate id: the first definition stands */
+	err = pool_add(m, r->tail, r->tail_len, &off);
+	if (err)
+		return err;
+	*idmap__find(&m->strings, r->string.id, 0) = off;
+	return 0;
+}
+
+static int on_stack(struct model *m, const struct cap_record *r)
+{
+	uint16_t nr = r->stack.nr;
+	uint64_t *val;
+	int err;
+
+	if (!r->stack.id || r->stack.id == CAP_STACK_LOST || nr > CAP_MAX_STACK_DEPTH)
+		return 0;
+	if (m->ips_len + nr > m->ips_cap) {
+		size_t nc = m->ips_cap ? m->ips_cap : 4096;
+		uint64_t *p;
+
+		while (nc < m->ips_len + nr)
+			nc *= 2;
+		p = realloc(m->ips, nc * sizeof(*p));
+		if (!p)
+			return -ENOMEM;
+		m->ips = p;
+		m->ips_cap = nc;
+	}
+	err = idmap__upsert(&m->stacks, r->stack.id, 0, m->ips_len << 8 | nr, &val);
+	if (err <= 0)
+		return err;
+	if (nr)
+		memcpy(m->ips + m->ips_len, r->ips, nr * sizeof(uint64_t));
+	m->ips_len += nr;
+	return 0;
+}
+
+int model_intern_comm(struct model *m, const char *comm, size_t len, uint32_t *id)
+{
+	struct model_comm c = { { 0 } };
+	uint64_t k[2], *val;
+	int err;
+
+	len = strnlen(comm, len < 16 ? len : 16);
+	memcpy(c.name, comm, len);
+	if (!len) {
+		*id = 0;
+		return 0;
+	}
+	memcpy(k, c.name, 16);
+	/* views pack comm ids in 29 bits; past that many names, "[unknown]" */
+	if (m->nr_comms >= MODEL_MAX_COMMS && !idmap__find(&m->comm_ids, k[0], k[1])) {
+		*id = 0;
+		return 0;
+	}
+	err = idmap__upsert(&m->comm_ids, k[0], k[1], m->nr_comms, &val);
+	if (err < 0)
+		return err;
+	*id = *val;
+	if (err == 1)
+		return VEC_PUSH(m->comms, m->nr_comms, m->comms_cap, c);
+	return 0;
+}
+
+static int on_thread(struct model *m, const struct cap_record *r)
+{
+	struct model_thread t = {
+		.time = r->thread.time,
+		.tid = r->thread.tid,
+		.pid = r->thread.pid,
+		.flags = r->thread.flags,
+		.seq = m->nr_threads,
+	};
+	struct model_exec e = { .time = r->thread.time, .pid = r->thread.pid };
+	int err;
+
+	err = model_intern_comm(m, r->thread.comm, sizeof(r->thread.comm), &t.comm);
+	if (!err)
+		err = VEC_PUSH(m->threads, m->nr_threads, m->threads_cap, t);
+	if (!err && (t.flags & CAP_THREAD_EXEC))
+		err = VEC_PUSH(m->execs, m->nr_execs, m->execs_cap, e);
+	return err;
+}
+
+static int on_fork(struct model *m, const struct cap_record *r)
+{
+	struct model_fork f = { .time = r->fork.time, .pid = r->fork.pid,
+				.ppid = r->fork.ppid };
+	uint64_t *val;
+	int err;
+
+	/* Only process creation matters for mappings; a pid's first fork wins. */
+	if (r->fork.pid != r->fork.tid || r->fork.pid == r->fork.ppid)
+		return 0;
+	err = idmap__upsert(&m->forks, r->fork.pid, 0, m->nr_forks, &val);
+	if (err <= 0)
+		return err;
+	return VEC_PUSH(m->forks_v, m->nr_forks, m->forks_cap, f);
+}
+
+static int on_mapping(struct model *m, const struct cap_record *r)
+{
+	const struct cap_mapping *c = &r->mapping;
+	struct model_rawmap rm = { .rec = *c, .seq = m->nr_rawmaps };
+
+	if (c->end <= c->start)
+		return 0;
+	if (rm.rec.build_id_size > sizeof(rm.rec.build_id))
+		rm.rec.build_id_size = sizeof(rm.rec.build_id);
+	return VEC_PUSH(m->rawmaps, m->nr_rawmaps, m->rawmaps_cap, rm);
+}
+
+static int on_ksym(struct model *m, const struct cap_record *r)
+{
+	struct model_ksym k = {
+		.addr = r->ksym.addr,
+		.size = r->ksym.size,
+		.module_id = r->ksym.module_id,
+		.name_len = r->tail_len,
+	};
+	int err;
+
+	if (!r->tail_len)
+		return 0;
+	err = pool_add(m, r->tail, r->tail_len, &k.name_off);
+	if (err)
+		return err;
+	return VEC_PUSH(m->ksyms, m->nr_ksyms, m->ksyms_cap, k);
+}
+
+static int on_kmod(struct model *m, const struct cap_record *r)
+{
+	struct model_kmod k = {
+		.base = r->kmod.base,
+		.size = r->kmod.size,
+		.name_id = r->kmod.name_id,
+	};
+
+	return VEC_PUSH(m->kmods, m->nr_kmods, m->kmods_cap, k);
+}
+
+static int on_blockdev(struct model *m, const struct cap_record *r)
+{
+	struct model_bdev b = { .major = r->blockdev.major, .minor = r->blockdev.minor };
+	uint64_t *val;
+	int err;
+
+	memcpy(b.name, r->blockdev.name, sizeof(r->blockdev.name));
+	b.name[sizeof(b.name) - 1] = '\0';
+	err = idmap__upsert(&m->bdev_ids, (uint64_t)b.major << 32 | b.minor, 0,
+			    m->nr_bdevs, &val);
+	if (err <= 0)
+		return err;
+	return VEC_PUSH(m->bdevs, m->nr_bdevs, m->bdevs_cap, b);
+}
+
+static void note_time(struct model *m, uint64_t t)
+{
+	if (t > m->last_event)
+		m->last_event = t;
+}
+
+static int on_event(struct model *m, const struct cap_record *r)
+{
+	uint32_t comm;
+	int err;
+
+	switch (r->type) {
+	case CAP_REC_OFFCPU:
+		note_time(m, r->offcpu.start + r->offcpu.duration);
+		return VEC_PUSH(m->offcpu, m->nr_offcpu, m->offcpu_cap, r->offcpu);
+	case CAP_REC_CPU:
+		note_time(m, r->cpu.time);
+		return VEC_PUSH(m->cpu, m->nr_cpu, m->cpu_cap, r->cpu);
+	case CAP_REC_BIO:
+		note_time(m, r->bio.complete_time);
+		err = model_intern_comm(m, r->bio.comm, sizeof(r->bio.comm), &comm);
+		if (!err)
+			err = VEC_PUSH(m->bio_comm, m->nr_bio_comm, m->bio_comm_cap, comm);
+		if (!err)
+			err = VEC_PUSH(m->bio, m->nr_bio, m->bio_cap, r->bio);
+		return err;
+	}
+	return 0;
+}
+
+static int on_misc(struct model *m, const struct cap_record *r)
+{
+	struct model_stat s = { .key_id = r->stat.key_id, .value = r->stat.value };
+
+	switch (r->type) {
+	case CAP_REC_LOST:
+		if (r->lost.kind < CAP_KIND_MAX && r->lost.reason < CAP_LOST_MAX)
+			m->lost[r->lost.kind][r->lost.reason] += r->lost.count;
+		return 0;
+	case CAP_REC_STAT:
+		return VEC_PUSH(m->stats, m->nr_stats, m->stats_cap, s);
+	case CAP_REC_END:
+		if (!m->has_end) {
+			m->end = r->end;
+			m->has_end = true;
+		}
+		return 0;
+	}
+	return 0;
+}
+
+static int on_record(struct model *m, const struct cap_record *r)
+{
+	switch (r->type) {
+	case CAP_REC_STRING:
+		return on_string(m, r);
+	case CAP_REC_STACK:
+		return on_stack(m, r);
+	case CAP_REC_THREAD:
+		return on_thread(m, r);
+	case CAP_REC_FORK:
+		return on_fork(m, r);
+	case CAP_REC_MAPPING:
+		return on_mapping(m, r);
+	case CAP_REC_KSYM:
+		return on_ksym(m, r);
+	case CAP_REC_KMOD:
+		return on_kmod(m, r);
+	case CAP_REC_BLOCKDEV:
+		return on_blockdev(m, r);
+	case CAP_REC_OFFCPU:
+	case CAP_REC_CPU:
+	case CAP_REC_BIO:
+		return on_event(m, r);
+	case CAP_REC_LOST:
+	case CAP_REC_STAT:
+	case CAP_REC_END:
+		return on_misc(m, r);
+	}
+	return 0; /* BLOCK, KERNEL and unknown types carry nothing we need */
+}
+
+static int read_all(struct model *m, struct cap_reader *rd)
+{
+	struct cap_record rec;
+	char buf[512];
+	int ret, err;
+
+	while ((ret = cap_reader__next(rd, &rec)) > 0) {
+		err = on_record(m, &rec);
+		if (err)
+			return err; /* out of memory: nothing sensible to show */
+	}
+	m->stats_rd = *cap_reader__stats(rd);
+	m->recovered = m->stats_rd.recovered || ret < 0;
+	if (!m->recovered)
+		return 0;
+	cap_reader__describe_loss(rd, buf, sizeof(buf));
+	if (ret < 0)
+		snprintf(m->loss, sizeof(m->loss), "%s%sreading stopped: %s", buf,
+			 *buf ? "; " : "", cap_strerror(ret));
+	else
+		snprintf(m->loss, sizeof(m->loss), "%s", buf);
+	return 0;
+}
+
+static int load(struct cap_reader *rd, struct model **out)
+{
+	struct model *m;
+	int err;
+
+	m = calloc(1, sizeof(*m));
+	if (!m) {
+		cap_reader__close(rd);
+		return -ENOMEM;
+	}
+	m->hdr = *cap_reader__header(rd);
+	/* comm id 0 is the unknown name */
+	err = VEC_PUSH(m->comms, m->nr_comms, m->comms_cap,
+		       ((struct model_comm){ .name = "[unknown]" }));
+	if (!err)
+		err = read_all(m, rd);
+	cap_reader__close(rd);
+	if (!err)
+		err = model_finish(m);
+	if (err) {
+		model__free(m);
+		return err;
+	}
+	*out = m;
+	return 0;
+}
+
+int model__load(const char *path, struct model **out)
+{
+	struct cap_reader *rd;
+	int err;
+
+	err = cap_reader__open(path, &rd);
+	if (err)
+		return err;
+	return load(rd, out);
+}
+
+int model__load_mem(const void *buf, size_t len, struct model **out)
+{
+	struct cap_reader *rd;
+	int err;
+
+	err = cap_reader__open_mem(buf, len, &rd);
+	if (err)
+		return err;
+	return load(rd, out);
+}
+
+void model__free(struct model *m)
+{
+	if (!m)
+		return;
+	idmap__fini(&m->strings);
+	idmap__fini(&m->stacks);
+	idmap__fini(&m->comm_ids);
+	idmap__fini(&m->thread_ids);
+	idmap__fini(&m->exec_ids);
+	idmap__fini(&m->forks);
+	idmap__fini(&m->map_ids);
+	idmap__fini(&m->dso_ids);
+	idmap__fini(&m->bdev_ids);
+	free(m->pool);
+	free(m->ips);
+	free(m->comms);
+	free(m->threads);
+	free(m->execs);
+	free(m->forks_v);
+	free(m->rawmaps);
+	free(m->maps);
+	free(m->dsos);
+	free(m->ksyms);
+	free(m->kmods);
+	free(m->bdevs);
+	free(m->stats);
+	free(m->offcpu);
+	free(m->cpu);
+	free(m->bio);
+	free(m->bio_comm);
+	if (m->ksymtab)
+		ksymtab__free(m->ksymtab);
+	free(m);
+}

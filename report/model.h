@@ -1,0 +1,112 @@
+/* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
+/*
+ * A capture loaded into memory for `stkrec report` and `stkrec script`:
+ * string and stack tables, thread names over time, forks, executable
+ * mappings per process (exec-aware, inherited from the fork parent), the
+ * kernel symbols (as a ksymtab), block device names, loss and statistics,
+ * and one array of events per kind.
+ *
+ * The file is hostile: every id is looked up in a hash table (never used as
+ * an index), duplicate definitions keep the first one, a stack or string that
+ * was never defined reads as missing, and memory grows only with the records
+ * actually decoded. The library never prints.
+ */
+#ifndef STKREC_REPORT_MODEL_H
+#define STKREC_REPORT_MODEL_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include "format/capture.h"
+
+struct model;
+struct ksymtab;
+
+/* An executable object seen in mappings: (path, build ID) pairs. */
+struct model_dso {
+	const char *path;     /* recorded path ("" if the STRING is missing) */
+	const char *base;     /* basename of path */
+	uint8_t build_id[20];
+	uint8_t build_id_size;
+	bool anon;            /* anonymous executable memory (JIT) */
+};
+
+/* One mapping of a process. */
+struct model_map {
+	uint64_t time;
+	uint64_t start;
+	uint64_t end;
+	uint64_t pgoff;
+	uint32_t pid;
+	uint32_t dso;         /* index for model__dso() */
+	uint32_t epoch;       /* execs of pid before `time` */
+	uint32_t seq;         /* file order, for stable sorting */
+};
+
+/* Load a capture. Returns 0, or a negative code (-errno or CAP_ERR_*) when
+ * it cannot be opened at all. Damage met while reading is not an error: what
+ * was read is kept and model__recovered() says so. */
+int model__load(const char *path, struct model **out);
+int model__load_mem(const void *buf, size_t len, struct model **out);
+void model__free(struct model *m);
+
+const struct cap_header *model__header(const struct model *m);
+const struct cap_read_stats *model__read_stats(const struct model *m);
+/* True when the capture was truncated or damaged; model__loss_text() then
+ * describes what is missing (from cap_reader__describe_loss()). */
+bool model__recovered(const struct model *m);
+const char *model__loss_text(const struct model *m);
+/* The END record, or NULL when the capture has none. */
+const struct cap_end *model__end(const struct model *m);
+/* Monotonic ns of the last thing known to have happened (END, else the
+ * latest event time); the header's start_time if nothing was recorded. */
+uint64_t model__last_time(const struct model *m);
+
+/* Lost events (or stacks) of a kind for a reason, summed over LOST records. */
+uint64_t model__lost(const struct model *m, enum cap_kind kind,
+		     enum cap_lost_reason reason);
+/* STAT records in file order: 0 with *key and *value set, or -ENOENT. */
+int model__stat(const struct model *m, size_t i, const char **key, uint64_t *value);
+
+/* Event arrays, in file order (which is not strictly time order). */
+const struct cap_offcpu *model__offcpu(const struct model *m, size_t *n);
+const struct cap_cpu *model__cpu(const struct model *m, size_t *n);
+const struct cap_bio *model__bio(const struct model *m, size_t *n);
+size_t model__nr_events(const struct model *m, enum cap_kind kind);
+
+/* STRING by id, NUL-terminated; NULL when never defined. */
+const char *model__string(const struct model *m, uint32_t id);
+
+/* Frames of STACK id, innermost first: returns nr >= 0 with *ips set (nr 0
+ * for CAP_STACK_NONE), -ENOENT for CAP_STACK_LOST or an id never defined. */
+int model__stack(const struct model *m, uint32_t id, const uint64_t **ips);
+
+/* Interned command names: id 0 is "[unknown]". model__comm_id() is the name
+ * of tid at `time` (the latest THREAD record at or before it, else the
+ * earliest one). BIO records carry their own name: model__bio_comms()[i] is
+ * the interned comm of model__bio()[i]. */
+#define MODEL_MAX_COMMS (1u << 24)
+uint32_t model__comm_id(const struct model *m, uint32_t tid, uint64_t time);
+const char *model__comm_name(const struct model *m, uint32_t comm_id);
+const uint32_t *model__bio_comms(const struct model *m);
+size_t model__nr_comms(const struct model *m);
+/* Kernel thread: a THREAD record flagged it, or tid 0 (idle). */
+bool model__is_kthread(const struct model *m, uint32_t tid);
+
+/* The mapping of pid containing ip at `time`: the process's own mappings
+ * since its last exec before `time` (the latest one at or before `time`,
+ * else the earliest later one), else, before its first exec, those of its
+ * fork parent at fork time. NULL when none. */
+const struct model_map *model__find_map(const struct model *m, uint32_t pid,
+					uint64_t time, uint64_t ip);
+const struct model_dso *model__dso(const struct model *m, uint32_t idx);
+size_t model__nr_maps(const struct model *m);
+
+/* Kernel symbols from KSYM records (finalized); never NULL after load. */
+const struct ksymtab *model__ksymtab(const struct model *m);
+/* Module containing a kernel address (KMOD records), or NULL. */
+const char *model__kmod(const struct model *m, uint64_t addr, uint64_t *offset);
+/* Name of a block device, or NULL when no BLOCKDEV record names it. */
+const char *model__blockdev(const struct model *m, uint32_t major, uint32_t minor);
+
+#endif /* STKREC_REPORT_MODEL_H */

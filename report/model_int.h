@@ -1,0 +1,134 @@
+/* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
+/* Private to report/model*.c: the layout of struct model. */
+#ifndef STKREC_REPORT_MODEL_INT_H
+#define STKREC_REPORT_MODEL_INT_H
+
+#include <stdio.h>
+#include "report/idmap.h"
+#include "report/model.h"
+
+struct model_comm {
+	char name[17];
+};
+
+struct model_thread {
+	uint64_t time;
+	uint32_t tid;
+	uint32_t pid;
+	uint32_t flags;
+	uint32_t comm;
+	uint32_t seq;
+};
+
+struct model_exec {
+	uint64_t time;
+	uint32_t pid;
+};
+
+struct model_fork {
+	uint64_t time;
+	uint32_t pid;
+	uint32_t ppid;
+};
+
+struct model_rawmap {
+	struct cap_mapping rec;
+	uint32_t seq;
+};
+
+struct model_ksym {
+	uint64_t addr;
+	uint64_t name_off;
+	uint32_t size;
+	uint32_t module_id;
+	uint32_t name_len;
+};
+
+struct model_kmod {
+	uint64_t base;
+	uint32_t size;
+	uint32_t name_id;
+};
+
+struct model_bdev {
+	uint32_t major;
+	uint32_t minor;
+	char name[33];
+};
+
+struct model_stat {
+	uint64_t value;
+	uint32_t key_id;
+};
+
+/* Ranges in a sorted array, stored in an idmap value: start << 32 | count. */
+#define RANGE(start, count) ((uint64_t)(start) << 32 | (uint32_t)(count))
+#define RANGE_START(v) ((uint32_t)((v) >> 32))
+#define RANGE_COUNT(v) ((uint32_t)(v))
+
+struct model {
+	struct cap_header hdr;
+	struct cap_read_stats stats_rd;
+	bool recovered;
+	char loss[600];
+	struct cap_end end;
+	bool has_end;
+	uint64_t last_event;
+	uint64_t lost[CAP_KIND_MAX][CAP_LOST_MAX];
+
+	char *pool;             /* string bytes, each NUL-terminated */
+	size_t pool_len, pool_cap;
+	struct idmap strings;   /* id -> pool offset */
+	uint64_t *ips;
+	size_t ips_len, ips_cap;
+	struct idmap stacks;    /* id -> ips offset << 8 | nr */
+
+	struct model_comm *comms;
+	size_t nr_comms, comms_cap;
+	struct idmap comm_ids;  /* 16 name bytes -> comm id */
+
+	struct model_thread *threads;
+	size_t nr_threads, threads_cap;
+	struct idmap thread_ids; /* tid -> RANGE in threads (sorted) */
+	struct model_exec *execs;
+	size_t nr_execs, execs_cap;
+	struct idmap exec_ids;  /* pid -> RANGE in execs (sorted) */
+	struct model_fork *forks_v;
+	size_t nr_forks, forks_cap;
+	struct idmap forks;     /* pid -> index in forks_v */
+
+	struct model_rawmap *rawmaps;
+	size_t nr_rawmaps, rawmaps_cap;
+	struct model_map *maps;
+	size_t nr_maps;
+	struct idmap map_ids;   /* pid << 32 | epoch -> RANGE in maps */
+	struct model_dso *dsos;
+	size_t nr_dsos, dsos_cap;
+	struct idmap dso_ids;   /* (path id, build id head) -> dso index */
+
+	struct model_ksym *ksyms;
+	size_t nr_ksyms, ksyms_cap;
+	struct ksymtab *ksymtab;
+	struct model_kmod *kmods;
+	size_t nr_kmods, kmods_cap;
+	struct model_bdev *bdevs;
+	size_t nr_bdevs, bdevs_cap;
+	struct idmap bdev_ids;  /* major << 32 | minor -> index */
+	struct model_stat *stats;
+	size_t nr_stats, stats_cap;
+
+	struct cap_offcpu *offcpu;
+	size_t nr_offcpu, offcpu_cap;
+	struct cap_cpu *cpu;
+	size_t nr_cpu, cpu_cap;
+	struct cap_bio *bio;
+	size_t nr_bio, bio_cap;
+	uint32_t *bio_comm;
+	size_t nr_bio_comm, bio_comm_cap;
+};
+
+int model_intern_comm(struct model *m, const char *comm, size_t len, uint32_t *id);
+/* Sort the time-dependent tables and build indexes (model_query.c). */
+int model_finish(struct model *m);
+
+#endif /* STKREC_REPORT_MODEL_INT_H */

@@ -1,0 +1,323 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+#include <errno.h>
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "report/idmap.h"
+#include "report/ksymtab.h"
+#include "report/resolve.h"
+
+#define ARENA_BLOCK (64u << 10)
+#define SYM_MAX_INLINE 16
+
+/* Cache key classes (idmap key a): low 2 bits; bit 2 = caller adjust. */
+#define KEY_KERNEL 1u
+#define KEY_USER 2u
+#define KEY_MODULE 3u
+
+struct resolver {
+	const struct model *m;
+	struct symbolizer *sym;
+	struct idmap cache;      /* key -> first << 16 | count in frames */
+	struct rframe *frames;   /* resolved frames, ip unset */
+	size_t nframes, frames_cap;
+	char **blocks;           /* arena for generated names */
+	size_t nblocks;
+	char *cur;
+	size_t left;
+};
+
+static const struct rframe unknown_user = {
+	.name = "[unknown]", .dso = "[unknown]",
+};
+
+static char *arena_printf(struct resolver *r, const char *fmt, ...)
+{
+	va_list ap;
+	char **nb;
+	int len;
+
+	va_start(ap, fmt);
+	len = vsnprintf(NULL, 0, fmt, ap);
+	va_end(ap);
+	if (len < 0 || (size_t)len >= ARENA_BLOCK)
+		return NULL;
+	if ((size_t)len + 1 > r->left) {
+		nb = realloc(r->blocks, (r->nblocks + 1) * sizeof(*nb));
+		if (!nb)
+			return NULL;
+		r->blocks = nb;
+		r->cur = malloc(ARENA_BLOCK);
+		if (!r->cur)
+			return NULL;
+		r->blocks[r->nblocks++] = r->cur;
+		r->left = ARENA_BLOCK;
+	}
+	va_start(ap, fmt);
+	vsnprintf(r->cur, len + 1, fmt, ap);
+	va_end(ap);
+	r->cur += len + 1;
+	r->left -= len + 1;
+	return r->cur - len - 1;
+}
+
+int resolver__new(const struct model *m, const struct symbolizer_opts *sym_opts,
+		  struct resolver **out)
+{
+	struct resolver *r;
+	int err;
+
+	r = calloc(1, sizeof(*r));
+	if (!r)
+		return -ENOMEM;
+	r->m = m;
+	err = symbolizer__new(sym_opts, &r->sym);
+	if (err) {
+		free(r);
+		return err;
+	}
+	*out = r;
+	return 0;
+}
+
+void resolver__free(struct resolver *r)
+{
+	size_t i;
+
+	if (!r)
+		return;
+	symbolizer__free(r->sym);
+	idmap__fini(&r->cache);
+	free(r->frames);
+	for (i = 0; i < r->nblocks; i++)
+		free(r->blocks[i]);
+	free(r->blocks);
+	free(r);
+}
+
+void resolver__sym_stats(const struct resolver *r, struct symbolizer_stats *out)
+{
+	symbolizer__stats(r->sym, out);
+}
+
+static struct rframe *new_frames(struct resolver *r, size_t n)
+{
+	if (r->nframes + n > r->frames_cap) {
+		size_t nc = r->frames_cap ? r->frames_cap * 2 : 256;
+		void *p;
+
+		while (nc < r->nframes + n)
+			nc *= 2;
+		p = realloc(r->frames, nc * sizeof(*r->frames));
+		if (!p)
+			return NULL;
+		r->frames = p;
+		r->frames_cap = nc;
+	}
+	memset(r->frames + r->nframes, 0, n * sizeof(*r->frames));
+	return r->frames + r->nframes;
+}
+
+/* Name (object, file offset); lookup_off is one less for return addresses. */
+static int name_user(struct resolver *r, const struct model_dso *d, uint64_t off,
+		     uint64_t lookup_off, struct rframe **fr)
+{
+	struct sym_frame sf[SYM_MAX_INLINE];
+	struct rframe *f;
+	const char *dso = d->anon ? "//anon" : (*d->base ? d->base : "[unknown]");
+	int i, n = 0;
+
+	if (*d->path && !d->anon) {
+		n = symbolizer__resolve(r->sym, d->path, d->build_id, d->build_id_size,
+					lookup_off, sf, SYM_MAX_INLINE);
+		if (n < 0)
+			return n;
+	}
+	f = new_frames(r, n ? n : 1);
+	if (!f)
+		return -ENOMEM;
+	for (i = 0; i < n; i++) {
+		f[i].name = sf[i].name ? sf[i].name : "[unknown]";
+		f[i].srcfile = sf[i].file;
+		f[i].line = sf[i].line;
+		f[i].inlined = sf[i].inlined;
+		f[i].dso = dso;
+	}
+	if (!n) {
+		f->dso = dso;
+		if (*d->base && !d->anon)
+			f->name = arena_printf(r, "%s+0x%" PRIx64, d->base, off);
+		else
+			f->name = "[unknown]";
+		if (!f->name)
+			return -ENOMEM;
+		n = 1;
+	}
+	*fr = f;
+	return n;
+}
+
+static int cached_user(struct resolver *r, const struct model_map *mp, uint64_t ip,
+		       bool caller, const struct rframe **fr)
+{
+	const struct model_dso *d = model__dso(r->m, mp->dso);
+	uint64_t off = ip - mp->start + mp->pgoff, *val;
+	struct rframe *f;
+	int n;
+
+	val = idmap__find(&r->cache, (uint64_t)mp->dso << 3 | caller << 2 | KEY_USER, off);
+	if (val) {
+		*fr = r->frames + (*val >> 16);
+		return *val & 0xffff;
+	}
+	n = name_user(r, d, off, caller && off ? off - 1 : off, &f);
+	if (n < 0)
+		return n;
+	*fr = f;
+	r->nframes += n;
+	if (idmap__upsert(&r->cache, (uint64_t)mp->dso << 3 | caller << 2 | KEY_USER,
+			  off, (uint64_t)(f - r->frames) << 16 | n, &val) < 0)
+		return -ENOMEM;
+	*fr = r->frames + (*val >> 16); /* frames may have moved: reload */
+	return n;
+}
+
+static int placeholder(struct rframe *out, int max, const char *name)
+{
+	if (max < 1)
+		return 0;
+	memset(out, 0, sizeof(*out));
+	out->name = name;
+	out->dso = "[unknown]";
+	out->special = true;
+	return 1;
+}
+
+int resolver__user(struct resolver *r, uint32_t pid, uint64_t time, uint32_t stack_id,
+		   struct rframe *out, int max)
+{
+	const struct model_map *mp;
+	const struct rframe *fr;
+	const uint64_t *ips;
+	int i, j, n, nr, cnt = 0;
+
+	if (stack_id == CAP_STACK_LOST)
+		return placeholder(out, max, "[Missed User Stack]");
+	nr = model__stack(r->m, stack_id, &ips);
+	if (nr < 0)
+		return placeholder(out, max, "[lost stack]");
+	for (i = 0; i < nr && cnt < max; i++) {
+		mp = model__find_map(r->m, pid, time, ips[i]);
+		if (!mp) {
+			out[cnt] = unknown_user;
+			out[cnt++].ip = ips[i];
+			continue;
+		}
+		n = cached_user(r, mp, ips[i], i > 0, &fr);
+		if (n < 0)
+			return n;
+		for (j = 0; j < n && cnt < max; j++) {
+			out[cnt] = fr[j];
+			out[cnt++].ip = ips[i];
+		}
+	}
+	return cnt;
+}
+
+static const char *module_dso(struct resolver *r, const char *module)
+{
+	uint64_t *val;
+	char *s;
+
+	val = idmap__find(&r->cache, KEY_MODULE, (uintptr_t)module);
+	if (val)
+		return (const char *)(uintptr_t)*val;
+	s = arena_printf(r, "[%s]", module);
+	if (!s || idmap__upsert(&r->cache, KEY_MODULE, (uintptr_t)module,
+				(uintptr_t)s, &val) < 0)
+		return NULL;
+	return s;
+}
+
+static int name_kernel(struct resolver *r, uint64_t ip, bool caller, struct rframe *f)
+{
+	const char *module = NULL, *name;
+	uint64_t off = 0;
+
+	name = ksymtab__lookup(model__ksymtab(r->m), caller ? ip - 1 : ip, &module, &off);
+	if (name) {
+		f->name = name;
+		f->dso = module && *module ? module_dso(r, module) : "[kernel.kallsyms]";
+		f->offset = caller ? off + 1 : off;
+		f->has_offset = true;
+	} else {
+		module = model__kmod(r->m, ip, &off);
+		f->dso = module ? module_dso(r, module) : "[kernel.kallsyms]";
+		f->name = module ? arena_printf(r, "[%s]+0x%" PRIx64, module, off) : "[unknown]";
+	}
+	f->kernel = true;
+	return f->name && f->dso ? 0 : -ENOMEM;
+}
+
+static int cached_kernel(struct resolver *r, uint64_t ip, bool caller,
+			 const struct rframe **fr)
+{
+	uint64_t *val;
+	struct rframe *f;
+
+	val = idmap__find(&r->cache, caller << 2 | KEY_KERNEL, ip);
+	if (val) {
+		*fr = r->frames + *val;
+		return 0;
+	}
+	f = new_frames(r, 1);
+	if (!f || name_kernel(r, ip, caller, f))
+		return -ENOMEM;
+	r->nframes++;
+	if (idmap__upsert(&r->cache, caller << 2 | KEY_KERNEL, ip, f - r->frames, &val) < 0)
+		return -ENOMEM;
+	*fr = f;
+	return 0;
+}
+
+/* The tracer's own frames sit innermost (BPF program, bpf_trace_run*,
+ * tracepoint glue); a BPF program has no kernel symbol, so an unnamed frame
+ * inside that run goes too. Returns how many innermost frames to drop. */
+static int tracer_frames(const struct rframe *f, int n)
+{
+	int i, strip = 0;
+
+	for (i = 0; i < n; i++) {
+		if (ksymtab__is_tracer_frame(f[i].name))
+			strip = i + 1;
+		else if (f[i].has_offset)
+			break;
+	}
+	return strip;
+}
+
+int resolver__kernel(struct resolver *r, uint32_t stack_id, struct rframe *out, int max)
+{
+	const struct rframe *fr;
+	const uint64_t *ips;
+	int i, nr, cnt = 0, strip, err;
+
+	if (stack_id == CAP_STACK_LOST)
+		return placeholder(out, max, "[Missed Kernel Stack]");
+	nr = model__stack(r->m, stack_id, &ips);
+	if (nr < 0)
+		return placeholder(out, max, "[lost stack]");
+	for (i = 0; i < nr && cnt < max; i++) {
+		err = cached_kernel(r, ips[i], i > 0, &fr);
+		if (err)
+			return err;
+		out[cnt] = *fr;
+		out[cnt++].ip = ips[i];
+	}
+	strip = tracer_frames(out, cnt);
+	if (strip)
+		memmove(out, out + strip, (cnt - strip) * sizeof(*out));
+	return cnt - strip;
+}

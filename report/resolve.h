@@ -1,0 +1,54 @@
+/* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
+/*
+ * Frame naming for the report views. A user ip is mapped through the
+ * process's mapping at the event's time to (object, file offset) and named by
+ * the symbolizer, else "<basename>+0x<offset>", else "[unknown]"; a kernel ip
+ * is named from the capture's kernel symbols, with the tracer's own innermost
+ * frames stripped. Every distinct (object, offset) and kernel ip is resolved
+ * once per resolver: cost grows with distinct addresses, not with events.
+ */
+#ifndef STKREC_REPORT_RESOLVE_H
+#define STKREC_REPORT_RESOLVE_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include "report/model.h"
+#include "report/symbolize.h"
+
+struct resolver;
+
+/* A named frame. Strings live as long as the resolver. */
+struct rframe {
+	uint64_t ip;
+	const char *name;   /* never NULL */
+	const char *dso;    /* "libc.so.6", "[kernel.kallsyms]", "[ext4]", "[unknown]" */
+	const char *srcfile;/* with --srcline, else NULL */
+	uint64_t offset;    /* ip - symbol start, when has_offset */
+	int line;
+	bool kernel;
+	bool inlined;       /* an inlined function inside the next frame */
+	bool has_offset;
+	bool special;       /* a placeholder: missed or lost stack */
+};
+
+/* Most frames one stack can yield (inlined levels included). */
+#define RESOLVE_MAX_FRAMES 512
+
+/* sym_opts may be NULL. The model must outlive the resolver. */
+int resolver__new(const struct model *m, const struct symbolizer_opts *sym_opts,
+		  struct resolver **out);
+void resolver__free(struct resolver *r);
+
+/* Frames of a user stack of pid at `time`, innermost first, into
+ * out[0..max). CAP_STACK_NONE gives 0 frames; CAP_STACK_LOST one
+ * "[Missed User Stack]" frame; an id never defined one "[lost stack]" frame.
+ * Returns the count, or -ENOMEM. */
+int resolver__user(struct resolver *r, uint32_t pid, uint64_t time, uint32_t stack_id,
+		   struct rframe *out, int max);
+/* The same for a kernel stack ("[Missed Kernel Stack]"), tracer frames
+ * stripped. */
+int resolver__kernel(struct resolver *r, uint32_t stack_id, struct rframe *out, int max);
+
+void resolver__sym_stats(const struct resolver *r, struct symbolizer_stats *out);
+
+#endif /* STKREC_REPORT_RESOLVE_H */

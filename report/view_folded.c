@@ -1,0 +1,174 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+/*
+ * Folded stacks for flamegraph.pl, as BCC profile -f and offcputime -f print
+ * them: "comm;outermost;...;innermost value", user frames then kernel
+ * frames; off-CPU values in microseconds, CPU values in samples. Stacks that
+ * name the same (different addresses in one function) are merged, and lines
+ * come out sorted bytewise, so the output is deterministic.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+#include "report/views.h"
+
+struct fline {
+	size_t off;
+	uint32_t len;
+	uint64_t value;
+};
+
+struct folded {
+	char *buf;
+	size_t len, cap;
+	struct fline *lines;
+	size_t n, ncap;
+};
+
+static int put(struct folded *fo, const char *s, size_t len)
+{
+	if (fo->len + len > fo->cap) {
+		size_t nc = fo->cap ? fo->cap : 1 << 16;
+		char *p;
+
+		while (nc < fo->len + len)
+			nc *= 2;
+		p = realloc(fo->buf, nc);
+		if (!p)
+			return -ENOMEM;
+		fo->buf = p;
+		fo->cap = nc;
+	}
+	memcpy(fo->buf + fo->len, s, len);
+	fo->len += len;
+	return 0;
+}
+
+/* A frame name must not contain the separators flamegraph.pl splits on. */
+static int put_frame(struct folded *fo, const char *name, const char *suffix)
+{
+	size_t start = fo->len, i, n = strlen(name);
+	int err;
+
+	err = put(fo, ";", 1) ?: put(fo, name, n) ?: put(fo, suffix, strlen(suffix));
+	for (i = start + 1; !err && i < start + 1 + n; i++) {
+		if (fo->buf[i] == ';')
+			fo->buf[i] = ':';
+		else if (fo->buf[i] == '\n' || fo->buf[i] == '\r')
+			fo->buf[i] = ' ';
+	}
+	return err;
+}
+
+static int put_comm(struct folded *fo, const struct report_ctx *ctx,
+		    const struct agg_group *g)
+{
+	char tmp[48];
+
+	if (ctx->opts.with_pid)
+		snprintf(tmp, sizeof(tmp), "%s-%" PRIu32,
+			 model__comm_name(ctx->model, g->comm), g->pid);
+	else
+		snprintf(tmp, sizeof(tmp), "%s", model__comm_name(ctx->model, g->comm));
+	/* the comm is the first frame: reuse put_frame's sanitizing, drop ';' */
+	return put_frame(fo, tmp, "");
+}
+
+static int fold_group(struct folded *fo, const struct report_ctx *ctx,
+		      const struct agg_group *g, struct rframe *fr, uint64_t value)
+{
+	const char *ksuffix = ctx->opts.annotate ? "_[k]" : "";
+	size_t start = fo->len;
+	int i, n, nk, err;
+	struct fline *l;
+
+	n = view_frames(ctx, g->pid, g->first_time, g->ustack, g->kstack, fr, &nk);
+	if (n < 0)
+		return n;
+	err = put_comm(fo, ctx, g);
+	for (i = n - 1; !err && i >= nk; i--)
+		err = put_frame(fo, fr[i].name, "");
+	/* BCC: the delimiter only when both parts were taken */
+	if (!err && ctx->opts.delimited && nk && n > nk)
+		err = put(fo, ";-", 2);
+	for (i = nk - 1; !err && i >= 0; i--)
+		err = put_frame(fo, fr[i].name, fr[i].special ? "" : ksuffix);
+	if (err)
+		return err;
+	if (fo->n == fo->ncap) {
+		size_t nc = fo->ncap ? fo->ncap * 2 : 256;
+
+		l = realloc(fo->lines, nc * sizeof(*l));
+		if (!l)
+			return -ENOMEM;
+		fo->lines = l;
+		fo->ncap = nc;
+	}
+	/* skip the leading ';' put_frame wrote before the comm */
+	fo->lines[fo->n++] = (struct fline){ .off = start + 1,
+					     .len = fo->len - start - 1,
+					     .value = value };
+	return 0;
+}
+
+static int cmp_line(const void *pa, const void *pb, void *ctx)
+{
+	const struct fline *a = pa, *b = pb;
+	const char *buf = ctx;
+	int c = memcmp(buf + a->off, buf + b->off, a->len < b->len ? a->len : b->len);
+
+	if (c)
+		return c;
+	return a->len < b->len ? -1 : a->len > b->len;
+}
+
+static void print_lines(struct folded *fo, FILE *out, bool us)
+{
+	size_t i, j;
+	uint64_t sum;
+
+	qsort_r(fo->lines, fo->n, sizeof(*fo->lines), cmp_line, fo->buf);
+	for (i = 0; i < fo->n; i = j) {
+		sum = 0;
+		for (j = i; j < fo->n && !cmp_line(&fo->lines[i], &fo->lines[j], fo->buf); j++)
+			sum += fo->lines[j].value;
+		fwrite(fo->buf + fo->lines[i].off, 1, fo->lines[i].len, out);
+		fprintf(out, " %" PRIu64 "\n", us ? view_ns_to_us(sum) : sum);
+	}
+}
+
+/* Off-CPU when selected and present, else CPU samples. */
+static enum cap_kind folded_kind(const struct report_ctx *ctx)
+{
+	if (filter__kind(ctx->filter, CAP_KIND_OFFCPU) &&
+	    (model__nr_events(ctx->model, CAP_KIND_OFFCPU) ||
+	     !filter__kind(ctx->filter, CAP_KIND_CPU)))
+		return CAP_KIND_OFFCPU;
+	return CAP_KIND_CPU;
+}
+
+int view_folded(struct report_ctx *ctx, FILE *out)
+{
+	enum cap_kind kind = folded_kind(ctx);
+	struct folded fo = { 0 };
+	struct agg a = { 0 };
+	struct rframe *fr;
+	size_t i;
+	int err;
+
+	if (!filter__kind(ctx->filter, kind))
+		return 0;
+	fr = malloc(VIEW_MAX_FRAMES * sizeof(*fr));
+	if (!fr)
+		return -ENOMEM;
+	err = agg__collect(&a, ctx, kind, 0);
+	for (i = 0; !err && i < a.n; i++)
+		err = fold_group(&fo, ctx, &a.g[i], fr, a.g[i].total);
+	if (!err)
+		print_lines(&fo, out, kind == CAP_KIND_OFFCPU);
+	agg__fini(&a);
+	free(fr);
+	free(fo.buf);
+	free(fo.lines);
+	return err;
+}

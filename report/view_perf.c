@@ -1,0 +1,576 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+/*
+ * The default view, laid out like `perf report --stdio --no-children`: a
+ * header describing the capture (and any loss, prominently), then per event
+ * kind a table of self overhead by the innermost frame. Off-CPU rows weigh
+ * by blocked time, CPU rows by samples, block I/O rows by bytes per command
+ * and device. -g draws the callers of each row as perf's graph (absolute
+ * percentages). Ties sort by the row's keys, so output is deterministic.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+#include "report/views.h"
+
+#define GRAPH_PREFIX_MAX 4096
+
+static const char *const col_names[SORT_MAX] = { "Command", "Pid", "Shared Object", "Symbol" };
+
+struct prow {
+	uint32_t grp, comm, pid;
+	bool kernel;
+	const char *dso, *sym;
+	uint64_t weight;
+};
+
+struct pentry {
+	size_t first, n;
+	uint64_t weight;
+};
+
+struct ptable {
+	const struct report_ctx *ctx;
+	const enum view_sort *keys;
+	int nkeys;
+	struct agg a;
+	struct prow *rows;
+	struct pentry *ent;
+	size_t nent;
+	int width[SORT_MAX];
+};
+
+static int cmp_key(const struct ptable *t, const struct prow *a, const struct prow *b,
+		   enum view_sort k)
+{
+	int c;
+
+	switch (k) {
+	case SORT_COMM:
+		return strcmp(model__comm_name(t->ctx->model, a->comm),
+			      model__comm_name(t->ctx->model, b->comm));
+	case SORT_PID:
+		return a->pid < b->pid ? -1 : a->pid > b->pid;
+	case SORT_DSO:
+		return strcmp(a->dso, b->dso);
+	default:
+		c = strcmp(a->sym, b->sym);
+		return c ? c : (int)a->kernel - (int)b->kernel;
+	}
+}
+
+static int cmp_keys(const struct ptable *t, const struct prow *a, const struct prow *b)
+{
+	int i, c;
+
+	for (i = 0; i < t->nkeys; i++) {
+		c = cmp_key(t, a, b, t->keys[i]);
+		if (c)
+			return c;
+	}
+	return 0;
+}
+
+static int cmp_row(const void *pa, const void *pb, void *t)
+{
+	const struct prow *a = pa, *b = pb;
+
+	return cmp_keys(t, a, b) ?: (a->grp < b->grp ? -1 : a->grp > b->grp);
+}
+
+static int cmp_ent(const void *pa, const void *pb, void *arg)
+{
+	const struct ptable *t = arg;
+	const struct pentry *a = pa, *b = pb;
+
+	if (a->weight != b->weight)
+		return a->weight > b->weight ? -1 : 1;
+	return cmp_keys(t, &t->rows[a->first], &t->rows[b->first]);
+}
+
+static void cell(const struct ptable *t, const struct prow *r, enum view_sort k,
+		 char *buf, size_t len)
+{
+	switch (k) {
+	case SORT_COMM:
+		snprintf(buf, len, "%s", model__comm_name(t->ctx->model, r->comm));
+		break;
+	case SORT_PID:
+		snprintf(buf, len, "%" PRIu32, r->pid);
+		break;
+	case SORT_DSO:
+		snprintf(buf, len, "%s", r->dso);
+		break;
+	default:
+		snprintf(buf, len, "[%c] %s", r->kernel ? 'k' : '.', r->sym);
+		break;
+	}
+}
+
+static int build_rows(struct ptable *t, enum cap_kind kind, struct rframe *fr)
+{
+	size_t i;
+	int n;
+
+	t->rows = calloc(t->a.n ? t->a.n : 1, sizeof(*t->rows));
+	if (!t->rows)
+		return -ENOMEM;
+	for (i = 0; i < t->a.n; i++) {
+		const struct agg_group *g = &t->a.g[i];
+		struct prow *r = &t->rows[i];
+
+		n = view_frames(t->ctx, g->pid, g->first_time, g->ustack, g->kstack, fr, NULL);
+		if (n < 0)
+			return n;
+		*r = (struct prow){ .grp = i, .comm = g->comm, .pid = g->pid,
+				    .dso = "[unknown]", .sym = "[unknown]",
+				    .weight = kind == CAP_KIND_OFFCPU ? g->total : g->count };
+		if (n) {
+			r->kernel = fr[0].kernel;
+			r->dso = fr[0].dso;
+			r->sym = fr[0].name;
+		}
+	}
+	return 0;
+}
+
+static int merge_rows(struct ptable *t)
+{
+	size_t i, j, n = t->a.n;
+
+	qsort_r(t->rows, n, sizeof(*t->rows), cmp_row, t);
+	t->ent = calloc(n ? n : 1, sizeof(*t->ent));
+	if (!t->ent)
+		return -ENOMEM;
+	for (i = 0; i < n; i = j) {
+		struct pentry *e = &t->ent[t->nent++];
+
+		e->first = i;
+		for (j = i; j < n && !cmp_keys(t, &t->rows[i], &t->rows[j]); j++)
+			e->weight += t->rows[j].weight;
+		e->n = j - i;
+	}
+	qsort_r(t->ent, t->nent, sizeof(*t->ent), cmp_ent, t);
+	return 0;
+}
+
+static void print_columns(struct ptable *t, FILE *out)
+{
+	char buf[512];
+	size_t i;
+	int k;
+
+	for (k = 0; k < t->nkeys; k++) {
+		t->width[k] = strlen(col_names[t->keys[k]]);
+		for (i = 0; i < t->nent; i++) {
+			cell(t, &t->rows[t->ent[i].first], t->keys[k], buf, sizeof(buf));
+			if ((int)strlen(buf) > t->width[k])
+				t->width[k] = strlen(buf);
+		}
+	}
+	fputs("# Overhead", out);
+	for (k = 0; k < t->nkeys; k++)
+		fprintf(out, "  %-*s", k == t->nkeys - 1 ? 0 : t->width[k], col_names[t->keys[k]]);
+	fputs("\n# ........", out);
+	for (k = 0; k < t->nkeys; k++) {
+		fputs("  ", out);
+		for (i = 0; i < (size_t)t->width[k]; i++)
+			fputc('.', out);
+	}
+	fputs("\n#\n", out);
+}
+
+static void print_row(const struct ptable *t, const struct pentry *e, uint64_t total,
+		      FILE *out)
+{
+	char buf[512];
+	int k;
+
+	fprintf(out, "%9.2f%%", total ? 100.0 * e->weight / total : 0.0);
+	for (k = 0; k < t->nkeys; k++) {
+		cell(t, &t->rows[e->first], t->keys[k], buf, sizeof(buf));
+		fprintf(out, "  %-*s", k == t->nkeys - 1 ? 0 : t->width[k], buf);
+	}
+	fputc('\n', out);
+}
+
+/* ---- header ------------------------------------------------------------ */
+
+static void print_loss(const struct model *m, FILE *out)
+{
+	static const char *const what[CAP_LOST_MAX] = {
+		"events lost (ring buffer full)", "user stacks not taken",
+		"kernel stacks not taken", "side-band records lost",
+		"events lost (in-kernel state table full)",
+	};
+	uint64_t v;
+	int k, r;
+
+	for (k = 0; k < CAP_KIND_MAX; k++) {
+		for (r = 0; r < CAP_LOST_MAX; r++) {
+			v = model__lost(m, k, r);
+			if (v)
+				fprintf(out, "# WARNING: %" PRIu64 " %s %s\n", v,
+					cap_kind_name(k), what[r]);
+		}
+	}
+	if (model__recovered(m))
+		fprintf(out, "# WARNING: capture damaged or truncated, output is partial: %s\n",
+			model__loss_text(m));
+}
+
+static void perf_header(const struct report_ctx *ctx, FILE *out)
+{
+	const struct model *m = ctx->model;
+	const struct cap_header *h = model__header(m);
+	uint64_t span = model__last_time(m) - h->start_time;
+	char when[64];
+	int k;
+
+	view_fmt_walltime(m, h->start_time, when, sizeof(when));
+	fprintf(out, "# ========\n# captured on    : %s\n", when);
+	fprintf(out, "# hostname       : %s\n# os release     : %s\n# arch           : %s\n",
+		h->hostname, h->release, h->machine);
+	fprintf(out, "# nr cpus        : %" PRIu32 "\n# stkrec version : %s\n", h->ncpus,
+		h->version);
+	fprintf(out, "# cmdline        : %s\n", h->cmdline);
+	fprintf(out, "# duration       : %" PRIu64 ".%03" PRIu64 " s\n", span / 1000000000,
+		span % 1000000000 / 1000000);
+	fputs("# events         :", out);
+	for (k = 0; k < CAP_KIND_SIDEBAND; k++)
+		fprintf(out, "%s %s %zu (lost %" PRIu64 ")", k ? "," : "", cap_kind_name(k),
+			model__nr_events(m, k),
+			model__lost(m, k, CAP_LOST_RINGBUF) + model__lost(m, k, CAP_LOST_STATE));
+	fputs("\n# ========\n", out);
+	print_loss(m, out);
+}
+
+/* ---- block I/O table --------------------------------------------------- */
+
+struct biorow {
+	uint32_t comm, major, minor;
+	uint64_t io, bytes;
+};
+
+static int cmp_biorow(const void *pa, const void *pb, void *arg)
+{
+	const struct biorow *a = pa, *b = pb;
+	int c;
+
+	if (a->bytes != b->bytes)
+		return a->bytes > b->bytes ? -1 : 1;
+	c = strcmp(model__comm_name(arg, a->comm), model__comm_name(arg, b->comm));
+	if (c)
+		return c;
+	if (a->major != b->major)
+		return a->major < b->major ? -1 : 1;
+	return a->minor < b->minor ? -1 : a->minor > b->minor;
+}
+
+static int bio_rows(const struct report_ctx *ctx, struct biorow **out, size_t *nout)
+{
+	const struct model *m = ctx->model;
+	const uint32_t *comms = model__bio_comms(m);
+	struct idmap idx = { 0 };
+	struct biorow *rows;
+	size_t i, n, nr = 0;
+	const struct cap_bio *b = model__bio(m, &n);
+	uint64_t *slot;
+	int ret = 0;
+
+	rows = calloc(n ? n : 1, sizeof(*rows));
+	if (!rows)
+		return -ENOMEM;
+	for (i = 0; i < n; i++, b++) {
+		if (!filter__task(ctx->filter, m, b->pid, b->tid, comms[i], b->complete_time))
+			continue;
+		ret = idmap__upsert(&idx, comms[i], (uint64_t)b->major << 32 | b->minor, nr,
+				    &slot);
+		if (ret < 0)
+			break;
+		if (ret == 1)
+			rows[nr++] = (struct biorow){ comms[i], b->major, b->minor, 0, 0 };
+		rows[*slot].io++;
+		rows[*slot].bytes += b->bytes;
+		ret = 0;
+	}
+	idmap__fini(&idx);
+	if (ret < 0) {
+		free(rows);
+		return ret;
+	}
+	qsort_r(rows, nr, sizeof(*rows), cmp_biorow, (void *)m);
+	*out = rows;
+	*nout = nr;
+	return 0;
+}
+
+static int perf_bio_table(const struct report_ctx *ctx, FILE *out)
+{
+	struct biorow *rows;
+	uint64_t total = 0, ios = 0;
+	size_t i, n;
+	char dev[64];
+	const char *name;
+	int err;
+
+	err = bio_rows(ctx, &rows, &n);
+	if (err)
+		return err;
+	for (i = 0; i < n; i++) {
+		total += rows[i].bytes;
+		ios += rows[i].io;
+	}
+	fprintf(out, "#\n# Samples: %" PRIu64 " of event 'bio'\n"
+		"# Event count (bytes): %" PRIu64 "\n#\n", ios, total);
+	fprintf(out, "# Overhead  %-16s  %-20s  %8s  %14s\n", "Command", "Device", "I/Os", "Bytes");
+	fprintf(out, "# ........  ................  ....................  ........  ..............\n#\n");
+	for (i = 0; i < n; i++) {
+		name = model__blockdev(ctx->model, rows[i].major, rows[i].minor);
+		snprintf(dev, sizeof(dev), "%s (%" PRIu32 ":%" PRIu32 ")", name ? name : "?",
+			 rows[i].major, rows[i].minor);
+		fprintf(out, "%9.2f%%  %-16s  %-20s  %8" PRIu64 "  %14" PRIu64 "\n",
+			total ? 100.0 * rows[i].bytes / total : 0.0,
+			model__comm_name(ctx->model, rows[i].comm), dev, rows[i].io, rows[i].bytes);
+	}
+	free(rows);
+	return 0;
+}
+
+/* ---- call graph (-g) ----------------------------------------------------- */
+
+struct gnode {
+	const char *name;
+	uint64_t weight;
+	uint32_t child, next; /* first child, next sibling; 0 = none */
+};
+
+struct graph {
+	struct gnode *n;
+	size_t len, cap;
+	uint64_t total;
+};
+
+static int gnode_child(struct graph *g, uint32_t parent, const char *name, uint32_t *out)
+{
+	uint32_t c;
+
+	for (c = g->n[parent].child; c; c = g->n[c].next) {
+		if (!strcmp(g->n[c].name, name)) {
+			*out = c;
+			return 0;
+		}
+	}
+	if (g->len == g->cap) {
+		size_t nc = g->cap * 2;
+		void *p = realloc(g->n, nc * sizeof(*g->n));
+
+		if (!p)
+			return -ENOMEM;
+		g->n = p;
+		g->cap = nc;
+	}
+	c = g->len++;
+	g->n[c] = (struct gnode){ .name = name, .next = g->n[parent].child };
+	g->n[parent].child = c;
+	*out = c;
+	return 0;
+}
+
+static int graph_add(struct graph *g, const struct rframe *fr, int n, uint64_t w)
+{
+	uint32_t cur = 0;
+	int i, err;
+
+	g->n[0].weight += w;
+	for (i = 0; i < n; i++) {
+		err = gnode_child(g, cur, fr[i].name, &cur);
+		if (err)
+			return err;
+		g->n[cur].weight += w;
+	}
+	return 0;
+}
+
+/* Children by weight, then name: deterministic. */
+static int sorted_children(const struct graph *g, uint32_t node, uint32_t **out)
+{
+	uint32_t c, *v, n = 0, i, j, t;
+
+	for (c = g->n[node].child; c; c = g->n[c].next)
+		n++;
+	v = malloc((n ? n : 1) * sizeof(*v));
+	if (!v)
+		return -ENOMEM;
+	for (c = g->n[node].child, i = 0; c; c = g->n[c].next)
+		v[i++] = c;
+	for (i = 1; i < n; i++) { /* insertion sort: fan-out is small */
+		for (j = i; j > 0; j--) {
+			const struct gnode *a = &g->n[v[j - 1]], *b = &g->n[v[j]];
+
+			if (a->weight > b->weight ||
+			    (a->weight == b->weight && strcmp(a->name, b->name) <= 0))
+				break;
+			t = v[j];
+			v[j] = v[j - 1];
+			v[j - 1] = t;
+		}
+	}
+	*out = v;
+	return n;
+}
+
+static int graph_print(const struct graph *g, uint32_t node, char *prefix, size_t plen,
+		       FILE *out);
+
+static int graph_chain(const struct graph *g, uint32_t node, char *prefix, size_t plen,
+		       FILE *out)
+{
+	uint32_t c = g->n[node].child;
+
+	/* a single caller carrying all the weight continues the straight line */
+	while (c && !g->n[c].next && g->n[c].weight == g->n[node].weight) {
+		fprintf(out, "%.*s%s\n", (int)plen, prefix, g->n[c].name);
+		node = c;
+		c = g->n[c].child;
+	}
+	return c ? graph_print(g, node, prefix, plen, out) : 0;
+}
+
+static int graph_print(const struct graph *g, uint32_t node, char *prefix, size_t plen,
+		       FILE *out)
+{
+	uint32_t *kids;
+	char pct[32];
+	int n, i, err = 0;
+	size_t add;
+
+	n = sorted_children(g, node, &kids);
+	if (n < 0)
+		return n;
+	for (i = 0; i < n && !err; i++) {
+		const struct gnode *c = &g->n[kids[i]];
+		bool last = i == n - 1;
+
+		snprintf(pct, sizeof(pct), "%.2f%%", g->total ? 100.0 * c->weight / g->total : 0.0);
+		fprintf(out, "%.*s|\n", (int)plen, prefix);
+		fprintf(out, "%.*s%c--%s--%s\n", (int)plen, prefix, last ? ' ' : '|', pct, c->name);
+		add = 1 + 2 + strlen(pct) + 2;
+		if (plen + add >= GRAPH_PREFIX_MAX)
+			continue; /* absurdly deep: stop drawing this branch */
+		prefix[plen] = last ? ' ' : '|';
+		memset(prefix + plen + 1, ' ', add - 1);
+		err = graph_chain(g, kids[i], prefix, plen + add, out);
+	}
+	free(kids);
+	return err;
+}
+
+static int perf_callgraph(const struct report_ctx *ctx, const struct ptable *t,
+			  const struct pentry *e, enum cap_kind kind, uint64_t total,
+			  struct rframe *fr, FILE *out)
+{
+	struct graph g = { .cap = 64, .len = 1, .total = total };
+	char *prefix;
+	size_t i;
+	int n, err = 0;
+
+	g.n = calloc(g.cap, sizeof(*g.n));
+	prefix = malloc(GRAPH_PREFIX_MAX);
+	if (!g.n || !prefix) {
+		free(g.n);
+		free(prefix);
+		return -ENOMEM;
+	}
+	for (i = 0; i < e->n && !err; i++) {
+		const struct agg_group *ag = &t->a.g[t->rows[e->first + i].grp];
+
+		n = view_frames(ctx, ag->pid, ag->first_time, ag->ustack, ag->kstack, fr, NULL);
+		err = n < 0 ? n : graph_add(&g, fr, n, kind == CAP_KIND_OFFCPU ? ag->total : ag->count);
+	}
+	if (!err && g.n[0].child) {
+		memset(prefix, ' ', 12);
+		if (!g.n[g.n[0].child].next) {
+			fprintf(out, "            |\n            ---%s\n", g.n[g.n[0].child].name);
+			memset(prefix, ' ', 15);
+			err = graph_chain(&g, g.n[0].child, prefix, 15, out);
+		} else {
+			err = graph_print(&g, 0, prefix, 12, out);
+		}
+		fputc('\n', out);
+	}
+	free(g.n);
+	free(prefix);
+	return err;
+}
+
+static void print_kind_head(const struct report_ctx *ctx, enum cap_kind kind,
+			    uint64_t events, uint64_t total, FILE *out)
+{
+	fprintf(out, "#\n# Samples: %" PRIu64 " of event '%s'\n", events, cap_kind_name(kind));
+	if (kind == CAP_KIND_OFFCPU)
+		fprintf(out, "# Event count (off-CPU time): %" PRIu64 " us\n", view_ns_to_us(total));
+	else
+		fprintf(out, "# Event count (samples): %" PRIu64 "\n", total);
+	fputs("#\n", out);
+}
+
+static int stack_table(const struct report_ctx *ctx, enum cap_kind kind, FILE *out)
+{
+	static const enum view_sort dflt[] = { SORT_COMM, SORT_DSO, SORT_SYM };
+	struct ptable t = { .ctx = ctx };
+	uint64_t total = 0, events = 0;
+	struct rframe *fr;
+	size_t i;
+	int err;
+
+	t.keys = ctx->opts.nsort ? ctx->opts.sort : dflt;
+	t.nkeys = ctx->opts.nsort ? ctx->opts.nsort : 3;
+	fr = malloc(VIEW_MAX_FRAMES * sizeof(*fr));
+	if (!fr)
+		return -ENOMEM;
+	err = agg__collect(&t.a, ctx, kind, 0);
+	if (!err)
+		err = build_rows(&t, kind, fr);
+	if (!err)
+		err = merge_rows(&t);
+	for (i = 0; !err && i < t.a.n; i++) {
+		total += t.rows[i].weight;
+		events += t.a.g[t.rows[i].grp].count;
+	}
+	if (!err) {
+		print_kind_head(ctx, kind, events, total, out);
+		print_columns(&t, out);
+	}
+	for (i = 0; !err && i < t.nent; i++) {
+		print_row(&t, &t.ent[i], total, out);
+		if (ctx->opts.callgraph)
+			err = perf_callgraph(ctx, &t, &t.ent[i], kind, total, fr, out);
+	}
+	free(fr);
+	free(t.rows);
+	free(t.ent);
+	agg__fini(&t.a);
+	return err;
+}
+
+int view_perf(struct report_ctx *ctx, FILE *out)
+{
+	int err;
+
+	perf_header(ctx, out);
+	if (filter__kind(ctx->filter, CAP_KIND_OFFCPU) &&
+	    model__nr_events(ctx->model, CAP_KIND_OFFCPU)) {
+		err = stack_table(ctx, CAP_KIND_OFFCPU, out);
+		if (err)
+			return err;
+	}
+	if (filter__kind(ctx->filter, CAP_KIND_CPU) && model__nr_events(ctx->model, CAP_KIND_CPU)) {
+		err = stack_table(ctx, CAP_KIND_CPU, out);
+		if (err)
+			return err;
+	}
+	if (filter__kind(ctx->filter, CAP_KIND_BIO) && model__nr_events(ctx->model, CAP_KIND_BIO))
+		return perf_bio_table(ctx, out);
+	return 0;
+}

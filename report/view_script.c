@@ -1,0 +1,178 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+/*
+ * Every event in time order, one line each, for grep and awk, with the
+ * stack below it like `perf script` (innermost first) or folded on the line:
+ *
+ *   comm  pid/tid [cpu] seconds.us: offcpu: 1234 us state 0x1
+ *   comm  pid/tid [cpu] seconds.us: cpu:
+ *   comm  pid/tid [---] seconds.us: bio: 4096 bytes W sda 8:0 sector 2048 lat 150 us
+ *
+ * Times are seconds since the capture start: off-CPU at switch-out, CPU at
+ * the sample, block I/O at completion.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+#include "report/views.h"
+
+struct sev {
+	uint64_t time;
+	uint32_t idx;
+	uint8_t kind;
+};
+
+static int cmp_sev(const void *pa, const void *pb)
+{
+	const struct sev *a = pa, *b = pb;
+
+	if (a->time != b->time)
+		return a->time < b->time ? -1 : 1;
+	if (a->kind != b->kind)
+		return a->kind < b->kind ? -1 : 1;
+	return a->idx < b->idx ? -1 : a->idx > b->idx;
+}
+
+static int collect(const struct report_ctx *ctx, struct sev **out, size_t *nout)
+{
+	const struct filter *f = ctx->filter;
+	const struct model *m = ctx->model;
+	size_t i, n0, n1, n2, k = 0;
+	const struct cap_offcpu *off = model__offcpu(m, &n0);
+	const struct cap_cpu *cpu = model__cpu(m, &n1);
+	const struct cap_bio *bio = model__bio(m, &n2);
+	const uint32_t *bcomm = model__bio_comms(m);
+	struct sev *v;
+
+	v = malloc((n0 + n1 + n2 + 1) * sizeof(*v));
+	if (!v)
+		return -ENOMEM;
+	for (i = 0; filter__kind(f, CAP_KIND_OFFCPU) && i < n0; i++) {
+		if (filter__offcpu(f, m, &off[i], model__comm_id(m, off[i].tid, off[i].start)))
+			v[k++] = (struct sev){ off[i].start, i, CAP_KIND_OFFCPU };
+	}
+	for (i = 0; filter__kind(f, CAP_KIND_CPU) && i < n1; i++) {
+		if (filter__task(f, m, cpu[i].pid, cpu[i].tid,
+				 model__comm_id(m, cpu[i].tid, cpu[i].time), cpu[i].time))
+			v[k++] = (struct sev){ cpu[i].time, i, CAP_KIND_CPU };
+	}
+	for (i = 0; filter__kind(f, CAP_KIND_BIO) && i < n2; i++) {
+		if (filter__task(f, m, bio[i].pid, bio[i].tid, bcomm[i], bio[i].complete_time))
+			v[k++] = (struct sev){ bio[i].complete_time, i, CAP_KIND_BIO };
+	}
+	qsort(v, k, sizeof(*v), cmp_sev);
+	*out = v;
+	*nout = k;
+	return 0;
+}
+
+static void print_head(const struct report_ctx *ctx, const char *comm, uint32_t pid,
+		       uint32_t tid, int64_t cpu, uint64_t time, FILE *out)
+{
+	char rel[32];
+
+	view_fmt_reltime(ctx->model, time, rel, sizeof(rel));
+	fprintf(out, "%16s %7" PRIu32 "/%-7" PRIu32 " ", comm, pid, tid);
+	if (cpu >= 0)
+		fprintf(out, "[%03" PRId64 "] %s: ", cpu, rel);
+	else
+		fprintf(out, "[---] %s: ", rel);
+}
+
+static void print_stack(const struct report_ctx *ctx, const struct rframe *fr, int n,
+			FILE *out)
+{
+	int i;
+
+	if (ctx->opts.script_folded) {
+		fputc(' ', out);
+		for (i = n - 1; i >= 0; i--)
+			fprintf(out, "%s%s", fr[i].name, i ? ";" : "");
+		fputc('\n', out);
+		return;
+	}
+	fputc('\n', out);
+	for (i = 0; i < n; i++) {
+		fprintf(out, "\t    %16" PRIx64 " %s", fr[i].ip, fr[i].name);
+		if (ctx->opts.srcline && fr[i].srcfile)
+			fprintf(out, " %s:%d", fr[i].srcfile, fr[i].line);
+		fprintf(out, " (%s)\n", fr[i].dso);
+	}
+	if (n)
+		fputc('\n', out);
+}
+
+static int print_sampled(const struct report_ctx *ctx, const struct sev *s,
+			 struct rframe *fr, FILE *out)
+{
+	const struct filter *f = ctx->filter;
+	const struct model *m = ctx->model;
+	const struct cap_offcpu *off = NULL;
+	uint32_t pid, tid, us, ks, cpu;
+	size_t nev;
+	int n;
+
+	if (s->kind == CAP_KIND_OFFCPU) {
+		off = model__offcpu(m, &nev) + s->idx;
+		pid = off->pid, tid = off->tid, cpu = off->cpu;
+		us = off->ustack, ks = off->kstack;
+	} else {
+		const struct cap_cpu *e = model__cpu(m, &nev) + s->idx;
+
+		pid = e->pid, tid = e->tid, cpu = e->cpu, us = e->ustack, ks = e->kstack;
+	}
+	print_head(ctx, model__comm_name(m, model__comm_id(m, tid, s->time)), pid, tid,
+		   cpu, s->time, out);
+	if (off)
+		fprintf(out, "offcpu: %" PRIu64 " us state 0x%" PRIx32,
+			view_ns_to_us(off->duration), off->state);
+	else
+		fputs("cpu:", out);
+	n = view_frames(ctx, pid, s->time, filter__ustack(f, us), filter__kstack(f, ks), fr, NULL);
+	if (n < 0)
+		return n;
+	print_stack(ctx, fr, n, out);
+	return 0;
+}
+
+static void print_bio(const struct report_ctx *ctx, const struct sev *s, FILE *out)
+{
+	const struct model *m = ctx->model;
+	static const char ops[] = "RWFD?";
+	size_t nev;
+	const struct cap_bio *b = model__bio(m, &nev) + s->idx;
+	const char *disk = model__blockdev(m, b->major, b->minor);
+	uint64_t lat = b->complete_time > b->issue_time ? b->complete_time - b->issue_time : 0;
+
+	print_head(ctx, model__comm_name(m, model__bio_comms(m)[s->idx]), b->pid, b->tid, -1,
+		   s->time, out);
+	fprintf(out, "bio: %" PRIu32 " bytes %c %s %" PRIu32 ":%" PRIu32 " sector %" PRIu64
+		" lat %" PRIu64 " us",
+		b->bytes, ops[b->op < 4 ? b->op : 4], disk ? disk : "?", b->major, b->minor,
+		b->sector, view_ns_to_us(lat));
+	if (b->error)
+		fprintf(out, " error %" PRId32, b->error);
+	fputc('\n', out);
+}
+
+int view_script(struct report_ctx *ctx, FILE *out)
+{
+	struct sev *v = NULL;
+	struct rframe *fr;
+	size_t i, n = 0;
+	int err;
+
+	fr = malloc(VIEW_MAX_FRAMES * sizeof(*fr));
+	if (!fr)
+		return -ENOMEM;
+	err = collect(ctx, &v, &n);
+	for (i = 0; !err && i < n; i++) {
+		if (v[i].kind == CAP_KIND_BIO)
+			print_bio(ctx, &v[i], out);
+		else
+			err = print_sampled(ctx, &v[i], fr, out);
+	}
+	free(v);
+	free(fr);
+	return err;
+}

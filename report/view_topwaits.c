@@ -1,0 +1,124 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+/*
+ * Top waits (Domas Mituzas' topwaits, 2019): per (pid, user stack, kernel
+ * stack) the number of off-CPU intervals, their total, the longest one and
+ * when it happened (wall clock), longest first. Text or JSON.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+#include "report/views.h"
+
+static int cmp_wait(const void *pa, const void *pb)
+{
+	const struct agg_group *a = pa, *b = pb;
+
+	if (a->max != b->max)
+		return a->max > b->max ? -1 : 1;
+	if (a->total != b->total)
+		return a->total > b->total ? -1 : 1;
+	if (a->pid != b->pid)
+		return a->pid < b->pid ? -1 : 1;
+	if (a->kstack != b->kstack)
+		return a->kstack < b->kstack ? -1 : 1;
+	if (a->ustack != b->ustack)
+		return a->ustack < b->ustack ? -1 : 1;
+	return 0;
+}
+
+static void json_str(FILE *out, const char *s)
+{
+	fputc('"', out);
+	for (; *s; s++) {
+		unsigned char c = *s;
+
+		if (c == '"' || c == '\\')
+			fprintf(out, "\\%c", c);
+		else if (c < 0x20)
+			fprintf(out, "\\u%04x", c);
+		else
+			fputc(c, out);
+	}
+	fputc('"', out);
+}
+
+static void print_text(const struct report_ctx *ctx, const struct agg_group *g,
+		       const struct rframe *fr, int n, int nk, FILE *out)
+{
+	char when[64];
+	int i;
+
+	view_fmt_walltime(ctx->model, g->max_time, when, sizeof(when));
+	fprintf(out, "%-7" PRIu32 " %-16s %7" PRIu64 " %12" PRIu64 " %12" PRIu64 "  %s\n",
+		g->pid, model__comm_name(ctx->model, g->max_comm), g->count,
+		view_ns_to_us(g->total), view_ns_to_us(g->max), when);
+	for (i = 0; i < n; i++) {
+		if (i == nk && nk)
+			fprintf(out, "        --\n");
+		fprintf(out, "        %s\n", fr[i].name);
+	}
+	fputc('\n', out);
+}
+
+static void print_json(const struct report_ctx *ctx, const struct agg_group *g,
+		       const struct rframe *fr, int n, bool first, FILE *out)
+{
+	char when[64];
+	int i;
+
+	view_fmt_walltime(ctx->model, g->max_time, when, sizeof(when));
+	fprintf(out, "%s\n  {\"comm\": ", first ? "" : ",");
+	json_str(out, model__comm_name(ctx->model, g->max_comm));
+	fprintf(out, ", \"pid\": %" PRIu32 ", \"max_tid\": %" PRIu32
+		", \"count\": %" PRIu64 ", \"total_us\": %" PRIu64 ", \"max_us\": %" PRIu64
+		", \"max_time\": \"%s\", \"stack\": [",
+		g->pid, g->max_tid, g->count, view_ns_to_us(g->total),
+		view_ns_to_us(g->max), when);
+	for (i = n - 1; i >= 0; i--) {
+		json_str(out, fr[i].name);
+		if (i)
+			fputs(", ", out);
+	}
+	fputs("]}", out);
+}
+
+int view_topwaits(struct report_ctx *ctx, FILE *out)
+{
+	struct agg a = { 0 };
+	struct rframe *fr;
+	size_t i, rows;
+	int n, nk, err;
+
+	fr = malloc(VIEW_MAX_FRAMES * sizeof(*fr));
+	if (!fr)
+		return -ENOMEM;
+	err = filter__kind(ctx->filter, CAP_KIND_OFFCPU) ?
+		      agg__collect(&a, ctx, CAP_KIND_OFFCPU, AGG_ANY_COMM) : 0;
+	if (!err)
+		qsort(a.g, a.n, sizeof(*a.g), cmp_wait);
+	rows = ctx->opts.max_rows && ctx->opts.max_rows < a.n ? ctx->opts.max_rows : a.n;
+	if (!err && ctx->opts.json)
+		fputc('[', out);
+	else if (!err)
+		fprintf(out, "%-7s %-16s %7s %12s %12s  %s\n", "PID", "COMM", "COUNT",
+			"TOTAL_us", "MAX_us", "MAX_TIME");
+	for (i = 0; !err && i < rows; i++) {
+		const struct agg_group *g = &a.g[i];
+
+		n = view_frames(ctx, g->pid, g->max_time, g->ustack, g->kstack, fr, &nk);
+		if (n < 0) {
+			err = n;
+			break;
+		}
+		if (ctx->opts.json)
+			print_json(ctx, g, fr, n, i == 0, out);
+		else
+			print_text(ctx, g, fr, n, nk, out);
+	}
+	if (!err && ctx->opts.json)
+		fputs(rows ? "\n]\n" : "]\n", out);
+	agg__fini(&a);
+	free(fr);
+	return err;
+}
