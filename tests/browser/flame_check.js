@@ -7,7 +7,8 @@
  *   node flame_check.js FILE.svg SHOT.png [--expect NAME]... [--click NAME]
  *                       [--search REGEX]
  *
- * Writes SHOT.png, and SHOT-zoom.png / SHOT-search.png after those steps.
+ * Writes SHOT.png, SHOT-zoom.png and SHOT-search.png after those steps,
+ * and SHOT-nojs.png from a second browser with scripts off.
  * Prints one line per check; exits 0 when all pass, 1 on a failed check,
  * 2 on a usage or browser error.
  */
@@ -97,7 +98,6 @@ async function checkStatic(page, a, W) {
 	      (over.length ? `: ${over.map(f => f.text).join(', ')}` : ''));
 	const root = fs0.find(f => f.name === 'all');
 	check(root && Math.abs(root.w - (W - 20)) < 0.01, 'root spans the width');
-	check(await page.isVisible('#search'), 'script ran: Search control shown');
 	return fs0;
 }
 
@@ -126,6 +126,10 @@ async function checkZoom(page, a, W, before) {
 	check(hidden > 0 || before.length === 1 + parents,
 	      `zoom hid ${hidden} frames outside "${a.click}"`);
 	check(parents > 0, `${parents} ancestors greyed`);
+	check(after.every(o => !o.shown || !o.text || o.textLen + 3 <= o.w + 0.5),
+	      'zoomed labels fit their boxes');
+	check(z.text === a.click || z.name.length > z.text.length,
+	      `zoomed label "${z.text}"`);
 	check(await page.isVisible('#unzoom'), 'Reset Zoom shown');
 	await page.screenshot({ path: shotPath(a.png, 'zoom') });
 	await page.click('#unzoom');
@@ -156,7 +160,8 @@ async function checkSearch(page, a) {
 	check(cleared.every(f => f.fill !== SEARCH_FILL), 'Reset Search clears');
 }
 
-async function run(a) {
+/* A fresh profile per browser, so no state leaks between runs. */
+async function withPage(js, fn) {
 	const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'stkrec-chromium-'));
 	let ctx;
 
@@ -164,28 +169,51 @@ async function run(a) {
 		ctx = await chromium.launchPersistentContext(dir, {
 			executablePath: CHROMIUM, headless: true, args: ARGS,
 			viewport: { width: 1280, height: 800 },
+			javaScriptEnabled: js,
 		});
 		const page = ctx.pages()[0] || await ctx.newPage();
-		const errors = [];
 
 		page.setDefaultTimeout(5000);
-		page.on('pageerror', e => errors.push(e.message));
-		await page.goto('file://' + a.svg);
-		const W = await page.$eval('svg', s => parseFloat(s.getAttribute('width')));
-		const before = await checkStatic(page, a, W);
-
-		await page.screenshot({ path: a.png });
-		if (a.click)
-			await checkZoom(page, a, W, before);
-		if (a.search)
-			await checkSearch(page, a);
-		check(errors.length === 0, 'no script errors' +
-		      (errors.length ? `: ${errors.join('; ')}` : ''));
+		await fn(page);
 	} finally {
 		if (ctx)
 			await ctx.close();
 		fs.rmSync(dir, { recursive: true, force: true });
 	}
+}
+
+async function interactive(page, a) {
+	const errors = [];
+
+	page.on('pageerror', e => errors.push(e.message));
+	await page.goto('file://' + a.svg);
+	const W = await page.$eval('svg', s => parseFloat(s.getAttribute('width')));
+	const before = await checkStatic(page, a, W);
+
+	check(await page.isVisible('#search'), 'script ran: Search control shown');
+	await page.screenshot({ path: a.png });
+	if (a.click)
+		await checkZoom(page, a, W, before);
+	if (a.search)
+		await checkSearch(page, a);
+	check(errors.length === 0, 'no script errors' +
+	      (errors.length ? `: ${errors.join('; ')}` : ''));
+}
+
+/* Scripts off: the same picture, no dead controls. */
+async function scriptless(page, a) {
+	await page.goto('file://' + a.svg);
+	const W = await page.$eval('svg', s => parseFloat(s.getAttribute('width')));
+
+	await checkStatic(page, a, W);
+	check(!(await page.isVisible('#search')) && !(await page.isVisible('#unzoom')),
+	      'without scripts: no Search or Reset Zoom control');
+	await page.screenshot({ path: shotPath(a.png, 'nojs') });
+}
+
+async function run(a) {
+	await withPage(true, page => interactive(page, a));
+	await withPage(false, page => scriptless(page, a));
 }
 
 const watchdog = setTimeout(() => {
