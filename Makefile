@@ -72,10 +72,8 @@ vmlinux:
 	$(BPFTOOL) btf dump file /sys/kernel/btf/vmlinux format c > $(VMLINUX)
 
 # --- user space ----------------------------------------------------------
-$(OUT)/record/%.o: record/%.c $(SKELS) | $(OUT)
-	$(call msg,CC,$@)
-	$(Q)mkdir -p $(dir $@)
-	$(Q)$(CC) $(CFLAGS) -MMD -MP -c $< -o $@
+# Explicit, so make builds the skeletons before any record/ object.
+$(RECORD_OBJS): $(SKELS)
 
 $(OUT)/%.o: %.c | $(OUT)
 	$(call msg,CC,$@)
@@ -132,10 +130,12 @@ FUZZ_CFLAGS := -g -O1 -std=gnu11 -D_GNU_SOURCE -I. -fsanitize=fuzzer,address,und
 	-fno-sanitize-recover=undefined -DSTKREC_VERSION='"$(VERSION)"'
 FUZZ_TIME ?= 60
 
-$(OUT)/fuzz/%: tests/fuzz/%.c $(FORMAT_SRCS) $(REPORT_SRCS) format/*.h report/*.h
+# Each target compiles only the modules it needs: fuzz_reader* format/ alone.
+fuzz_srcs = $(if $(filter fuzz_reader%,$(1)),$(FORMAT_SRCS),$(FORMAT_SRCS) $(REPORT_SRCS))
+$(OUT)/fuzz/%: tests/fuzz/%.c $$(call fuzz_srcs,$$*) format/*.h report/*.h
 	$(call msg,FUZZ-CC,$@)
 	$(Q)mkdir -p $(dir $@)
-	$(Q)$(CLANG) $(FUZZ_CFLAGS) $< $(FORMAT_SRCS) $(REPORT_SRCS) -ldw -lelf -lzstd -llzma -o $@
+	$(Q)$(CLANG) $(FUZZ_CFLAGS) $< $(call fuzz_srcs,$*) -ldw -lelf -lzstd -llzma -o $@
 
 fuzz-build: $(FUZZERS)
 
