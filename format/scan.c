@@ -142,18 +142,18 @@ static int decode_frame(struct cap_reader *r, size_t *csize)
 	int err;
 
 	*csize = 0;
-	err = frame_params(r, &usize);
-	if (err)
-		return err;
 	if (remain > CAP_MAX_FRAME_SIZE)
 		remain = CAP_MAX_FRAME_SIZE;
 	n = ZSTD_findFrameCompressedSize(r->buf + r->pos, remain);
 	if (ZSTD_isError(n))
 		return CAP_ERR_CORRUPT;
-	err = grow_block(r, usize ? usize : 1);
+	/* the frame's extent is known from here on: a failure skips it */
+	*csize = n;
+	err = frame_params(r, &usize);
+	if (!err)
+		err = grow_block(r, usize ? usize : 1);
 	if (err)
 		return err;
-	*csize = n;
 	got = ZSTD_decompressDCtx(r->dctx, r->block, usize, r->buf + r->pos, n);
 	if (ZSTD_isError(got))
 		return ZSTD_getErrorCode(got) == ZSTD_error_checksum_wrong ?
@@ -445,6 +445,10 @@ static void describe_end(const struct cap_reader *r, char *buf, size_t len, size
 	else if (r->trailer_damaged)
 		append(buf, len, off, "trailer at byte %" PRIu64 " is damaged and was "
 		       "ignored", r->trailer_at);
+	else if (!st->has_trailer && !r->next_seq)
+		append(buf, len, off, "file ends at byte %" PRIu64 " with no complete block "
+		       "and no trailer: capture was not finalized (recorder killed?)",
+		       st->file_size);
 	else if (!st->has_trailer)
 		append(buf, len, off, "file ends at byte %" PRIu64 " after block %" PRIu64
 		       ": no trailer, capture was not finalized (recorder killed?)",
