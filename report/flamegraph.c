@@ -479,10 +479,11 @@ int flame__add_folded(struct flame *f, const char *line)
 
 	if (!f || !line)
 		return -EINVAL;
+	/* room for every frame, so that empty ones cannot cause -E2BIG */
 	for (p = line; *p; p++)
 		max += *p == ';';
-	if (max > FLAME_MAX_DEPTH)
-		max = FLAME_MAX_DEPTH;
+	if (max > INT_MAX)
+		return -E2BIG;
 	copy = strdup(line);
 	frames = calloc(max, sizeof(*frames));
 	err = -ENOMEM;

@@ -585,6 +585,20 @@ Test(flame_folded, add_folded_builds_tree)
 	cr_expect_eq(flame__nodes(f), 3);
 	cr_expect_eq(flame__add_folded(f, "no count"), -EINVAL);
 	cr_expect_eq(flame__total(f), 9);
+
+	/* depth counts frames, not separators */
+	size_t cap = 3 * FLAME_MAX_DEPTH + 16;
+	char *line = calloc(1, cap);
+
+	cr_assert_not_null(line);
+	for (int i = 0; i < FLAME_MAX_DEPTH; i++)
+		strcat(line, "q;;");
+	strcat(line, " 1");
+	cr_expect_eq(flame__add_folded(f, line), 0);
+	strcpy(line + strlen(line) - 2, "r 1");
+	cr_expect_eq(flame__add_folded(f, line), -E2BIG);
+	cr_expect_eq(flame__total(f), 10);
+	free(line);
 	flame__free(f);
 }
 
