@@ -442,7 +442,8 @@ static int cache_add(struct symbolizer *s, uint32_t mod, uint64_t off,
 	s->cache[j] = (struct sym_cached){
 		.offset = off, .mod = mod + 1, .first = s->nframes, .n = n,
 	};
-	memcpy(s->frames + s->nframes, frames, n * sizeof(*frames));
+	if (n)
+		memcpy(s->frames + s->nframes, frames, n * sizeof(*frames));
 	s->nframes += n;
 	s->cache_used++;
 	*out = &s->cache[j];
@@ -537,8 +538,10 @@ int symbolizer__resolve(struct symbolizer *s, const char *path,
 		else
 			s->stats.unresolved++;
 	}
-	src = s->frames + c->first;
 	n = c->n;
+	if (!n)
+		return 0;
+	src = s->frames + c->first;
 	if (n > max_frames) {
 		memcpy(frames, src, (max_frames - 1) * sizeof(*frames));
 		frames[max_frames - 1] = src[n - 1];

@@ -491,6 +491,22 @@ Test(sym_debug, gnu_debuglink_dot_debug_subdir_by_crc)
 	symbolizer__free(s);
 }
 
+Test(sym_debug, gnu_debuglink_under_the_debug_dir)
+{
+	struct symbolizer *s;
+	uint64_t offs[4];
+	uint8_t id[20];
+	uint8_t idn = split_prog(id, offs);
+
+	/* <debug_dir>/<directory of the object>/<debuglink name> */
+	sh("cd '%s' && objcopy --add-gnu-debuglink=prog.debug prog"
+	   " && mkdir -p 'dbg%s' && mv prog.debug 'dbg%s/'", dir, dir, dir);
+	s = new_sym(NULL, tpath("dbg"), false, false);
+	for (size_t i = 0; i < 4; i++)
+		expect_name(s, tpath("prog"), id, idn, offs[i], prog_funcs[i]);
+	symbolizer__free(s);
+}
+
 Test(sym_debug, gnu_debuglink_crc_mismatch_is_refused)
 {
 	struct symbolizer *s;
@@ -612,6 +628,22 @@ Test(sym_lookup, replaced_binary_with_other_build_id_names_nothing)
 	cr_assert_eq(st.buildid_mismatches, 1);
 	cr_assert_eq(st.modules_missing, 1);
 	cr_assert_eq(st.modules_found, 1);
+	symbolizer__free(s);
+}
+
+Test(sym_lookup, deleted_suffix_from_proc_maps)
+{
+	char rec[PATH_MAX];
+	const char *exe = tpath("prog");
+	struct symbolizer *s;
+	uint8_t id[20];
+	uint8_t idn;
+
+	build("prog.c", "prog", PIE_FLAGS);
+	idn = build_id_of(exe, id);
+	snprintf(rec, sizeof(rec), "%s (deleted)", exe);
+	s = new_sym(NULL, NULL, false, false);
+	expect_name(s, rec, id, idn, offset_of(exe, "symfix_beta"), "symfix_beta");
 	symbolizer__free(s);
 }
 
