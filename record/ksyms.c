@@ -292,6 +292,15 @@ static void finish_table(struct ksyms *ks)
 		ks->syms[n++] = *s;
 	}
 	ks->nr = n;
+	/* most of a real table is text: give back what the data symbols took */
+	if (n && n < ks->cap) {
+		struct ksym *shrunk = realloc(ks->syms, n * sizeof(*shrunk));
+
+		if (shrunk) {
+			ks->syms = shrunk;
+			ks->cap = n;
+		}
+	}
 }
 
 static bool all_zero(const struct ksyms *ks)

@@ -261,8 +261,11 @@ static int cached_buildid(struct procmaps *pm, const char *path, uint8_t *id,
 	return err;
 }
 
-/* Fill m's build ID from the mapped file; leaves size 0 when unreachable. */
-static void mapping_buildid(struct procmaps *pm, struct cap_mapping *m, const char *path)
+/* Fill m's build ID from the mapped file; leaves size 0 when unreachable.
+ * A deleted file is only reachable through map_files: whatever now has its
+ * name (the upgraded library) is another file. */
+static void mapping_buildid(struct procmaps *pm, struct cap_mapping *m, const char *path,
+			    bool deleted)
 {
 	char buf[PATH_MAX + 64];
 
@@ -273,7 +276,7 @@ static void mapping_buildid(struct procmaps *pm, struct cap_mapping *m, const ch
 		 m->pid, m->start, m->end);
 	if (cached_buildid(pm, buf, m->build_id, &m->build_id_size) == 0)
 		return;
-	if (path[0] != '/' ||
+	if (deleted || path[0] != '/' ||
 	    snprintf(buf, sizeof(buf), "/proc/%u/root%s", m->pid, path) >= (int)sizeof(buf))
 		return;
 	cached_buildid(pm, buf, m->build_id, &m->build_id_size);
@@ -294,26 +297,35 @@ static bool is_anon_path(const char *path)
 	return path[0] == '\0' || path[0] == '[' || strcmp(path, ANON_PATH) == 0;
 }
 
+/* The kernel (d_path) appends " (deleted)" to unlinked files' names; the
+ * name the file had is the useful one. Returns whether it did. */
+static bool strip_deleted(char *path)
+{
+	size_t len = strlen(path), sfx = strlen(DELETED_SUFFIX);
+
+	if (len <= sfx || strcmp(path + len - sfx, DELETED_SUFFIX) != 0)
+		return false;
+	path[len - sfx] = '\0';
+	return true;
+}
+
 /*
  * One /proc/PID/maps line: "START-END PERMS OFFSET MAJ:MIN INODE   PATH".
  * Returns 1 with m and *path filled for an executable mapping, else 0.
  */
-static int parse_maps_line(char *line, struct cap_mapping *m, const char **path)
+static int parse_maps_line(char *line, struct cap_mapping *m, const char **path,
+			   bool *deleted)
 {
 	unsigned long long start, end, pgoff, ino;
 	char perms[5];
-	size_t len;
 	int n = 0;
 
 	if (sscanf(line, "%llx-%llx %4s %llx %*x:%*x %llu %n", &start, &end, perms,
 		   &pgoff, &ino, &n) < 5 || !n || perms[2] != 'x')
 		return 0;
 	line += n;
-	len = strcspn(line, "\n");
-	line[len] = '\0';
-	if (len > strlen(DELETED_SUFFIX) &&
-	    strcmp(line + len - strlen(DELETED_SUFFIX), DELETED_SUFFIX) == 0)
-		line[len - strlen(DELETED_SUFFIX)] = '\0';
+	line[strcspn(line, "\n")] = '\0';
+	*deleted = strip_deleted(line);
 	m->start = start;
 	m->end = end;
 	m->pgoff = pgoff;
@@ -333,6 +345,7 @@ static bool gone(int err)
 static int write_maps(struct procmaps *pm, int piddir, uint32_t pid, uint64_t now)
 {
 	const char *path;
+	bool deleted;
 	int fd, err = 0;
 	FILE *f;
 
@@ -347,9 +360,9 @@ static int write_maps(struct procmaps *pm, int piddir, uint32_t pid, uint64_t no
 	while (err >= 0 && getline(&pm->line, &pm->line_cap, f) > 0) {
 		struct cap_mapping m = { .time = now, .pid = pid };
 
-		if (!parse_maps_line(pm->line, &m, &path))
+		if (!parse_maps_line(pm->line, &m, &path, &deleted))
 			continue;
-		mapping_buildid(pm, &m, path);
+		mapping_buildid(pm, &m, path, deleted);
 		err = write_mapping(pm, &m, path);
 	}
 	fclose(f);
@@ -520,12 +533,17 @@ int procmaps__ensure(struct procmaps *pm, uint32_t pid, uint64_t now)
 int procmaps__add(struct procmaps *pm, const struct cap_mapping *m, const char *path)
 {
 	struct cap_mapping copy = *m;
+	char name[PATH_MAX];
+	bool deleted;
 
-	if (is_anon_path(path))
+	if (snprintf(name, sizeof(name), "%s", path) >= (int)sizeof(name))
+		return -ENAMETOOLONG;
+	deleted = strip_deleted(name);
+	if (is_anon_path(name))
 		copy.flags |= CAP_MAP_ANON;
 	if (!copy.build_id_size)
-		mapping_buildid(pm, &copy, path);
-	return write_mapping(pm, &copy, path[0] ? path : ANON_PATH);
+		mapping_buildid(pm, &copy, name, deleted);
+	return write_mapping(pm, &copy, name[0] ? name : ANON_PATH);
 }
 
 void procmaps__exec(struct procmaps *pm, uint32_t pid, uint64_t now)

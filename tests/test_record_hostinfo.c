@@ -299,6 +299,36 @@ Test(hostinfo_ksyms, hook_runs_through_intern)
 	ksyms__free(ks);
 }
 
+/* KMOD from /proc/modules: a module without sysfs notes has no build ID. */
+Test(hostinfo_ksyms, kernel_and_module_records_fake)
+{
+	const struct cap_kmod *k = NULL;
+	const struct cap_kernel *kern = NULL;
+	struct ksyms *ks = load_fake();
+	struct hostinfo_readback rb;
+	struct capture cap;
+	size_t i;
+
+	cap_start(&cap);
+	cr_assert_eq(ksyms__write_kernel(ks, cap.w, cap.in), 0);
+	cap_finish_read(&cap, &rb);
+	cr_assert_eq(hostinfo_rb_count(&rb, CAP_REC_KERNEL), 1);
+	cr_assert_eq(hostinfo_rb_count(&rb, CAP_REC_KMOD), 1);
+	for (i = 0; i < rb.n; i++) {
+		if (rb.v[i].rec.type == CAP_REC_KMOD)
+			k = &rb.v[i].rec.kmod;
+		if (rb.v[i].rec.type == CAP_REC_KERNEL)
+			kern = &rb.v[i].rec.kernel;
+	}
+	cr_assert_eq(kern->stext, K0);
+	cr_assert_str_eq(hostinfo_rb_string(&rb, k->name_id), "mymod");
+	cr_assert_eq(k->base, M0);
+	cr_assert_eq(k->size, 256);
+	cr_assert_eq(k->build_id_size, 0);
+	hostinfo_rb_free(&rb);
+	ksyms__free(ks);
+}
+
 /* Address of a T symbol as /proc/kallsyms lists it, or 0. */
 static uint64_t kallsyms_addr(const char *name)
 {

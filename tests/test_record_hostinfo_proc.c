@@ -6,7 +6,6 @@
  * file was deleted while it runs, and programs that live 300 ms.
  */
 #include <criterion/criterion.h>
-#include <dirent.h>
 #include <errno.h>
 #include <limits.h>
 #include <signal.h>
@@ -221,38 +220,33 @@ Test(hostinfo_procmaps, ensure_reads_once_and_caches_build_ids)
 }
 
 /* The pid set keeps exactly the pids added and not forgotten (linear
- * probing with backward-shift deletion). */
+ * probing with backward-shift deletion): every pid up to pid_max is asked. */
 Test(hostinfo_procmaps, forget_keeps_the_others)
 {
-	uint32_t *pids = NULL;
+	uint32_t *pids = NULL, pid, pid_max = 0;
+	struct hostinfo_readback rb;
 	struct procmaps *pm;
 	struct capture cap;
-	struct hostinfo_readback rb;
-	size_t n = 0, i, cap_pids = 0;
-	struct dirent *de;
-	DIR *d;
+	size_t n = 0, i;
+	FILE *f;
 
 	if (!is_root())
 		cr_skip_test("scanning all processes needs root");
+	f = fopen("/proc/sys/kernel/pid_max", "r");
+	cr_assert_not_null(f);
+	cr_assert_eq(fscanf(f, "%u", &pid_max), 1);
+	fclose(f);
 	cap_start(&cap);
 	cr_assert_eq(procmaps__new(cap.w, cap.in, &pm), 0);
-	cr_assert_gt(procmaps__scan_all(pm, 1), 0);
-	d = opendir("/proc");
-	while ((de = readdir(d))) {
-		uint32_t pid = (uint32_t)atoi(de->d_name);
-
-		if (!pid || !procmaps__known(pm, pid))
-			continue;
-		if (n == cap_pids) {
-			cap_pids = cap_pids ? cap_pids * 2 : 64;
-			pids = realloc(pids, cap_pids * sizeof(*pids));
-		}
-		pids[n++] = pid;
-	}
-	closedir(d);
-	cr_assert_gt(n, 10);
+	cr_assert_gt(procmaps__scan_all(pm, 1), 10);
+	pids = calloc(procmaps__nr_known(pm), sizeof(*pids));
+	for (pid = 1; pid <= pid_max; pid++)
+		if (procmaps__known(pm, pid))
+			pids[n++] = pid;
+	cr_assert_eq(n, procmaps__nr_known(pm));
 	for (i = 0; i < n; i += 2)
 		procmaps__forget(pm, pids[i]);
+	cr_assert_eq(procmaps__nr_known(pm), n / 2);
 	for (i = 0; i < n; i++)
 		cr_assert_eq(procmaps__known(pm, pids[i]), i % 2 == 1, "pid %u", pids[i]);
 	for (i = 1; i < n; i += 2)
@@ -564,4 +558,58 @@ Test(hostinfo_sideband, bad_arguments)
 	cr_assert_null(sb);
 	cr_assert_eq(sideband__open(&cpu, 0, 4, &sb), CAP_ERR_INVAL);
 	cr_assert_eq(sideband__open(&cpu, 1, 0, &sb), CAP_ERR_INVAL);
+}
+
+static const struct cap_mapping *nth_mapping(const struct hostinfo_readback *rb, int n)
+{
+	size_t i;
+
+	for (i = 0; i < rb->n; i++)
+		if (rb->v[i].rec.type == CAP_REC_MAPPING && n-- == 0)
+			return &rb->v[i].rec.mapping;
+	cr_assert_fail("no MAPPING #%d", n);
+	return NULL;
+}
+
+/* Without a map_files entry (wrong range) the file is found under
+ * /proc/PID/root, unless it was deleted: then the file now at that path is
+ * another one and no build ID is better than a wrong one. */
+Test(hostinfo_procmaps, add_root_fallback_and_deleted)
+{
+	struct cap_mapping in = { .time = 1, .start = 0x1000, .end = 0x2000,
+				  .pid = (uint32_t)getpid(), .flags = CAP_MAP_FROM_SIDEBAND };
+	const struct cap_mapping *m;
+	char libc[PATH_MAX], deleted[PATH_MAX + 16];
+	struct procmaps *pm;
+	struct hostinfo_readback rb;
+	struct capture cap;
+	uint64_t s, e;
+
+	cr_assert(own_mapping("libc.so", libc, sizeof(libc), &s, &e));
+	snprintf(deleted, sizeof(deleted), "%s (deleted)", libc);
+	cap_start(&cap);
+	cr_assert_eq(procmaps__new(cap.w, cap.in, &pm), 0);
+	cr_assert_eq(procmaps__add(pm, &in, libc), 0);
+	in.time = 2;
+	cr_assert_eq(procmaps__add(pm, &in, deleted), 0);
+	in.time = 3; /* the real range: map_files reaches even a deleted file */
+	in.start = s;
+	in.end = e;
+	cr_assert_eq(procmaps__add(pm, &in, deleted), 0);
+	procmaps__free(pm);
+	cap_finish_read(&cap, &rb);
+
+	cr_assert_eq(hostinfo_rb_count(&rb, CAP_REC_MAPPING), 3);
+	cr_assert_eq(hostinfo_rb_count(&rb, CAP_REC_STRING), 1, "one path, suffix stripped");
+	m = nth_mapping(&rb, 0);
+	cr_assert_eq(m->time, 1);
+	assert_buildid(m, libc);
+	m = nth_mapping(&rb, 1);
+	cr_assert_eq(m->time, 2);
+	cr_assert_str_eq(hostinfo_rb_string(&rb, m->path_id), libc);
+	cr_assert_eq(m->build_id_size, 0);
+	m = nth_mapping(&rb, 2);
+	cr_assert_eq(m->time, 3);
+	assert_buildid(m, libc);
+	hostinfo_rb_free(&rb);
 }
