@@ -100,4 +100,17 @@ uint32_t sym_crc32(uint32_t crc, const void *buf, size_t len);
  * number of frames, 0 if DWARF does not cover addr, <0 on error. */
 int dwarf_frames(Dwarf *dw, uint64_t addr, struct sym_frame *frames, int max);
 
+/* C++ demangling (demangle.c). */
+struct sym_demangler {
+	void *dl;
+	void *fn;
+	bool failed;
+	struct demangled *tab;
+	size_t cap, used;
+};
+
+/* Demangled form of name (kept until sym_demangler__free), or name. */
+const char *sym_demangle(struct sym_demangler *d, const char *name);
+void sym_demangler__free(struct sym_demangler *d);
+
 #endif /* STKREC_REPORT_SYM_INTERNAL_H */

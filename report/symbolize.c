@@ -43,6 +43,7 @@ struct sym_cached {
 struct symbolizer {
 	struct symbolizer_opts opts;
 	struct sym_locator loc;
+	struct sym_demangler dem;
 	struct symbolizer_stats stats;
 	struct sym_module **mods;
 	size_t nmods, mods_cap;
@@ -141,6 +142,7 @@ void symbolizer__free(struct symbolizer *s)
 		free(s->mods[i]);
 	}
 	sym_locator__free(&s->loc);
+	sym_demangler__free(&s->dem);
 	free(s->imgs);
 	free(s->mods);
 	free(s->mod_index);
@@ -482,15 +484,13 @@ static int shape_frames(const struct symbolizer *s, const struct sym_entry *sym,
 	return j;
 }
 
-static int symbolize(struct symbolizer *s, struct sym_image *img, uint64_t off,
-		     struct sym_frame *f)
+static int symbolize_raw(struct symbolizer *s, struct sym_image *img,
+			 uint64_t off, struct sym_frame *f)
 {
 	const struct sym_entry *sym;
 	uint64_t vaddr;
 	int n = 0;
 
-	if (!img)
-		return 0;
 	if (img->obj ? elf_file__offset_to_vaddr(img->obj, off, false, &vaddr)
 		     : elf_file__offset_to_vaddr(img->dbg, off, true, &vaddr))
 		return 0;
@@ -503,6 +503,20 @@ static int symbolize(struct symbolizer *s, struct sym_image *img, uint64_t off,
 		return 0;
 	f[0] = (struct sym_frame){ .name = sym->name };
 	return 1;
+}
+
+/* Names demangled unless raw_names. */
+static int symbolize(struct symbolizer *s, struct sym_image *img, uint64_t off,
+		     struct sym_frame *f)
+{
+	int n;
+
+	if (!img)
+		return 0;
+	n = symbolize_raw(s, img, off, f);
+	for (int i = 0; i < n && !s->opts.raw_names; i++)
+		f[i].name = sym_demangle(&s->dem, f[i].name);
+	return n;
 }
 
 int symbolizer__resolve(struct symbolizer *s, const char *path,

@@ -40,6 +40,7 @@ struct symbolizer_opts {
 	bool inlines;          /* expand inlined functions (needs DWARF) */
 	bool srclines;         /* fill file:line (needs DWARF) */
 	bool debuginfod;       /* used only if DEBUGINFOD_URLS is set */
+	bool raw_names;        /* keep C++ names mangled (default: demangle) */
 };
 
 /* One resolved frame. Strings are owned by the symbolizer and stay valid

@@ -357,6 +357,25 @@ Test(sym_elf, symbol_version_suffix_is_cut)
 	symbolizer__free(s);
 }
 
+Test(sym_elf, cxx_names_demangled_unless_raw)
+{
+	const char *exe = tpath("cxx");
+	struct symbolizer_opts o = { .debug_dir = tpath("nodebug"), .raw_names = true };
+	struct symbolizer *s;
+	uint64_t spin, twice;
+
+	sh("c++ -O1 -g -fPIE -pie -o '%s' '%s/tests/symfix/cxx.cc'", exe, srcdir());
+	spin = offset_of(exe, "_ZN6symfix6Widget4spinEi");
+	twice = offset_of(exe, "_ZN6symfix5twiceIlEET_S1_");
+	s = new_sym(NULL, NULL, false, false);
+	expect_name(s, exe, NULL, 0, spin, "symfix::Widget::spin(int)");
+	expect_name(s, exe, NULL, 0, twice, "long symfix::twice<long>(long)");
+	symbolizer__free(s);
+	cr_assert_eq(symbolizer__new(&o, &s), 0);
+	expect_name(s, exe, NULL, 0, spin, "_ZN6symfix6Widget4spinEi");
+	symbolizer__free(s);
+}
+
 TestSuite(sym_debug, .init = setup, .fini = teardown);
 
 /* prog built, its debug file split off and the binary stripped. */
