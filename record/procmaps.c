@@ -447,8 +447,11 @@ static int write_threads(struct procmaps *pm, int piddir, uint32_t pid, uint32_t
 	return err < 0 ? err : 0;
 }
 
-/* THREAD records for pid's threads and, for a user process, its MAPPINGs. */
-static int scan_process(struct procmaps *pm, uint32_t pid, uint64_t now)
+/*
+ * MAPPING records of a user process and, with threads, THREAD records for
+ * its threads (the start scan; later the drain names threads from events).
+ */
+static int scan_process(struct procmaps *pm, uint32_t pid, uint64_t now, bool threads)
 {
 	bool kthread = false;
 	char path[32];
@@ -459,7 +462,7 @@ static int scan_process(struct procmaps *pm, uint32_t pid, uint64_t now)
 	if (piddir < 0)
 		return errno == ENOENT ? -ESRCH : -errno;
 	err = read_is_kthread(piddir, &kthread);
-	if (!err)
+	if (!err && threads)
 		err = write_threads(pm, piddir, pid, kthread ? CAP_THREAD_KERNEL : 0, now);
 	if (!err && !kthread)
 		err = write_maps(pm, piddir, pid, now);
@@ -512,7 +515,7 @@ int procmaps__scan_all(struct procmaps *pm, uint64_t now)
 
 		if (*end || !pid || pid > UINT32_MAX)
 			continue;
-		err = scan_process(pm, (uint32_t)pid, now);
+		err = scan_process(pm, (uint32_t)pid, now, true);
 		if (err == -ESRCH)
 			continue;
 		if (err < 0)
@@ -527,7 +530,7 @@ int procmaps__ensure(struct procmaps *pm, uint32_t pid, uint64_t now)
 {
 	if (!pid || pidset_has(&pm->known, pid))
 		return 0;
-	return scan_process(pm, pid, now);
+	return scan_process(pm, pid, now, false);
 }
 
 int procmaps__add(struct procmaps *pm, const struct cap_mapping *m, const char *path)

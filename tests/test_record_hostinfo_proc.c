@@ -216,6 +216,7 @@ Test(hostinfo_procmaps, ensure_reads_once_and_caches_build_ids)
 	first = count_pid_mappings(&rb, self);
 	cr_assert_gt(first, 0);
 	cr_assert_eq(first % 2, 0, "the same mappings twice");
+	cr_assert_eq(hostinfo_rb_count(&rb, CAP_REC_THREAD), 0, "the drain names threads");
 	hostinfo_rb_free(&rb);
 }
 
