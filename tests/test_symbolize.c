@@ -446,6 +446,26 @@ Test(sym_debug, stripped_binary_without_debug_file_names_nothing_wrong)
 	symbolizer__free(s);
 }
 
+Test(sym_debug, debug_file_alone_cannot_place_offsets)
+{
+	struct symbolizer *s;
+	uint64_t offs[4];
+	char hex[64];
+	uint8_t id[20];
+	uint8_t idn = split_prog(id, offs);
+
+	/* objcopy's debug file zeroes p_offset/p_filesz of the segments it
+	 * empties: without the object there is no sure offset -> address map,
+	 * so nothing is named (rather than something guessed) */
+	build_id_hex(id, idn, hex);
+	sh("mkdir -p '%s/dbg/.build-id/%.2s' && mv '%s' '%s/dbg/.build-id/%s.debug'"
+	   " && rm '%s'", dir, hex, tpath("prog.debug"), dir, hex, tpath("prog"));
+	s = new_sym(NULL, tpath("dbg"), false, false);
+	for (size_t i = 0; i < 4; i++)
+		expect_none(s, tpath("prog"), id, idn, offs[i]);
+	symbolizer__free(s);
+}
+
 Test(sym_debug, debug_file_of_another_build_is_refused)
 {
 	struct symbolizer_stats st;
