@@ -39,14 +39,12 @@ static int header_prefix(const uint8_t *buf, size_t len, const uint8_t **payload
 		return short_file_err(buf, len);
 	if (cap__get32(buf) != CAP_SKIP_MAGIC_HEADER)
 		return CAP_ERR_BAD_MAGIC;
+	if (memcmp(buf + 8, CAP_HEADER_MAGIC, len - 8 < 8 ? len - 8 : 8))
+		return CAP_ERR_BAD_MAGIC;
 	n = cap__get32(buf + 4);
 	if (n > CAP_MAX_HEADER_SIZE)
 		return CAP_ERR_TOO_LARGE;
-	if (n < 8)
-		return CAP_ERR_CORRUPT;
-	if (memcmp(buf + 8, CAP_HEADER_MAGIC, len - 8 < 8 ? len - 8 : 8))
-		return CAP_ERR_BAD_MAGIC;
-	if (len - 8 < n)
+	if (len - 8 < n || len < 16)
 		return CAP_ERR_TRUNCATED;
 	if (n < CAP_HEADER_MIN_FIXED + 4)
 		return CAP_ERR_CORRUPT;
