@@ -39,8 +39,8 @@ bool elf_file__build_id_is(const struct elf_file *f, const uint8_t *id,
 int elf_file__debuglink(const struct elf_file *f, const char **name,
 			uint32_t *crc);
 /* File offset to link-time virtual address through PT_LOAD headers.
- * trusted_offsets: the headers come from the real object (a separate debug
- * file's p_offset/p_filesz are not those of the object). */
+ * debug_file: f is a separate debug file, whose p_offset/p_filesz may not be
+ * those of the object; only headers that still cover the offset count. */
 int elf_file__offset_to_vaddr(const struct elf_file *f, uint64_t off,
 			      bool debug_file, uint64_t *vaddr);
 /* Decompress .gnu_debugdata into f->mini; -ENOENT if there is none. */

@@ -21,7 +21,11 @@
  * (MiniDebugInfo); with inlines/srclines, DWARF through libdw.
  *
  * Without a recorded build ID the file at the path is trusted as it is (its
- * own build ID then vouches for its debug file).
+ * own build ID then vouches for its debug file). A separate debug file alone
+ * (object not found) is used only if its PT_LOAD headers still describe the
+ * object's file offsets (eu-strip keeps them; objcopy --only-keep-debug
+ * does not): file offsets cannot be placed otherwise, so nothing is named.
+ * C++ names are demangled (libstdc++ loaded at run time) unless raw_names.
  *
  * A symbolizer is not thread-safe. The library never prints. Functions
  * return 0 or a count on success and -errno on failure.
@@ -46,7 +50,7 @@ struct symbolizer_opts {
 /* One resolved frame. Strings are owned by the symbolizer and stay valid
  * until symbolizer__free(). */
 struct sym_frame {
-	const char *name; /* function; NULL = unknown */
+	const char *name; /* function; never NULL in a returned frame */
 	const char *file; /* source file, or NULL */
 	int line;         /* source line, or 0 */
 	bool inlined;     /* an inlined instance inside the next frame */
