@@ -171,7 +171,7 @@ static int replay(struct biotop *bt, FILE *out)
 	if (f->t_hi < last)
 		last = f->t_hi;
 	k = f->t_lo > start ? (f->t_lo - start) / iv : 0;
-	kend = last > start ? (last - start) / iv : 0;
+	kend = last > start ? (last - start - 1) / iv : 0; /* its interval ends at last */
 	/* A long, mostly idle capture (or a hostile time stamp) would print
 	 * millions of empty tables: then only intervals with I/O are shown. */
 	sparse = kend - k > BIOTOP_MAX_EMPTY;

@@ -88,8 +88,8 @@ static int fold_group(struct folded *fo, const struct report_ctx *ctx,
 	err = put_comm(fo, ctx, g);
 	for (i = n - 1; !err && i >= nk; i--)
 		err = put_frame(fo, fr[i].name, "");
-	/* BCC: the delimiter only when both parts were taken */
-	if (!err && ctx->opts.delimited && nk && n > nk)
+	/* BCC: the delimiter only when both stacks were taken */
+	if (!err && ctx->opts.delimited && nk && n > nk && !fr[0].special && !fr[nk].special)
 		err = put(fo, ";-", 2);
 	for (i = nk - 1; !err && i >= 0; i--)
 		err = put_frame(fo, fr[i].name, fr[i].special ? "" : ksuffix);

@@ -1,0 +1,59 @@
+/* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
+/*
+ * Synthetic captures for the report tests: a small but realistic scene
+ * (threads, a kernel thread, an exec, mappings, kernel symbols with the
+ * tracer's own frames, a module, lost and missing stacks, block I/O of every
+ * op) written through cap_writer, plus helpers to run a view into a string.
+ */
+#ifndef STKREC_TESTS_UTIL_REPORT_H
+#define STKREC_TESTS_UTIL_REPORT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include "format/capture.h"
+
+#define RC_T0 1000000000000ull                 /* monotonic start, ns */
+#define RC_REAL0 1767323045000000000ll         /* 2026-01-02T03:04:05Z */
+#define RC_MS 1000000ull
+#define RC_S 1000000000ull
+
+/* Scene contents that tests check against. */
+#define RC_APP_PID 100
+#define RC_WORKER_TID 101
+#define RC_KTHREAD 200
+#define RC_FSTRIM 300
+#define RC_EXEC_PID 400
+
+struct rc_opts {
+	const char *real_elf;     /* if set: pid 500 maps it, see RC_ELF_* */
+	uint64_t real_elf_off[2]; /* file offsets of two functions in it */
+	const uint8_t *real_bid;  /* its build ID (or NULL) */
+	uint8_t real_bid_size;
+	bool truncate;            /* drop the trailer and cut the last block */
+	unsigned extra_cpu;       /* this many more CPU samples (speed tests) */
+};
+
+/* Write the scene to path. 0 or a negative code. */
+int rc_write_scene(const char *path, const struct rc_opts *opts);
+
+/* Low-level pieces for tests that build their own capture. */
+struct cap_writer *rc_open(const char *path);
+int rc_string(struct cap_writer *w, uint32_t id, const char *s);
+int rc_thread(struct cap_writer *w, uint64_t t, uint32_t tid, uint32_t pid, uint32_t flags,
+	      const char *comm);
+int rc_map(struct cap_writer *w, uint64_t t, uint32_t pid, uint64_t start, uint64_t end,
+	   uint64_t pgoff, uint32_t path_id);
+int rc_ksym(struct cap_writer *w, uint64_t addr, uint32_t size, const char *name,
+	    uint32_t module_id);
+int rc_offcpu(struct cap_writer *w, uint64_t start, uint64_t dur, uint32_t tid, uint32_t pid,
+	      uint32_t state, uint32_t ustack, uint32_t kstack);
+int rc_cpu(struct cap_writer *w, uint64_t t, uint32_t tid, uint32_t pid, uint32_t ustack,
+	   uint32_t kstack);
+
+/* A unique temporary file name (removed by the caller). */
+char *rc_tmpname(const char *tag);
+/* Whole file into a NUL-terminated malloc()ed string; NULL on error. */
+char *rc_slurp(const char *path, size_t *len);
+
+#endif /* STKREC_TESTS_UTIL_REPORT_H */
