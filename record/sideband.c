@@ -8,8 +8,9 @@
  * perf's clock for CLOCK_MONOTONIC is ktime_get_mono_fast_ns(), which is
  * what bpf_ktime_get_ns() returns, so both streams share one time line.
  *
- * Records in the capture keep their own times; the rings are drained CPU by
- * CPU, so across CPUs the file order is not time order.
+ * Each drain merges the per-CPU rings by time, so the capture holds the
+ * side band in time order (up to records the kernel writes while a drain
+ * runs, which the next drain picks up).
  */
 #include <errno.h>
 #include <linux/perf_event.h>
@@ -29,6 +30,11 @@ struct sb_ring {
 	uint8_t *data;
 	uint64_t mask;
 	int cpu;
+	/* drain state: [tail, head) is being read, cur is the next record */
+	uint64_t head, tail;
+	const struct perf_event_header *cur;
+	uint64_t cur_time;
+	uint8_t *scratch; /* a record wrapping the end, allocated on first use */
 };
 
 struct sideband {
@@ -38,7 +44,6 @@ struct sideband {
 	size_t mmap_len;
 	uint64_t lost;
 	bool build_id; /* kernel puts build IDs in MMAP2 (Linux 5.12+) */
-	uint8_t scratch[SB_MAX_RECORD];
 };
 
 /* Trailing sample_id with sample_type PERF_SAMPLE_TID | PERF_SAMPLE_TIME. */
@@ -135,6 +140,13 @@ static int sb_map(struct sideband *sb, int i, int cpu, unsigned pages)
 	r->data = (uint8_t *)base + psz;
 	r->mask = (uint64_t)pages * (uint64_t)psz - 1;
 	r->cpu = cpu;
+	/* Linux 4.1+ says where the data area is; older ones: the next page */
+	if (r->meta->data_size) {
+		if (r->meta->data_size != r->mask + 1 ||
+		    r->meta->data_offset + r->meta->data_size > sb->mmap_len)
+			return -EPROTO;
+		r->data = (uint8_t *)base + r->meta->data_offset;
+	}
 	return 0;
 }
 
@@ -182,6 +194,7 @@ void sideband__free(struct sideband *sb)
 	for (i = 0; i < sb->nr; i++) {
 		if (sb->rings[i].meta)
 			munmap(sb->rings[i].meta, sb->mmap_len);
+		free(sb->rings[i].scratch);
 		close(sb->fds[i]);
 	}
 	free(sb->rings);
@@ -318,61 +331,84 @@ static int on_record(struct sideband *sb, const struct sb_ring *ring,
 	}
 }
 
-/* Drain one ring: the kernel publishes data_head (load-acquire pairs with its
- * store), we release the space by storing data_tail (store-release, so our
- * reads complete before the kernel may overwrite). */
-static int drain_ring(struct sideband *sb, struct sb_ring *ring, struct cap_writer *w,
-		      struct procmaps *pm)
+/* Point ring->cur at the next record below the snapshot head, or NULL. A
+ * record that wraps around the end of the ring is copied whole. */
+static int ring_peek(struct sb_ring *r)
 {
-	uint64_t head = __atomic_load_n(&ring->meta->data_head, __ATOMIC_ACQUIRE);
-	uint64_t tail = ring->meta->data_tail;
-	int n = 0, err = 0;
+	struct perf_event_header hdr;
+	uint64_t off = r->tail & r->mask, first = r->mask + 1 - off;
 
-	while (tail < head && err >= 0) {
-		const struct perf_event_header *h;
-		struct perf_event_header hdr;
-		uint64_t off = tail & ring->mask, first;
-
-		first = ring->mask + 1 - off;
-		if (first >= sizeof(hdr)) {
-			memcpy(&hdr, ring->data + off, sizeof(hdr));
-		} else {
-			memcpy(&hdr, ring->data + off, first);
-			memcpy((uint8_t *)&hdr + first, ring->data, sizeof(hdr) - first);
-		}
-		if (hdr.size < sizeof(hdr) || hdr.size > head - tail) {
-			tail = head; /* cannot happen with a sane kernel: resync */
-			break;
-		}
-		if (hdr.size <= first) {
-			h = (const void *)(ring->data + off);
-		} else {
-			/* the record wraps around the end of the ring */
-			memcpy(sb->scratch, ring->data + off, first);
-			memcpy(sb->scratch + first, ring->data, hdr.size - first);
-			h = (const void *)sb->scratch;
-		}
-		err = on_record(sb, ring, h, w, pm);
-		if (err >= 0) {
-			tail += hdr.size;
-			n++;
-		}
+	r->cur = NULL;
+	if (r->tail >= r->head)
+		return 0;
+	/* records are 8-byte aligned, so the header itself never wraps */
+	memcpy(&hdr, r->data + off, sizeof(hdr));
+	if (hdr.size < sizeof(hdr) || hdr.size > r->head - r->tail || first < sizeof(hdr)) {
+		r->tail = r->head; /* cannot happen with a sane kernel: resync */
+		return 0;
 	}
-	__atomic_store_n(&ring->meta->data_tail, tail, __ATOMIC_RELEASE);
-	return err < 0 ? err : n;
+	if (hdr.size <= first) {
+		r->cur = (const void *)(r->data + off);
+	} else {
+		if (!r->scratch && !(r->scratch = malloc(SB_MAX_RECORD)))
+			return -ENOMEM;
+		memcpy(r->scratch, r->data + off, first);
+		memcpy(r->scratch + first, r->data, hdr.size - first);
+		r->cur = (const void *)r->scratch;
+	}
+	r->cur_time = hdr.size >= sizeof(hdr) + sizeof(struct sb_sample_id) ?
+		      rec_time(r->cur) : 0;
+	return 0;
 }
 
-int sideband__drain(struct sideband *sb, struct cap_writer *w, struct procmaps *pm)
+/* The ring whose next record is the oldest, or NULL when all are empty. */
+static struct sb_ring *oldest_ring(struct sideband *sb)
 {
-	int i, n, total = 0;
+	struct sb_ring *best = NULL;
+	int i;
 
 	for (i = 0; i < sb->nr; i++) {
-		n = drain_ring(sb, &sb->rings[i], w, pm);
-		if (n < 0)
-			return n;
-		total += n;
+		struct sb_ring *r = &sb->rings[i];
+
+		if (r->cur && (!best || r->cur_time < best->cur_time))
+			best = r;
 	}
-	return total;
+	return best;
+}
+
+/*
+ * Merge the rings by time up to a snapshot of each head, so that an exec
+ * seen on one CPU precedes the mappings its task made after migrating to
+ * another. data_head is loaded with acquire (pairs with the kernel's
+ * store); data_tail is stored with release, so our reads of a record are
+ * done before the kernel may overwrite it.
+ */
+int sideband__drain(struct sideband *sb, struct cap_writer *w, struct procmaps *pm)
+{
+	struct sb_ring *r;
+	int i, n = 0, err = 0;
+
+	for (i = 0; i < sb->nr && !err; i++) {
+		r = &sb->rings[i];
+		r->head = __atomic_load_n(&r->meta->data_head, __ATOMIC_ACQUIRE);
+		r->tail = r->meta->data_tail;
+		err = ring_peek(r);
+	}
+	while (!err && (r = oldest_ring(sb))) {
+		err = on_record(sb, r, r->cur, w, pm);
+		if (err < 0)
+			break;
+		err = 0;
+		r->tail += r->cur->size;
+		n++;
+		err = ring_peek(r);
+	}
+	for (i = 0; i < sb->nr; i++) {
+		r = &sb->rings[i];
+		if (r->tail > r->meta->data_tail)
+			__atomic_store_n(&r->meta->data_tail, r->tail, __ATOMIC_RELEASE);
+	}
+	return err < 0 ? err : n;
 }
 
 bool sideband__has_build_id(const struct sideband *sb)

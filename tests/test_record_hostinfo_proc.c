@@ -446,6 +446,8 @@ static void assert_short_lived(const struct hostinfo_readback *rb, const char *p
 	m = find_mapping(rb, (uint32_t)child, prog, CAP_MAP_FROM_SIDEBAND);
 	cr_assert_not_null(m, "MAPPING of %s", prog);
 	cr_assert(m->time >= t->time && m->time <= t1);
+	cr_assert((const void *)f < (const void *)t && (const void *)t < (const void *)m,
+		  "FORK, exec THREAD, MAPPING in file order, whichever CPUs they ran on");
 	cr_assert_eq(m->pgoff & 0xfff, 0);
 	cr_assert_gt(m->end, m->start);
 	assert_buildid(m, prog);
