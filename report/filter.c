@@ -97,7 +97,7 @@ static int parse_iso(const char *s, int64_t *out)
 	}
 	if (t == (time_t)-1)
 		return -EINVAL;
-	*out = (int64_t)t * NS + tod % NS;
+	*out = (int64_t)t * NS + tod; /* tm holds midnight */
 	return 0;
 }
 
