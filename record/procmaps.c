@@ -10,7 +10,7 @@
  * /proc/PID/root/PATH, and are cached per (dev, inode, size, mtime) so a
  * library shared by a thousand processes is read once.
  *
- * Memory stays bounded: per process only its pid is kept (in a set that the
+ * Memory stays bounded: per process 16 bytes are kept (in a table that the
  * side band's EXIT records shrink), and the build-ID cache is cleared when it
  * reaches BID_CACHE_MAX entries.
  */
@@ -33,9 +33,16 @@
 #define ANON_PATH "//anon"
 #define DELETED_SUFFIX " (deleted)"
 
-struct pid_set {
-	uint32_t *keys; /* 0 = empty slot (pid 0 has no maps) */
-	size_t cap, nr;
+/* Per-process state: all a process costs while it lives. */
+struct pid_ent {
+	uint32_t pid;       /* 0 = empty slot (pid 0 has no maps) */
+	uint32_t known;     /* its maps are written (since its last exec) */
+	uint64_t exec_time; /* its last exec seen by the side band, or 0 */
+};
+
+struct pid_tab {
+	struct pid_ent *v;
+	size_t cap, nr, nr_known;
 };
 
 struct bid_key {
@@ -57,89 +64,88 @@ struct bid_cache {
 struct procmaps {
 	struct cap_writer *w;
 	struct intern *in;
-	struct pid_set known;
+	struct pid_tab pids;
 	struct bid_cache cache;
 	char *line;
 	size_t line_cap;
 	uint64_t bid_reads; /* build IDs read from files (cache misses) */
 };
 
-/* ---- pid set: linear probing, backward-shift deletion (no tombstones) -- */
+/* ---- pid table: linear probing, backward-shift deletion (no tombstones) */
 
 static size_t pid_slot(uint32_t pid, size_t cap)
 {
 	return (size_t)((pid * 2654435761u) & (cap - 1));
 }
 
-static bool pidset_has(const struct pid_set *s, uint32_t pid)
+static struct pid_ent *pidtab_find(const struct pid_tab *t, uint32_t pid)
 {
 	size_t i;
 
-	if (!s->cap || !pid)
-		return false;
-	for (i = pid_slot(pid, s->cap); s->keys[i]; i = (i + 1) & (s->cap - 1))
-		if (s->keys[i] == pid)
-			return true;
-	return false;
+	if (!t->cap || !pid)
+		return NULL;
+	for (i = pid_slot(pid, t->cap); t->v[i].pid; i = (i + 1) & (t->cap - 1))
+		if (t->v[i].pid == pid)
+			return &t->v[i];
+	return NULL;
 }
 
-static int pidset_grow(struct pid_set *s)
+static int pidtab_grow(struct pid_tab *t)
 {
-	size_t cap = s->cap ? s->cap * 2 : 256, i, j;
-	uint32_t *keys = calloc(cap, sizeof(*keys));
+	size_t cap = t->cap ? t->cap * 2 : 256, i, j;
+	struct pid_ent *v = calloc(cap, sizeof(*v));
 
-	if (!keys)
+	if (!v)
 		return -ENOMEM;
-	for (i = 0; i < s->cap; i++) {
-		if (!s->keys[i])
+	for (i = 0; i < t->cap; i++) {
+		if (!t->v[i].pid)
 			continue;
-		for (j = pid_slot(s->keys[i], cap); keys[j]; j = (j + 1) & (cap - 1))
+		for (j = pid_slot(t->v[i].pid, cap); v[j].pid; j = (j + 1) & (cap - 1))
 			;
-		keys[j] = s->keys[i];
+		v[j] = t->v[i];
 	}
-	free(s->keys);
-	s->keys = keys;
-	s->cap = cap;
+	free(t->v);
+	t->v = v;
+	t->cap = cap;
 	return 0;
 }
 
-static int pidset_add(struct pid_set *s, uint32_t pid)
+/* The entry of pid, added (zeroed) when new; NULL without memory. */
+static struct pid_ent *pidtab_get(struct pid_tab *t, uint32_t pid)
 {
+	struct pid_ent *e = pidtab_find(t, pid);
 	size_t i;
-	int err;
 
-	if (!pid || pidset_has(s, pid))
-		return 0;
-	if ((s->nr + 1) * 4 > s->cap * 3) {
-		err = pidset_grow(s);
-		if (err)
-			return err;
-	}
-	for (i = pid_slot(pid, s->cap); s->keys[i]; i = (i + 1) & (s->cap - 1))
+	if (e || !pid)
+		return e;
+	if ((t->nr + 1) * 4 > t->cap * 3 && pidtab_grow(t))
+		return NULL;
+	for (i = pid_slot(pid, t->cap); t->v[i].pid; i = (i + 1) & (t->cap - 1))
 		;
-	s->keys[i] = pid;
-	s->nr++;
-	return 0;
+	t->v[i].pid = pid;
+	t->nr++;
+	return &t->v[i];
 }
 
-static void pidset_del(struct pid_set *s, uint32_t pid)
+static void pidtab_del(struct pid_tab *t, uint32_t pid)
 {
-	size_t mask = s->cap - 1, i, j, home;
+	struct pid_ent *e = pidtab_find(t, pid);
+	size_t mask = t->cap - 1, i, j, home;
 
-	if (!pidset_has(s, pid))
+	if (!e)
 		return;
-	for (i = pid_slot(pid, s->cap); s->keys[i] != pid; i = (i + 1) & mask)
-		;
+	t->nr_known -= e->known;
 	/* shift later members of the probe run back into the hole */
-	for (j = (i + 1) & mask; s->keys[j]; j = (j + 1) & mask) {
-		home = pid_slot(s->keys[j], s->cap);
+	i = (size_t)(e - t->v);
+	for (j = (i + 1) & mask; t->v[j].pid; j = (j + 1) & mask) {
+		home = pid_slot(t->v[j].pid, t->cap);
 		if (((j - home) & mask) >= ((j - i) & mask)) {
-			s->keys[i] = s->keys[j];
+			t->v[i] = t->v[j];
 			i = j;
 		}
 	}
-	s->keys[i] = 0;
-	s->nr--;
+	memset(&t->v[i], 0, sizeof(t->v[i]));
+	t->nr--;
 }
 
 /* ---- build-ID cache ----------------------------------------------------- */
@@ -453,6 +459,7 @@ static int write_threads(struct procmaps *pm, int piddir, uint32_t pid, uint32_t
  */
 static int scan_process(struct procmaps *pm, uint32_t pid, uint64_t now, bool threads)
 {
+	struct pid_ent *e;
 	bool kthread = false;
 	char path[32];
 	int piddir, err;
@@ -469,9 +476,14 @@ static int scan_process(struct procmaps *pm, uint32_t pid, uint64_t now, bool th
 	close(piddir);
 	if (gone(err))
 		return -ESRCH;
-	if (!err)
-		err = pidset_add(&pm->known, pid);
-	return err;
+	if (err)
+		return err;
+	e = pidtab_get(&pm->pids, pid);
+	if (!e)
+		return -ENOMEM;
+	pm->pids.nr_known += !e->known;
+	e->known = 1;
+	return 0;
 }
 
 int procmaps__new(struct cap_writer *w, struct intern *in, struct procmaps **out)
@@ -494,7 +506,7 @@ void procmaps__free(struct procmaps *pm)
 {
 	if (!pm)
 		return;
-	free(pm->known.keys);
+	free(pm->pids.v);
 	free(pm->cache.v);
 	free(pm->line);
 	free(pm);
@@ -526,10 +538,19 @@ int procmaps__scan_all(struct procmaps *pm, uint64_t now)
 	return err < 0 && err != -ESRCH ? err : n;
 }
 
+/*
+ * An event from pid at `now` whose maps are not written yet. If the side band
+ * saw pid exec after `now`, the maps read now are the new image's: they are
+ * stamped with the exec time, not with the earlier event's.
+ */
 int procmaps__ensure(struct procmaps *pm, uint32_t pid, uint64_t now)
 {
-	if (!pid || pidset_has(&pm->known, pid))
+	const struct pid_ent *e = pidtab_find(&pm->pids, pid);
+
+	if (!pid || (e && e->known))
 		return 0;
+	if (e && e->exec_time > now)
+		now = e->exec_time;
 	return scan_process(pm, pid, now, false);
 }
 
@@ -551,24 +572,33 @@ int procmaps__add(struct procmaps *pm, const struct cap_mapping *m, const char *
 
 void procmaps__exec(struct procmaps *pm, uint32_t pid, uint64_t now)
 {
+	struct pid_ent *e = pidtab_get(&pm->pids, pid);
+
 	/* the next event from pid reads its new maps if the side band has not
 	 * delivered them already (a duplicate MAPPING is harmless) */
-	pidset_del(&pm->known, pid);
+	if (!e)
+		return; /* no memory: the next event rereads the maps all the same */
+	pm->pids.nr_known -= e->known;
+	e->known = 0;
+	if (now > e->exec_time)
+		e->exec_time = now;
 }
 
 void procmaps__forget(struct procmaps *pm, uint32_t pid)
 {
-	pidset_del(&pm->known, pid);
+	pidtab_del(&pm->pids, pid);
 }
 
 bool procmaps__known(const struct procmaps *pm, uint32_t pid)
 {
-	return pidset_has(&pm->known, pid);
+	const struct pid_ent *e = pidtab_find(&pm->pids, pid);
+
+	return e && e->known;
 }
 
 size_t procmaps__nr_known(const struct procmaps *pm)
 {
-	return pm->known.nr;
+	return pm->pids.nr_known;
 }
 
 uint64_t procmaps__buildid_reads(const struct procmaps *pm)
