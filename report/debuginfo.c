@@ -44,29 +44,16 @@ uint32_t sym_crc32(uint32_t crc, const void *buf, size_t len)
 	return ~crc;
 }
 
-static int file_crc32(int fd, uint32_t *crc)
+/* CRC32 of the whole file, from libelf's image of it. */
+static int file_crc32(const struct elf_file *f, uint32_t *crc)
 {
-	const size_t len = 1 << 16;
-	uint8_t *buf = malloc(len);
-	off_t off = 0;
-	ssize_t n;
-	int err = 0;
+	size_t len;
+	const char *raw = elf_rawfile(f->elf, &len);
 
-	if (!buf)
-		return -ENOMEM;
-	*crc = 0;
-	while ((n = pread(fd, buf, len, off)) != 0) {
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n < 0) {
-			err = -errno;
-			break;
-		}
-		*crc = sym_crc32(*crc, buf, n);
-		off += n;
-	}
-	free(buf);
-	return err;
+	if (!raw)
+		return -EIO;
+	*crc = sym_crc32(0, raw, len);
+	return 0;
 }
 
 /* Open path and accept it only if its build ID is the recorded one. */
@@ -190,7 +177,7 @@ static bool debuglink_matches(struct sym_locator *l, struct elf_file *f,
 		l->stats->buildid_mismatches++;
 		return false;
 	}
-	return !file_crc32(f->fd, &got) && got == crc;
+	return !file_crc32(f, &got) && got == crc;
 }
 
 static int try_debuglink(struct sym_locator *l, const char *cand,

@@ -111,6 +111,15 @@ int elf_file__open_fd(int fd, const char *path, struct elf_file **out)
 	f->has_symtab = has_symtab(f->elf);
 	f->has_dwarf = has_section_data(f->elf, ".debug_info") ||
 		       has_section_data(f->elf, ".zdebug_info");
+	/* Keep descriptors only where libdw may want the file's directory
+	 * (.gnu_debugaltlink, split DWARF): a report over thousands of
+	 * objects must not run out of them. The image is whole in memory
+	 * (mapped or read) before the descriptor goes: ELF_C_FDREAD reads
+	 * what is not mapped, then lets go of the descriptor. */
+	if (!f->has_dwarf && !elf_cntl(f->elf, ELF_C_FDREAD)) {
+		close(f->fd);
+		f->fd = -1;
+	}
 	*out = f;
 	return 0;
 }

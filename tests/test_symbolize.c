@@ -686,6 +686,41 @@ Test(sym_lookup, deleted_suffix_from_proc_maps)
 	symbolizer__free(s);
 }
 
+static int open_fds(void)
+{
+	char cmd[64];
+	FILE *p;
+	int n = -1;
+
+	snprintf(cmd, sizeof(cmd), "ls /proc/%d/fd | wc -l", (int)getpid());
+	p = popen(cmd, "r");
+	cr_assert_not_null(p);
+	cr_assert_eq(fscanf(p, "%d", &n), 1);
+	pclose(p);
+	return n;
+}
+
+Test(sym_lookup, objects_without_dwarf_hold_no_descriptor)
+{
+	struct symbolizer *s = new_sym(NULL, NULL, false, false);
+	char name[32];
+	int before;
+
+	build("lib.c", "libsymfix.so", "-O1 -fPIC -shared -Wl,--build-id");
+	for (int i = 0; i < 8; i++) {
+		snprintf(name, sizeof(name), "lib%d.so", i);
+		sh("cp '%s' '%s'", tpath("libsymfix.so"), tpath(name));
+	}
+	before = open_fds();
+	for (int i = 0; i < 8; i++) {
+		snprintf(name, sizeof(name), "lib%d.so", i);
+		expect_name(s, tpath(name), NULL, 0,
+			    offset_of(tpath("libsymfix.so"), "symlib_two"), "symlib_two");
+	}
+	cr_assert_eq(open_fds(), before);
+	symbolizer__free(s);
+}
+
 Test(sym_lookup, missing_file_and_bad_arguments)
 {
 	struct symbolizer_stats st;
