@@ -1,0 +1,195 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+/*
+ * `stkrec report` and `stkrec script` as a user runs them: exit codes,
+ * one-line diagnostics, usage errors, and the same bytes as the library
+ * golden files. Runs $STKREC (default build/stkrec).
+ */
+#include <criterion/criterion.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+#include "tests/util_report.h"
+
+static char *cap, *out_path, *err_path;
+static const char *bin;
+
+static void setup(void)
+{
+	bin = getenv("STKREC") ? getenv("STKREC") : "build/stkrec";
+	if (access(bin, X_OK))
+		cr_skip_test("%s not built", bin);
+	cap = rc_tmpname("cli");
+	out_path = rc_tmpname("out");
+	err_path = rc_tmpname("err");
+	cr_assert_eq(rc_write_scene(cap, NULL), 0);
+}
+
+static void teardown(void)
+{
+	if (!cap)
+		return;
+	unlink(cap);
+	unlink(out_path);
+	unlink(err_path);
+	free(cap);
+	free(out_path);
+	free(err_path);
+	cap = NULL;
+}
+
+/* Run "stkrec ARGS" (args may use %1$s for the scene capture); exit code. */
+static int sh(const char *args)
+{
+	char cmd[2048], a[1024];
+	int st;
+
+	snprintf(a, sizeof(a), args, cap);
+	snprintf(cmd, sizeof(cmd), "TZ=UTC %s %s >%s 2>%s", bin, a, out_path, err_path);
+	st = system(cmd);
+	cr_assert(WIFEXITED(st));
+	return WEXITSTATUS(st);
+}
+
+static char *out(void)
+{
+	return rc_slurp(out_path, NULL);
+}
+
+static char *err(void)
+{
+	return rc_slurp(err_path, NULL);
+}
+
+static int lines(const char *s)
+{
+	int n = 0;
+
+	for (; *s; s++)
+		n += *s == '\n';
+	return n;
+}
+
+TestSuite(report_cli, .init = setup, .fini = teardown);
+
+Test(report_cli, unreadable_is_4_with_one_line)
+{
+	char *e;
+
+	cr_assert_eq(sh("report -i /nonexistent/x.cap"), 4);
+	e = err();
+	cr_assert_str_eq(e, "stkrec: /nonexistent/x.cap: No such file or directory\n");
+	free(e);
+	cr_assert_eq(sh("script -i /etc/hostname"), 4);
+	e = err();
+	cr_assert_eq(lines(e), 1, "%s", e);
+	cr_assert(!strncmp(e, "stkrec: /etc/hostname: ", 23), "%s", e);
+	free(e);
+}
+
+Test(report_cli, recovered_is_3_with_output_and_warning)
+{
+	struct rc_opts o = { .truncate = true };
+	char *s, *e;
+
+	cr_assert_eq(rc_write_scene(cap, &o), 0);
+	cr_assert_eq(sh("report -i %1$s"), 3);
+	s = out();
+	e = err();
+	cr_assert_not_null(strstr(s, "# WARNING: capture damaged or truncated"));
+	cr_assert_not_null(strstr(s, "[k] __schedule"));
+	cr_assert_eq(lines(e), 1, "%s", e);
+	cr_assert(!strncmp(e, "stkrec: warning: ", 17), "%s", e);
+	cr_assert_not_null(strstr(e, "output is partial"));
+	free(s);
+	free(e);
+	cr_assert_eq(sh("script -i %1$s -e offcpu"), 3);
+}
+
+Test(report_cli, usage_errors_are_2)
+{
+	static const char *const bad[] = {
+		"report --no-such-option", "report -i", "report -u -k", "report -U -K",
+		"report --top-waits --biotop", "report --folded --top-waits",
+		"report -p abc", "report -p 1,", "report -m x", "report --json",
+		"report -d", "report --biotop 0", "report --biotop 1 0", "report extra",
+		"report -e disk", "report --sort comm,comm", "report --time 9,1 -i %1$s",
+		"report --time bogus", "report -m 10 -M 5", "report --folded -g",
+		"script -g", "script --top-waits", "script -r 5",
+	};
+	size_t i;
+	char *e;
+
+	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		cr_assert_eq(sh(bad[i]), 2, "'%s' should be a usage error", bad[i]);
+		e = err();
+		cr_assert_not_null(strstr(e, "Try 'stkrec "), "%s: %s", bad[i], e);
+		free(e);
+	}
+}
+
+Test(report_cli, help_with_examples)
+{
+	char *s;
+
+	cr_assert_eq(sh("report -h"), 0);
+	s = out();
+	cr_assert_not_null(strstr(s, "examples:"));
+	cr_assert_not_null(strstr(s, "--pid"));
+	free(s);
+	cr_assert_eq(sh("script -h"), 0);
+	s = out();
+	cr_assert_not_null(strstr(s, "examples:"));
+	free(s);
+}
+
+static void same_as_golden(const char *args, const char *golden)
+{
+	const char *src = getenv("STKREC_SRCDIR");
+	char path[512], *want, *got;
+
+	snprintf(path, sizeof(path), "%s/tests/golden/%s", src ? src : ".", golden);
+	cr_assert_eq(sh(args), 0);
+	want = rc_slurp(path, NULL);
+	got = out();
+	cr_assert_not_null(want);
+	cr_assert_str_eq(got, want);
+	free(want);
+	free(got);
+}
+
+Test(report_cli, outputs_match_golden)
+{
+	char *e;
+
+	same_as_golden("report -i %1$s", "report_perf.txt");
+	same_as_golden("report -i %1$s -g -e offcpu", "report_perf_g.txt");
+	/* both off-CPU and CPU present: a note says which one is folded */
+	same_as_golden("report -i %1$s --folded", "report_folded.txt");
+	e = err();
+	cr_assert_str_eq(e, "stkrec: warning: folded: off-CPU time shown; "
+			    "'-e cpu' gives the CPU samples\n");
+	free(e);
+	same_as_golden("report -i %1$s -f -d -a --pid -e offcpu", "report_folded_dap.txt");
+	same_as_golden("report -i %1$s --top-waits", "report_topwaits.txt");
+	same_as_golden("report -i %1$s --top-waits --json -r 2", "report_topwaits.json");
+	same_as_golden("report -i %1$s --biotop", "report_biotop.txt");
+	same_as_golden("script -i %1$s", "report_script.txt");
+	same_as_golden("script -i %1$s --folded", "report_script_folded.txt");
+}
+
+Test(report_cli, default_input_file)
+{
+	char dir[] = "/tmp/stkrec-cli-XXXXXX", cmd[1024];
+	int st;
+
+	cr_assert_not_null(mkdtemp(dir));
+	snprintf(cmd, sizeof(cmd), "cp %s %s/stkrec.cap && cd %s && TZ=UTC %s%s report "
+		 "--folded -e cpu >/dev/null 2>&1", cap, dir, dir, *bin == '/' ? "" : "$OLDPWD/",
+		 bin);
+	st = system(cmd);
+	cr_assert(WIFEXITED(st) && WEXITSTATUS(st) == 0);
+	snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
+	cr_assert_eq(system(cmd), 0);
+}
