@@ -261,6 +261,31 @@ int locate_debug(struct sym_locator *l, const char *path, const uint8_t *id,
 	return try_debuginfod(l, "debuginfod_find_debuginfo", id, id_size, out);
 }
 
+int locate_altlink(struct sym_locator *l, const char *name, const uint8_t *id,
+		   uint8_t id_size, const char *dbg_path, struct elf_file **out)
+{
+	const char *slash = strrchr(dbg_path, '/');
+	char buf[PATH_MAX];
+	int err, n;
+
+	*out = NULL;
+	if (!id_size)
+		return 0;
+	build_id_path(buf, sizeof(buf), l->debug_dir, id, id_size, ".debug");
+	err = try_file(l, buf, id, id_size, out);
+	if (err || *out)
+		return err;
+	if (name[0] == '/')
+		n = snprintf(buf, sizeof(buf), "%s%s", l->symfs ? l->symfs : "", name);
+	else
+		n = snprintf(buf, sizeof(buf), "%.*s/%s",
+			     slash ? (int)(slash - dbg_path) : 1,
+			     slash ? dbg_path : ".", name);
+	if (n < 0 || n >= (int)sizeof(buf))
+		return 0;
+	return try_file(l, buf, id, id_size, out);
+}
+
 void sym_locator__free(struct sym_locator *l)
 {
 	if (l->client && l->dl) {

@@ -92,6 +92,11 @@ int locate_object(struct sym_locator *l, const char *path, const uint8_t *id,
 int locate_debug(struct sym_locator *l, const char *path, const uint8_t *id,
 		 uint8_t id_size, const struct elf_file *obj,
 		 struct elf_file **out);
+/* The dwz file that .gnu_debugaltlink (name, build ID) of the debug file at
+ * dbg_path refers to: debug_dir's build-id directory, then name (under
+ * symfs when absolute, next to dbg_path when relative). */
+int locate_altlink(struct sym_locator *l, const char *name, const uint8_t *id,
+		   uint8_t id_size, const char *dbg_path, struct elf_file **out);
 void sym_locator__free(struct sym_locator *l);
 uint32_t sym_crc32(uint32_t crc, const void *buf, size_t len);
 

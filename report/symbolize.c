@@ -8,6 +8,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <elfutils/libdwelf.h>
+
 #include "report/sym_internal.h"
 
 /* Frames kept per address: deeper inline chains are cut. */
@@ -20,6 +22,8 @@ struct sym_image {
 	struct sym_table syms;
 	Dwarf *dw;
 	bool dw_tried;
+	struct elf_file *alt; /* dwz file of the DWARF (.gnu_debugaltlink) */
+	Dwarf *alt_dw;
 	uint8_t build_id[SYM_BUILD_ID_MAX];
 	uint8_t build_id_size;
 };
@@ -123,6 +127,9 @@ static void image_free(struct sym_image *img)
 {
 	if (img->dw)
 		dwarf_end(img->dw);
+	if (img->alt_dw)
+		dwarf_end(img->alt_dw);
+	elf_file__close(img->alt);
 	sym_table__free(&img->syms);
 	elf_file__close(img->obj);
 	elf_file__close(img->dbg);
@@ -270,7 +277,26 @@ static int image_get(struct symbolizer *s, const struct sym_module *m,
 	return 0;
 }
 
-static Dwarf *image_dwarf(struct sym_image *img)
+/* dwz moves DIEs shared by several objects into one file that
+ * .gnu_debugaltlink names. libdw finds it only under /usr/lib/debug; give it
+ * the one from our debug directory or symfs, build ID checked. */
+static void image_altlink(struct symbolizer *s, struct sym_image *img,
+			  const char *dbg_path)
+{
+	const char *name;
+	const void *id;
+	ssize_t idn = dwelf_dwarf_gnu_debugaltlink(img->dw, &name, &id);
+
+	if (idn <= 0 || idn > SYM_BUILD_ID_MAX)
+		return;
+	if (locate_altlink(&s->loc, name, id, idn, dbg_path, &img->alt) || !img->alt)
+		return;
+	img->alt_dw = dwarf_begin_elf(img->alt->elf, DWARF_C_READ, NULL);
+	if (img->alt_dw)
+		dwarf_setalt(img->dw, img->alt_dw);
+}
+
+static Dwarf *image_dwarf(struct symbolizer *s, struct sym_image *img)
 {
 	struct elf_file *f = NULL;
 
@@ -283,6 +309,8 @@ static Dwarf *image_dwarf(struct sym_image *img)
 		f = img->obj;
 	if (f)
 		img->dw = dwarf_begin_elf(f->elf, DWARF_C_READ, NULL);
+	if (img->dw)
+		image_altlink(s, img, f->path);
 	return img->dw;
 }
 
@@ -496,7 +524,7 @@ static int symbolize_raw(struct symbolizer *s, struct sym_image *img,
 		return 0;
 	sym = sym_table__find(&img->syms, vaddr);
 	if (s->opts.inlines || s->opts.srclines)
-		n = dwarf_frames(image_dwarf(img), vaddr, f, SYM_MAX_FRAMES);
+		n = dwarf_frames(image_dwarf(s, img), vaddr, f, SYM_MAX_FRAMES);
 	if (n > 0)
 		return shape_frames(s, sym, f, n);
 	if (!sym)

@@ -981,3 +981,35 @@ Test(sym_debuginfod, served_file_of_another_build_is_refused)
 	cr_assert_geq(st.buildid_mismatches, 1);
 	symbolizer__free(s);
 }
+
+Test(sym_dwarf, dwz_alt_file_from_the_debug_dir)
+{
+	const char *exe = tpath("inl");
+	uint64_t off = inline_mark_offset(exe);
+	struct symbolizer *s;
+	struct sym_frame f[8];
+	uint8_t alt_id[20];
+	uint8_t altn;
+	char hex[64];
+	int n;
+
+	if (system("command -v dwz >/dev/null 2>&1"))
+		cr_skip_test("dwz is not installed (make deps installs it)");
+	/* two copies share every DIE: dwz moves them to common.debug, which
+	 * the objects name by an absolute path that does not exist here */
+	sh("cd '%s' && cp inl inl2 && dwz -m common.debug -M /nonexistent/.dwz/common.debug"
+	   " inl inl2", dir);
+	altn = build_id_of(tpath("common.debug"), alt_id);
+	cr_assert_eq(altn, 20);
+	build_id_hex(alt_id, altn, hex);
+	sh("mkdir -p '%s/dbg/.build-id/%.2s' && mv '%s' '%s/dbg/.build-id/%s.debug'",
+	   dir, hex, tpath("common.debug"), dir, hex);
+	s = new_sym(NULL, tpath("dbg"), true, true);
+	n = symbolizer__resolve(s, exe, NULL, 0, off, f, 8);
+	cr_assert_eq(n, 2);
+	cr_assert_str_eq(f[0].name, "inl_helper");
+	cr_assert_eq(f[0].line, marker_line("INL_BODY_LINE"));
+	cr_assert_str_eq(f[1].name, "inl_outer");
+	cr_assert_eq(f[1].line, marker_line("INL_CALL_LINE"));
+	symbolizer__free(s);
+}
