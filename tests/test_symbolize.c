@@ -363,8 +363,9 @@ Test(sym_elf, cxx_names_demangled_unless_raw)
 	struct symbolizer_opts o = { .debug_dir = tpath("nodebug"), .raw_names = true };
 	struct symbolizer *s;
 	uint64_t spin, twice;
+	const char *cxx = !system("command -v c++ >/dev/null") ? "c++" : "clang++";
 
-	sh("c++ -O1 -g -fPIE -pie -o '%s' '%s/tests/symfix/cxx.cc'", exe, srcdir());
+	sh("%s -O1 -g -fPIE -pie -o '%s' '%s/tests/symfix/cxx.cc'", cxx, exe, srcdir());
 	spin = offset_of(exe, "_ZN6symfix6Widget4spinEi");
 	twice = offset_of(exe, "_ZN6symfix5twiceIlEET_S1_");
 	s = new_sym(NULL, NULL, false, false);
