@@ -90,31 +90,39 @@ static char *path_join(const char *a, const char *b)
 	return p;
 }
 
+/* Own copies of the paths; without debug_dir, symfs/usr/lib/debug (perf's
+ * rule) or /usr/lib/debug. */
+static int copy_paths(struct symbolizer *s, const struct symbolizer_opts *o)
+{
+	const char *symfs = o->symfs && *o->symfs ? o->symfs : NULL;
+
+	s->opts.symfs = NULL;
+	s->opts.debug_dir = NULL;
+	if (symfs && !(s->opts.symfs = strdup(symfs)))
+		return -ENOMEM;
+	if (o->debug_dir)
+		s->opts.debug_dir = strdup(o->debug_dir);
+	else if (symfs)
+		s->opts.debug_dir = path_join(symfs, "/usr/lib/debug");
+	else
+		s->opts.debug_dir = strdup("/usr/lib/debug");
+	return s->opts.debug_dir ? 0 : -ENOMEM;
+}
+
 int symbolizer__new(const struct symbolizer_opts *opts, struct symbolizer **out)
 {
+	static const struct symbolizer_opts defaults;
 	struct symbolizer *s = calloc(1, sizeof(*s));
-	const char *dd = opts && opts->debug_dir ? opts->debug_dir : NULL;
 
 	*out = NULL;
 	if (!s)
 		return -ENOMEM;
-	if (opts)
-		s->opts = *opts;
-	elf_version(EV_CURRENT);
-	s->opts.symfs = NULL;
-	s->opts.debug_dir = NULL;
-	if (opts && opts->symfs && *opts->symfs) {
-		s->opts.symfs = strdup(opts->symfs);
-		if (s->opts.symfs && !dd)
-			s->opts.debug_dir = path_join(s->opts.symfs, "/usr/lib/debug");
-	}
-	if (!s->opts.debug_dir)
-		s->opts.debug_dir = strdup(dd ? dd : "/usr/lib/debug");
-	if ((opts && opts->symfs && *opts->symfs && !s->opts.symfs) ||
-	    !s->opts.debug_dir) {
+	s->opts = opts ? *opts : defaults;
+	if (copy_paths(s, opts ? opts : &defaults)) {
 		symbolizer__free(s);
 		return -ENOMEM;
 	}
+	elf_version(EV_CURRENT);
 	s->loc.symfs = s->opts.symfs;
 	s->loc.debug_dir = s->opts.debug_dir;
 	s->loc.debuginfod = s->opts.debuginfod;
