@@ -198,6 +198,8 @@ static int build_ksymtab(struct model *m)
 
 		err = ksymtab__add(m->ksymtab, k->addr, k->size, m->pool + k->name_off,
 				   k->name_len, mod);
+		if (err == -EINVAL)
+			err = 0; /* a symbol the table refuses is just not named */
 	}
 	if (!err)
 		err = ksymtab__finalize(m->ksymtab);
@@ -211,18 +213,21 @@ int model_finish(struct model *m)
 {
 	int err;
 
-	qsort(m->threads, m->nr_threads, sizeof(*m->threads), cmp_thread);
+	if (m->nr_threads) /* qsort(NULL, 0) is undefined */
+		qsort(m->threads, m->nr_threads, sizeof(*m->threads), cmp_thread);
 	err = index_runs(m, &m->thread_ids, m->nr_threads, thread_key);
 	if (err)
 		return err;
-	qsort(m->execs, m->nr_execs, sizeof(*m->execs), cmp_exec);
+	if (m->nr_execs)
+		qsort(m->execs, m->nr_execs, sizeof(*m->execs), cmp_exec);
 	err = index_runs(m, &m->exec_ids, m->nr_execs, exec_key);
 	if (err)
 		return err;
 	err = build_maps(m);
 	if (err)
 		return err;
-	qsort(m->kmods, m->nr_kmods, sizeof(*m->kmods), cmp_kmod);
+	if (m->nr_kmods)
+		qsort(m->kmods, m->nr_kmods, sizeof(*m->kmods), cmp_kmod);
 	return build_ksymtab(m);
 }
 

@@ -142,7 +142,8 @@ static void print_table(struct biotop *bt, uint64_t end, FILE *out)
 	fprintf(out, "\n%-8s (capture time %s s)\n", when, rel);
 	fprintf(out, "%-6s %-16s %1s %-3s %-3s %-8s %5s %7s %6s\n", "PID", "COMM",
 		"D", "MAJ", "MIN", "DISK", "I/O", "Kbytes", "AVGms");
-	qsort_r(bt->rows, bt->nrows, sizeof(*bt->rows), cmp_row, (void *)m);
+	if (bt->nrows)
+		qsort_r(bt->rows, bt->nrows, sizeof(*bt->rows), cmp_row, (void *)m);
 	for (i = 0; i < bt->nrows && i < max; i++) {
 		const struct bio_row *r = &bt->rows[i];
 

@@ -127,7 +127,8 @@ static void print_lines(struct folded *fo, FILE *out, bool us)
 	size_t i, j;
 	uint64_t sum;
 
-	qsort_r(fo->lines, fo->n, sizeof(*fo->lines), cmp_line, fo->buf);
+	if (fo->n)
+		qsort_r(fo->lines, fo->n, sizeof(*fo->lines), cmp_line, fo->buf);
 	for (i = 0; i < fo->n; i = j) {
 		sum = 0;
 		for (j = i; j < fo->n && !cmp_line(&fo->lines[i], &fo->lines[j], fo->buf); j++)

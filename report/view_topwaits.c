@@ -95,7 +95,7 @@ int view_topwaits(struct report_ctx *ctx, FILE *out)
 		return -ENOMEM;
 	err = filter__kind(ctx->filter, CAP_KIND_OFFCPU) ?
 		      agg__collect(&a, ctx, CAP_KIND_OFFCPU, AGG_ANY_COMM) : 0;
-	if (!err)
+	if (!err && a.n)
 		qsort(a.g, a.n, sizeof(*a.g), cmp_wait);
 	rows = ctx->opts.max_rows && ctx->opts.max_rows < a.n ? ctx->opts.max_rows : a.n;
 	if (!err && ctx->opts.json)
