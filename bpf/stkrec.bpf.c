@@ -47,6 +47,13 @@ struct {
 	__type(value, __u64);
 } counters SEC(".maps");
 
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, STKREC_STAT_NR);
+	__type(key, __u32);
+	__type(value, __u64);
+} stats SEC(".maps");
+
 /* A thread switched out: its record waits here until it runs again. The
  * value is the record itself, so switch-in sends it without a copy. */
 struct {
@@ -103,6 +110,14 @@ struct {
 struct task_struct___old {
 	long state;
 } __attribute__((preserve_access_index));
+
+static __always_inline void count_stat(__u32 key)
+{
+	__u64 *v = bpf_map_lookup_elem(&stats, &key);
+
+	if (v)
+		*v += 1;
+}
 
 static __always_inline void count_lost(__u32 kind, __u32 reason)
 {
@@ -477,14 +492,18 @@ int BPF_PROG(stkrec_rq_complete, struct request *rq, blk_status_t error, unsigne
 	struct bio_state *s;
 
 	s = bpf_map_lookup_elem(&bio_inflight, &key);
-	if (!s)
-		return 0;
-	if (s->issue_time && bio_allowed(s)) {
+	if (!s || !s->issue_time) {
+		count_stat(STKREC_STAT_BIO_UNSEEN);
+	} else if (!bio_allowed(s)) {
+		count_stat(STKREC_STAT_BIO_FILTERED);
+	} else {
 		bio_fill(&ev, s, rq, nr_bytes);
 		ev.status = error;
 		if (bpf_ringbuf_output(&events, &ev, sizeof(ev), wake_flags()))
 			count_lost(STKREC_KIND_BIO, STKREC_LOST_RINGBUF);
 	}
+	if (!s)
+		return 0;
 	/* Partial completions come first; the last one covers the rest. */
 	if (nr_bytes >= BPF_CORE_READ(rq, __data_len))
 		bpf_map_delete_elem(&bio_inflight, &key);

@@ -103,6 +103,13 @@ enum stkrec_lost {
 };
 #define STKREC_NR_COUNTERS (STKREC_KIND_NR * STKREC_LOST_NR)
 
+/* Per-CPU event statistics (not losses): array `stats` indexes. */
+enum stkrec_stat {
+	STKREC_STAT_BIO_UNSEEN = 0,  /* completion of a request not seen issued */
+	STKREC_STAT_BIO_FILTERED,    /* completion filtered out (issuer not traced) */
+	STKREC_STAT_NR,
+};
+
 /* Task flag and states the BPF side tests (include/linux/sched.h). */
 #define STKREC_PF_KTHREAD 0x00200000u
 #define STKREC_TASK_DEAD 0x80u

@@ -181,9 +181,9 @@ int record__on_event(void *ctx, void *data, size_t size)
 	return 0;
 }
 
-static int read_counter(struct recorder *r, uint32_t key, uint64_t *sum)
+static int read_percpu(struct recorder *r, int fd, uint32_t key, uint64_t *sum)
 {
-	int fd = bpf_map__fd(r->skel->maps.counters), i;
+	int i;
 
 	if (bpf_map_lookup_elem(fd, &key, r->percpu_buf))
 		return -errno;
@@ -201,7 +201,7 @@ int record__write_lost(struct recorder *r)
 	int err;
 
 	for (key = 0; key < STKREC_NR_COUNTERS; key++) {
-		err = read_counter(r, key, &sum);
+		err = read_percpu(r, bpf_map__fd(r->skel->maps.counters), key, &sum);
 		if (err)
 			return err;
 		if (sum <= r->lost_seen[key])
@@ -228,6 +228,15 @@ static int write_stat(struct recorder *r, const char *key, uint64_t value)
 	return cap_writer__append(r->w, CAP_REC_STAT, &s, sizeof(s), NULL, 0);
 }
 
+static uint64_t bpf_stat(struct recorder *r, uint32_t key)
+{
+	uint64_t sum = 0;
+
+	if (read_percpu(r, bpf_map__fd(r->skel->maps.stats), key, &sum))
+		return 0;
+	return sum;
+}
+
 int record__write_stats(struct recorder *r)
 {
 	const struct cap_totals *t = cap_writer__totals(r->w);
@@ -244,9 +253,10 @@ int record__write_stats(struct recorder *r)
 		{ "ringbuf_size", r->opts.ringbuf_size },
 		{ "bad_ringbuf_records", r->bad_records },
 		{ "sideband_lost", r->sb ? sideband__lost(r->sb) : 0 },
+		{ "bio.unseen_completions", bpf_stat(r, STKREC_STAT_BIO_UNSEEN) },
+		{ "bio.filtered_completions", bpf_stat(r, STKREC_STAT_BIO_FILTERED) },
 		{ "duration_ns", r->end_ns - r->start_ns },
-		{ "bytes_raw", t->bytes_raw },
-		{ "bytes_file", cap_writer__file_size(r->w) },
+		{ "bytes_raw", t->bytes_raw }, /* before these last records */
 	};
 	size_t i;
 	int err;

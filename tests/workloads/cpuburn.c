@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <time.h>
+#include <unistd.h>
 
 #define UNIT 200000
 
@@ -56,7 +57,7 @@ void burn_loop(long ms, int pct_a)
 		}
 		units++;
 	}
-	printf("units=%lu\nunits_a=%lu\n", units, a);
+	printf("pid=%d\nunits=%lu\nunits_a=%lu\n", getpid(), units, a);
 }
 
 int main(int argc, char **argv)

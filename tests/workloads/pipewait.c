@@ -62,6 +62,6 @@ int main(int argc, char **argv)
 	if (write(fds[1], "", 1) != 1) /* a zero byte ends the reader */
 		return 1;
 	pthread_join(t, &got);
-	printf("reads=%ld\n", (long)got);
+	printf("pid=%d\nreads=%ld\n", getpid(), (long)got);
 	return 0;
 }
