@@ -126,7 +126,8 @@ int elf_file__open_fd(int fd, const char *path, struct elf_file **out)
 
 int elf_file__open(const char *path, struct elf_file **out)
 {
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	/* O_NONBLOCK: a FIFO at a recorded path must not hang the report */
+	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
 
 	*out = NULL;
 	if (fd < 0)

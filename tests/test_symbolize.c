@@ -728,6 +728,25 @@ Test(sym_lookup, objects_without_dwarf_hold_no_descriptor)
 	symbolizer__free(s);
 }
 
+Test(sym_lookup, damaged_and_odd_files_name_nothing)
+{
+	const char *exe = tpath("prog");
+	struct symbolizer *s;
+	uint64_t off;
+
+	build("prog.c", "prog", PIE_FLAGS);
+	off = offset_of(exe, "symfix_beta");
+	sh("cd '%s' && head -c 3000 prog > cut && head -c 65536 /dev/urandom > noise"
+	   " && : > empty && mkfifo fifo && mkdir adir", dir);
+	s = new_sym(NULL, NULL, true, true);
+	expect_none(s, tpath("cut"), NULL, 0, off);
+	expect_none(s, tpath("noise"), NULL, 0, off);
+	expect_none(s, tpath("empty"), NULL, 0, off);
+	expect_none(s, tpath("fifo"), NULL, 0, off);
+	expect_none(s, tpath("adir"), NULL, 0, off);
+	symbolizer__free(s);
+}
+
 Test(sym_lookup, missing_file_and_bad_arguments)
 {
 	struct symbolizer_stats st;
