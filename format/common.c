@@ -36,6 +36,10 @@ _Static_assert(sizeof(struct cap_index_entry) == 32, "§6.2");
 _Static_assert(sizeof(struct cap_footer) == 16, "§6.3");
 _Static_assert(offsetof(struct cap_mapping, build_id) == 48, "§4.6");
 _Static_assert(offsetof(struct cap_bio, comm) == 52, "§4.13");
+/* the reader copies up to the largest fixed part into cap_record's union */
+_Static_assert(offsetof(struct cap_record, tail) - offsetof(struct cap_record, block) >=
+	       sizeof(struct cap_mapping), "cap_record union too small");
+_Static_assert(sizeof(struct cap_mapping) >= sizeof(struct cap_bio), "largest record");
 
 static const char *const err_text[] = {
 	[1] = "not a stkrec capture (bad magic)",

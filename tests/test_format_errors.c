@@ -165,7 +165,7 @@ Test(format_errors, write_fault_at_every_call)
 			}
 			cr_assert_eq(err, 0, "fault at write %d", k);
 			cr_assert_eq(ro.bad, 0);
-			cr_assert_eq(ro.st.blocks, k - 2, "fault at write %d", k);
+			cr_assert_eq(ro.st.blocks, (uint64_t)(k - 2), "fault at write %d", k);
 			cr_assert(ro.st.recovered);
 			cr_assert_eq(ro.st.bad_blocks, 0);
 			free(s.buf);
