@@ -19,8 +19,17 @@ struct info {
 	const struct cap_read_stats *st;
 	const struct cap_lost_detail *lost;
 	uint64_t end_time;      /* END time, else the latest event time seen */
+	struct cap_end end;     /* the END record, if has_end */
+	uint64_t types[CAP_REC_END + 1]; /* records read per type */
 	char loss[512];
 };
+
+/* Definition records worth counting in the summary. */
+static const unsigned short def_types[] = {
+	CAP_REC_STRING, CAP_REC_STACK, CAP_REC_THREAD, CAP_REC_FORK, CAP_REC_MAPPING,
+	CAP_REC_KMOD, CAP_REC_KSYM, CAP_REC_BLOCKDEV, CAP_REC_STAT,
+};
+#define NR_DEF_TYPES (sizeof(def_types) / sizeof(def_types[0]))
 
 static void usage(FILE *f)
 {
@@ -67,11 +76,15 @@ static int scan(struct cap_reader *r, struct info *in)
 		t = record_time(&rec);
 		if (t > latest)
 			latest = t;
+		if (rec.type == CAP_REC_END)
+			in->end = rec.end;
 	}
 	if (ret < 0)
 		return ret;
 	in->st = cap_reader__stats(r);
 	in->lost = cap_reader__lost_detail(r);
+	for (t = 0; t <= CAP_REC_END; t++)
+		in->types[t] = cap_reader__type_count(r, t);
 	in->end_time = in->st->has_end ? in->st->counted.end_time : latest;
 	if (in->end_time < in->hdr->start_time)
 		in->end_time = in->hdr->start_time;
@@ -98,6 +111,40 @@ static void iso_time(const struct cap_header *h, uint64_t mono, char *buf, size_
 static double ratio(const struct cap_read_stats *st)
 {
 	return st->file_size ? (double)st->bytes_raw / st->file_size : 0;
+}
+
+static double per_event(const struct cap_read_stats *st)
+{
+	uint64_t n = st->counted.events[CAP_KIND_OFFCPU] + st->counted.events[CAP_KIND_CPU] +
+		     st->counted.events[CAP_KIND_BIO];
+
+	return n ? (double)st->file_size / n : 0;
+}
+
+static void print_defs_text(const struct info *in)
+{
+	size_t i;
+
+	printf("definitions:  ");
+	for (i = 0; i < NR_DEF_TYPES; i++)
+		printf("%s %" PRIu64 "%s", cap_rec_type_name(def_types[i]),
+		       in->types[def_types[i]], i + 1 < NR_DEF_TYPES ? ", " : "\n");
+}
+
+static void print_stop_text(const struct info *in)
+{
+	const struct cap_end *e = &in->end;
+
+	if (!in->st->has_end) {
+		printf("stopped:      unknown (no END record)\n");
+		return;
+	}
+	printf("stopped:      %s", cap_stop_reason_name(e->reason));
+	if (e->reason == CAP_STOP_ERROR)
+		printf(" (%s)", cap_strerror(e->error));
+	if (e->status >= 0)
+		printf(", command exit status %d", e->status);
+	printf("\n");
 }
 
 static void print_lost_text(const struct info *in, int kind)
@@ -144,10 +191,12 @@ static void print_text(const struct info *in)
 		print_lost_text(in, k);
 		printf("%s", k + 1 < CAP_KIND_MAX ? ", " : "\n");
 	}
+	print_defs_text(in);
+	print_stop_text(in);
 	printf("blocks:       %" PRIu64 "\n", st->blocks);
 	printf("file bytes:   %" PRIu64 "\n", st->file_size);
-	printf("uncompressed: %" PRIu64 " bytes (compression ratio %.1f)\n", st->bytes_raw,
-	       ratio(st));
+	printf("uncompressed: %" PRIu64 " bytes (compression ratio %.1f, %.1f bytes/event)\n",
+	       st->bytes_raw, ratio(st), per_event(st));
 	if (st->recovered)
 		printf("status:       RECOVERED: %s\n", in->loss);
 	else
@@ -200,6 +249,16 @@ static void json_lost_reasons(const struct info *in)
 	}
 }
 
+static void json_defs(const struct info *in)
+{
+	size_t i;
+
+	printf("\"definitions\":{");
+	for (i = 0; i < NR_DEF_TYPES; i++)
+		printf("\"%s\":%" PRIu64 "%s", cap_rec_type_name(def_types[i]),
+		       in->types[def_types[i]], i + 1 < NR_DEF_TYPES ? "," : "},");
+}
+
 static void print_json(const struct info *in)
 {
 	const struct cap_header *h = in->hdr;
@@ -226,9 +285,14 @@ static void print_json(const struct info *in)
 	json_kinds("events", st->counted.events, CAP_KIND_BIO + 1);
 	json_kinds("lost", st->counted.lost, CAP_KIND_MAX);
 	json_lost_reasons(in);
+	json_defs(in);
+	if (in->st->has_end)
+		printf("\"stop_reason\":\"%s\",\"exit_status\":%d,",
+		       cap_stop_reason_name(in->end.reason), in->end.status);
 	printf("\"records\":%" PRIu64 ",\"blocks\":%" PRIu64 ",\"bytes\":%" PRIu64
-	       ",\"bytes_uncompressed\":%" PRIu64 ",\"compression_ratio\":%.2f,",
-	       st->counted.records, st->blocks, st->file_size, st->bytes_raw, ratio(st));
+	       ",\"bytes_uncompressed\":%" PRIu64 ",\"compression_ratio\":%.2f,"
+	       "\"bytes_per_event\":%.2f,", st->counted.records, st->blocks, st->file_size,
+	       st->bytes_raw, ratio(st), per_event(st));
 	printf("\"has_trailer\":%s,\"has_end\":%s,\"bad_blocks\":%" PRIu64
 	       ",\"truncated_at\":%" PRIu64 ",\"recovered\":%s,",
 	       st->has_trailer ? "true" : "false", st->has_end ? "true" : "false",

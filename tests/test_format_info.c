@@ -80,6 +80,8 @@ Test(format_info, json_complete_capture)
 	cr_assert_has(r.out, "\"lost_reasons\":{\"offcpu\":{\"ringbuf full\":3},"
 			     "\"cpu\":{\"user stack\":2},\"bio\":{},\"sideband\":{\"side band\":1}}");
 	cr_assert_has(r.out, "\"recovered\":false");
+	cr_assert_has(r.out, "\"stop_reason\":\"command exited\",\"exit_status\":0,");
+	cr_assert_has(r.out, "\"definitions\":{\"string\":3,\"stack\":2,");
 	cr_assert_has(r.out, "\"version\":\"1.0\"");
 	cr_assert_has(r.out, "\"host\":\"capgen-host\"");
 	cr_assert_has(r.out, "\"kernel\":\"6.18.0-capgen\"");
@@ -117,6 +119,9 @@ Test(format_info, text_complete_capture)
 	cr_assert_has(r.out, "lost:         offcpu 3 (ringbuf full 3), cpu 2 (user stack 2), "
 			     "bio 0, sideband 1 (side band 1)\n");
 	cr_assert_has(r.out, "command:      stkrec record -a -o capgen.stkrec -- ./workload --fast\n");
+	cr_assert_has(r.out, "definitions:  string 3, stack 2, thread 1, fork 1, mapping 1, "
+			     "kmod 1, ksym 1, blockdev 1, stat 1\n");
+	cr_assert_has(r.out, "stopped:      command exited, command exit status 0\n");
 	cr_assert_has(r.out, "status:       complete\n");
 	cr_assert_eq(r.err[0], 0);
 	unlink(path);
