@@ -150,7 +150,7 @@ fuzz: deps
 	done
 
 # --- setup, demo, install ----------------------------------------------------
-DEB_PKGS := clang llvm libbpf-dev bpftool libelf-dev libdw-dev libzstd-dev zlib1g-dev liblzma-dev dwz \
+DEB_PKGS := clang llvm libbpf-dev bpftool libelf-dev libdw-dev libzstd-dev zlib1g-dev liblzma-dev dwz elfutils \
 	libcriterion-dev pkg-config zstd make gcc libxml2-utils chromium nodejs
 
 deps:

@@ -467,6 +467,32 @@ Test(sym_debug, debug_file_alone_cannot_place_offsets)
 	symbolizer__free(s);
 }
 
+Test(sym_debug, eu_strip_debug_file_alone_is_enough)
+{
+	const char *exe = tpath("prog");
+	struct symbolizer *s;
+	uint64_t offs[4];
+	char hex[64];
+	uint8_t id[20];
+	uint8_t idn;
+
+	if (system("command -v eu-strip >/dev/null 2>&1"))
+		cr_skip_test("eu-strip is not installed (make deps installs elfutils)");
+	build("prog.c", "prog", PIE_FLAGS);
+	for (size_t i = 0; i < 4; i++)
+		offs[i] = offset_of(exe, prog_funcs[i]);
+	idn = build_id_of(exe, id);
+	build_id_hex(id, idn, hex);
+	/* eu-strip (Fedora's find-debuginfo) keeps the object's PT_LOAD
+	 * headers in the debug file: offsets can be placed without it */
+	sh("mkdir -p '%s/dbg/.build-id/%.2s' && eu-strip -f '%s/dbg/.build-id/%s.debug' '%s'"
+	   " && rm '%s'", dir, hex, dir, hex, exe, exe);
+	s = new_sym(NULL, tpath("dbg"), false, false);
+	for (size_t i = 0; i < 4; i++)
+		expect_name(s, exe, id, idn, offs[i], prog_funcs[i]);
+	symbolizer__free(s);
+}
+
 Test(sym_debug, debug_file_of_another_build_is_refused)
 {
 	struct symbolizer_stats st;
