@@ -12,6 +12,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "record/buildid.h"
 #include "record/ksyms.h"
@@ -20,6 +21,9 @@
 #define KSYM_LAST_SIZE 4096u        /* last symbol of a region of unknown end */
 #define KSYM_MAX_MODULES 65535u
 #define KSYM_MAX_NAME 1024u
+#define KSYM_RELOAD_GAP_NS 1000000000ull /* at most one reread a second */
+#define KSYM_MAX_RELOADS 16u             /* ~80 ms each on a 120k-symbol kernel */
+#define KSYM_MAX_MISSES 4096u
 
 struct ksym {
 	uint64_t addr;
@@ -48,6 +52,13 @@ struct ksyms {
 	size_t nr_kmods;
 	uint64_t *written;       /* bitmap over syms[] */
 	uint64_t stext;
+	struct ksyms_reload {
+		char *kallsyms, *modules;
+		uint64_t last_ns;    /* CLOCK_MONOTONIC of the last (re)read */
+		unsigned count;
+		uint64_t *misses;    /* sorted addresses unknown after a reread */
+		size_t nr_misses;
+	} rl;
 };
 
 static int pool_add(struct ksyms *ks, const char *s, size_t len, uint32_t *off)
@@ -308,6 +319,40 @@ static bool all_zero(const struct ksyms *ks)
 	return ks->nr == 0 || ks->syms[ks->nr - 1].addr == 0;
 }
 
+static void free_table(struct ksyms *ks)
+{
+	free(ks->syms);
+	free(ks->pool);
+	free(ks->mods);
+	free(ks->kmods);
+	free(ks->written);
+}
+
+/* Read and index kallsyms and modules into ks's table fields. */
+static int load_table(struct ksyms *ks, const char *kallsyms, const char *modules)
+{
+	int err;
+
+	err = read_kallsyms(ks, kallsyms);
+	if (!err)
+		err = read_modules(ks, modules);
+	if (err)
+		return err;
+	finish_table(ks);
+	if (all_zero(ks))
+		return -EPERM;
+	ks->written = calloc((ks->nr + 63) / 64, sizeof(uint64_t));
+	return ks->written ? 0 : -ENOMEM;
+}
+
+static uint64_t mono_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
 int ksyms__load_files(const char *kallsyms, const char *modules, struct ksyms **out)
 {
 	struct ksyms *ks;
@@ -317,17 +362,11 @@ int ksyms__load_files(const char *kallsyms, const char *modules, struct ksyms **
 	ks = calloc(1, sizeof(*ks));
 	if (!ks)
 		return -ENOMEM;
-	err = read_kallsyms(ks, kallsyms);
-	if (!err)
-		err = read_modules(ks, modules);
+	err = load_table(ks, kallsyms, modules);
 	if (!err) {
-		finish_table(ks);
-		if (all_zero(ks))
-			err = -EPERM;
-	}
-	if (!err) {
-		ks->written = calloc((ks->nr + 63) / 64, sizeof(uint64_t));
-		if (!ks->written)
+		ks->rl.kallsyms = strdup(kallsyms);
+		ks->rl.modules = strdup(modules);
+		if (!ks->rl.kallsyms || !ks->rl.modules)
 			err = -ENOMEM;
 	}
 	if (err) {
@@ -347,17 +386,21 @@ void ksyms__free(struct ksyms *ks)
 {
 	if (!ks)
 		return;
-	free(ks->syms);
-	free(ks->pool);
-	free(ks->mods);
-	free(ks->kmods);
-	free(ks->written);
+	free_table(ks);
+	free(ks->rl.kallsyms);
+	free(ks->rl.modules);
+	free(ks->rl.misses);
 	free(ks);
 }
 
 size_t ksyms__count(const struct ksyms *ks)
 {
 	return ks->nr;
+}
+
+unsigned ksyms__reloads(const struct ksyms *ks)
+{
+	return ks->rl.count;
 }
 
 /* Index of the symbol containing addr, or -1. */
@@ -414,12 +457,110 @@ static int write_sym(struct ksyms *ks, size_t i, struct cap_writer *w, struct in
 	return 1;
 }
 
+static bool is_written(const struct ksyms *ks, size_t i)
+{
+	return ks->written[i / 64] & (1ull << (i % 64));
+}
+
+/* Symbols written from the old table stay written in the new one when
+ * both address and name match (a BPF program replaced at the same address
+ * is a new symbol). Both tables are sorted by address. */
+static void carry_written(const struct ksyms *old, struct ksyms *new)
+{
+	size_t i = 0, j = 0;
+
+	while (i < old->nr && j < new->nr) {
+		const struct ksym *a = &old->syms[i], *b = &new->syms[j];
+
+		if (a->addr < b->addr) {
+			i++;
+			continue;
+		}
+		if (a->addr > b->addr) {
+			j++;
+			continue;
+		}
+		if (is_written(old, i) &&
+		    strcmp(old->pool + a->name_off, new->pool + b->name_off) == 0)
+			new->written[j / 64] |= 1ull << (j % 64);
+		i++;
+		j++;
+	}
+}
+
+static ssize_t find_miss(const struct ksyms *ks, uint64_t addr)
+{
+	size_t lo = 0, hi = ks->rl.nr_misses;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (ks->rl.misses[mid] < addr)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo < ks->rl.nr_misses && ks->rl.misses[lo] == addr ? -1 : (ssize_t)lo;
+}
+
+/* Remember addr as unknown even after a reread (not worth another one). */
+static void add_miss(struct ksyms *ks, uint64_t addr)
+{
+	ssize_t at = find_miss(ks, addr);
+
+	if (at < 0)
+		return;
+	if (!ks->rl.misses) {
+		ks->rl.misses = malloc(KSYM_MAX_MISSES * sizeof(uint64_t));
+		if (!ks->rl.misses)
+			return;
+	}
+	if (ks->rl.nr_misses == KSYM_MAX_MISSES)
+		return;
+	memmove(&ks->rl.misses[at + 1], &ks->rl.misses[at],
+		(ks->rl.nr_misses - (size_t)at) * sizeof(uint64_t));
+	ks->rl.misses[at] = addr;
+	ks->rl.nr_misses++;
+}
+
+/*
+ * An address no symbol covers may belong to a BPF program or module loaded
+ * after kallsyms was read (the recorder's own programs among them): reread
+ * it, at most once a second and KSYM_MAX_RELOADS times in all, and never
+ * again for an address a reread did not explain.
+ */
+static bool reload_for(struct ksyms *ks, uint64_t addr)
+{
+	struct ksyms fresh = {};
+	uint64_t now = mono_ns();
+
+	if (ks->rl.count >= KSYM_MAX_RELOADS || find_miss(ks, addr) < 0 ||
+	    (ks->rl.last_ns && now - ks->rl.last_ns < KSYM_RELOAD_GAP_NS))
+		return false;
+	ks->rl.last_ns = now;
+	ks->rl.count++;
+	if (load_table(&fresh, ks->rl.kallsyms, ks->rl.modules)) {
+		free_table(&fresh);
+		return false; /* keep the table we have */
+	}
+	carry_written(ks, &fresh);
+	fresh.rl = ks->rl;
+	free_table(ks);
+	*ks = fresh;
+	if (find_sym(ks, addr) >= 0)
+		return true;
+	add_miss(ks, addr);
+	return false;
+}
+
 static int write_addr(struct ksyms *ks, uint64_t addr, struct cap_writer *w,
 		      struct intern *in)
 {
 	ssize_t i = find_sym(ks, addr);
 
-	if (i < 0 || ks->written[i / 64] & (1ull << (i % 64)))
+	if (i < 0 && reload_for(ks, addr))
+		i = find_sym(ks, addr);
+	if (i < 0 || is_written(ks, (size_t)i))
 		return 0;
 	return write_sym(ks, (size_t)i, w, in);
 }

@@ -22,6 +22,8 @@ void ksyms__free(struct ksyms *ks);
 /* Write the KERNEL record and one KMOD record per loaded module. */
 int ksyms__write_kernel(struct ksyms *ks, struct cap_writer *w, struct intern *in);
 /* Write KSYM records for the symbols covering ips[] not written before.
+ * An address no symbol covers makes kallsyms be reread (BPF programs and
+ * modules loaded since), at most once a second and 16 times in all.
  * Matches intern_kstack_fn when ctx is a struct ksyms_sink. */
 int ksyms__write_for_ips(struct ksyms *ks, struct cap_writer *w, struct intern *in,
 			 const uint64_t *ips, uint16_t nr);
@@ -36,6 +38,8 @@ int ksyms__kstack_hook(void *ctx, const uint64_t *ips, uint16_t nr);
 /* Symbol lookup (name of the function containing addr), NULL if none. */
 const char *ksyms__name(const struct ksyms *ks, uint64_t addr, uint64_t *sym_start);
 size_t ksyms__count(const struct ksyms *ks);
+/* How many times kallsyms was reread for unknown addresses. */
+unsigned ksyms__reloads(const struct ksyms *ks);
 /* Address of _stext, or 0 when kallsyms does not list it. */
 uint64_t ksyms__stext(const struct ksyms *ks);
 

@@ -299,6 +299,41 @@ Test(hostinfo_ksyms, hook_runs_through_intern)
 	ksyms__free(ks);
 }
 
+/* A BPF program loaded after kallsyms was read: the first unknown address
+ * rereads it; what was written stays written; a second unknown address
+ * within the second does not reread. */
+Test(hostinfo_ksyms, unknown_address_rereads_kallsyms)
+{
+	char path[PATH_MAX], text[sizeof(fake_kallsyms) + 128];
+	uint64_t first[] = { K0 + 0x104 };
+	uint64_t late[] = { 0xffffffffc0003010ull, K0 + 0x108 };
+	uint64_t gap[] = { 0xffffffffc0009000ull };
+	struct ksyms *ks = load_fake();
+	struct hostinfo_readback rb;
+	struct capture cap;
+	const char *name;
+
+	cap_start(&cap);
+	cr_assert_eq(ksyms__write_for_ips(ks, cap.w, cap.in, first, 1), 1);
+	snprintf(path, sizeof(path), "%s/kallsyms", hostinfo_tmpdir);
+	snprintf(text, sizeof(text), "%sffffffffc0003000 t bpf_prog_2_late\t[bpf]\n",
+		 fake_kallsyms);
+	hostinfo_write_file(path, text);
+	cr_assert_eq(ksyms__reloads(ks), 0);
+	cr_assert_eq(ksyms__write_for_ips(ks, cap.w, cap.in, late, 2), 1);
+	cr_assert_eq(ksyms__reloads(ks), 1);
+	cr_assert_eq(ksyms__count(ks), 9);
+	cr_assert_str_eq(ksyms__name(ks, late[0], NULL), "bpf_prog_2_late");
+	cr_assert_eq(ksyms__write_for_ips(ks, cap.w, cap.in, gap, 1), 0);
+	cr_assert_eq(ksyms__reloads(ks), 1, "at most one reread a second");
+	cap_finish_read(&cap, &rb);
+	cr_assert_eq(hostinfo_rb_count(&rb, CAP_REC_KSYM), 2);
+	cr_assert_eq(find_ksym(&rb, 0xffffffffc0003000ull, &name)->size, 4096);
+	cr_assert_str_eq(name, "bpf_prog_2_late");
+	hostinfo_rb_free(&rb);
+	ksyms__free(ks);
+}
+
 /* KMOD from /proc/modules: a module without sysfs notes has no build ID. */
 Test(hostinfo_ksyms, kernel_and_module_records_fake)
 {
