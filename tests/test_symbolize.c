@@ -1065,3 +1065,32 @@ Test(sym_dwarf, dwz_alt_file_from_the_debug_dir)
 	cr_assert_eq(f[1].line, marker_line("INL_CALL_LINE"));
 	symbolizer__free(s);
 }
+
+Test(sym_dwarf, nested_inlines_in_order_and_cut_to_fit)
+{
+	const char *exe = tpath("inl");
+	struct symbolizer *s = new_sym(NULL, NULL, true, true);
+	struct oracle_sym o;
+	struct sym_frame f[8];
+	int n;
+
+	inline_mark_offset(exe);
+	cr_assert(oracle_find(exe, "symfix_deep_mark", &o));
+	n = symbolizer__resolve(s, exe, NULL, 0, o.offset, f, 8);
+	cr_assert_eq(n, 3);
+	cr_assert_str_eq(f[0].name, "inl_leaf");
+	cr_assert_eq(f[0].line, marker_line("DEEP_LEAF_LINE"));
+	cr_assert(f[0].inlined);
+	cr_assert_str_eq(f[1].name, "inl_mid");
+	cr_assert_eq(f[1].line, marker_line("DEEP_MID_CALL"));
+	cr_assert(f[1].inlined);
+	cr_assert_str_eq(f[2].name, "inl_deep");
+	cr_assert_eq(f[2].line, marker_line("DEEP_OUTER_CALL"));
+	cr_assert_not(f[2].inlined);
+	/* two slots: the innermost and the containing function */
+	n = symbolizer__resolve(s, exe, NULL, 0, o.offset, f, 2);
+	cr_assert_eq(n, 2);
+	cr_assert_str_eq(f[0].name, "inl_leaf");
+	cr_assert_str_eq(f[1].name, "inl_deep");
+	symbolizer__free(s);
+}
