@@ -21,6 +21,8 @@ struct info {
 	uint64_t end_time;      /* END time, else the latest event time seen */
 	struct cap_end end;     /* the END record, if has_end */
 	uint64_t types[CAP_REC_END + 1]; /* records read per type */
+	uint64_t lost_events[CAP_KIND_MAX]; /* LOST counts minus stack misses */
+	uint64_t stacks_missed[2];          /* user, kernel (events kept) */
 	char loss[512];
 };
 
@@ -66,6 +68,22 @@ static uint64_t record_time(const struct cap_record *rec)
 	}
 }
 
+/* LOST records also count stacks that could not be taken; those events
+ * were kept, so they are reported apart from lost events (FORMAT.md §6.1). */
+static void split_lost(struct info *in)
+{
+	int k;
+
+	for (k = 0; k < CAP_KIND_MAX; k++) {
+		uint64_t u = in->lost->count[k][CAP_LOST_USTACK];
+		uint64_t kn = in->lost->count[k][CAP_LOST_KSTACK];
+
+		in->stacks_missed[0] += u;
+		in->stacks_missed[1] += kn;
+		in->lost_events[k] = in->st->counted.lost[k] - u - kn;
+	}
+}
+
 static int scan(struct cap_reader *r, struct info *in)
 {
 	struct cap_record rec;
@@ -85,6 +103,7 @@ static int scan(struct cap_reader *r, struct info *in)
 	in->lost = cap_reader__lost_detail(r);
 	for (t = 0; t <= CAP_REC_END; t++)
 		in->types[t] = cap_reader__type_count(r, t);
+	split_lost(in);
 	in->end_time = in->st->has_end ? in->st->counted.end_time : latest;
 	if (in->end_time < in->hdr->start_time)
 		in->end_time = in->hdr->start_time;
@@ -152,9 +171,10 @@ static void print_lost_text(const struct info *in, int kind)
 	const char *sep = " (";
 	int reason;
 
-	printf("%s %" PRIu64, cap_kind_name(kind), in->st->counted.lost[kind]);
+	printf("%s %" PRIu64, cap_kind_name(kind), in->lost_events[kind]);
 	for (reason = 0; reason < CAP_LOST_MAX; reason++) {
-		if (!in->lost->count[kind][reason])
+		if (!in->lost->count[kind][reason] || reason == CAP_LOST_USTACK ||
+		    reason == CAP_LOST_KSTACK)
 			continue;
 		printf("%s%s %" PRIu64, sep, cap_lost_reason_name(reason),
 		       in->lost->count[kind][reason]);
@@ -186,11 +206,13 @@ static void print_text(const struct info *in)
 	printf("events:       offcpu %" PRIu64 ", cpu %" PRIu64 ", bio %" PRIu64 "\n",
 	       st->counted.events[CAP_KIND_OFFCPU], st->counted.events[CAP_KIND_CPU],
 	       st->counted.events[CAP_KIND_BIO]);
-	printf("lost:         ");
+	printf("lost events:  ");
 	for (k = 0; k < CAP_KIND_MAX; k++) {
 		print_lost_text(in, k);
 		printf("%s", k + 1 < CAP_KIND_MAX ? ", " : "\n");
 	}
+	printf("stacks missed: user %" PRIu64 ", kernel %" PRIu64 " (events kept)\n",
+	       in->stacks_missed[0], in->stacks_missed[1]);
 	print_defs_text(in);
 	print_stop_text(in);
 	printf("blocks:       %" PRIu64 "\n", st->blocks);
@@ -283,8 +305,10 @@ static void print_json(const struct info *in)
 	printf("\"start_ns\":%" PRIu64 ",\"end_ns\":%" PRIu64 ",\"duration_s\":%.6f,",
 	       h->start_time, in->end_time, (in->end_time - h->start_time) / 1e9);
 	json_kinds("events", st->counted.events, CAP_KIND_BIO + 1);
-	json_kinds("lost", st->counted.lost, CAP_KIND_MAX);
+	json_kinds("lost", in->lost_events, CAP_KIND_MAX);
 	json_lost_reasons(in);
+	printf("\"stacks_missed\":{\"user\":%" PRIu64 ",\"kernel\":%" PRIu64 "},",
+	       in->stacks_missed[0], in->stacks_missed[1]);
 	json_defs(in);
 	if (in->st->has_end)
 		printf("\"stop_reason\":\"%s\",\"exit_status\":%d,",

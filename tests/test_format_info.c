@@ -76,7 +76,9 @@ Test(format_info, json_complete_capture)
 	info(&r, args);
 	cr_assert_eq(r.status, 0, "stderr: %s", r.err);
 	cr_assert_has(r.out, "\"events\":{\"offcpu\":8,\"cpu\":8,\"bio\":8}");
-	cr_assert_has(r.out, "\"lost\":{\"offcpu\":3,\"cpu\":2,\"bio\":0,\"sideband\":1}");
+	/* the CPU "loss" is a missed user stack: the events were kept */
+	cr_assert_has(r.out, "\"lost\":{\"offcpu\":3,\"cpu\":0,\"bio\":0,\"sideband\":1}");
+	cr_assert_has(r.out, "\"stacks_missed\":{\"user\":2,\"kernel\":0}");
 	cr_assert_has(r.out, "\"lost_reasons\":{\"offcpu\":{\"ringbuf full\":3},"
 			     "\"cpu\":{\"user stack\":2},\"bio\":{},\"sideband\":{\"side band\":1}}");
 	cr_assert_has(r.out, "\"recovered\":false");
@@ -116,8 +118,9 @@ Test(format_info, text_complete_capture)
 	cr_assert_eq(r.status, 0);
 	cr_assert_has(r.out, "host:         capgen-host\n");
 	cr_assert_has(r.out, "events:       offcpu 8, cpu 8, bio 8\n");
-	cr_assert_has(r.out, "lost:         offcpu 3 (ringbuf full 3), cpu 2 (user stack 2), "
-			     "bio 0, sideband 1 (side band 1)\n");
+	cr_assert_has(r.out, "lost events:  offcpu 3 (ringbuf full 3), cpu 0, bio 0, "
+			     "sideband 1 (side band 1)\n");
+	cr_assert_has(r.out, "stacks missed: user 2, kernel 0 (events kept)\n");
 	cr_assert_has(r.out, "command:      stkrec record -a -o capgen.stkrec -- ./workload --fast\n");
 	cr_assert_has(r.out, "definitions:  string 3, stack 2, thread 1, fork 1, mapping 1, "
 			     "kmod 1, ksym 1, blockdev 1, stat 1\n");
