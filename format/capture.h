@@ -329,7 +329,8 @@ struct cap_writer_opts {
 	uint64_t block_age_ns;   /* ... or when its first record is this old */
 	int level;               /* zstd level; 0: default (3) */
 	uint64_t max_size;       /* stop accepting records past this; 0: none */
-	/* Write hook for tests (fault injection); NULL: write(2). */
+	/* Write hook for tests (fault injection); NULL: write(2). Returns as
+	 * write(2) does: bytes written, or -1 with errno set. */
 	ssize_t (*write_fn)(int fd, const void *buf, size_t len, void *ctx);
 	void *write_ctx;
 };
@@ -396,7 +397,7 @@ struct cap_record {
 		struct cap_end end;
 		uint8_t raw[64];
 	};
-	const char *tail;       /* STRING data, KSYM name */
+	const char *tail;       /* STRING data, KSYM name; NUL-terminated copy */
 	uint32_t tail_len;
 	const uint64_t *ips;    /* STACK frames (stack.nr of them) */
 };
