@@ -22,12 +22,16 @@ void procmaps__free(struct procmaps *pm);
  * (comm, kernel-thread flag) and MAPPING records for every process. */
 int procmaps__scan_all(struct procmaps *pm, uint64_t now);
 /* First event from pid: if its maps are not yet written, read
- * /proc/PID/maps now (a no-op returning -ESRCH when the process is gone). */
+ * /proc/PID/maps now (a no-op returning -ESRCH when the process is gone).
+ * The MAPPINGs are stamped `now`, or the exec time procmaps__exec() was
+ * given if that is later (the maps read are then the new image's): drain
+ * the side band before the events to make the most of it. */
 int procmaps__ensure(struct procmaps *pm, uint32_t pid, uint64_t now);
 /* A mapping seen by the side band. Fills in the build ID from the file when
  * the kernel did not give one. path is NUL-terminated. */
 int procmaps__add(struct procmaps *pm, const struct cap_mapping *m, const char *path);
-/* The process exec'd at `now`: its old mappings are gone. */
+/* The process exec'd at `now`: its old mappings are gone; its next event
+ * reads the maps again. */
 void procmaps__exec(struct procmaps *pm, uint32_t pid, uint64_t now);
 bool procmaps__known(const struct procmaps *pm, uint32_t pid);
 /* The process exited (side band EXIT of its leader): drop its state. */
