@@ -633,3 +633,54 @@ Test(hostinfo_procmaps, add_root_fallback_and_deleted)
 	assert_buildid(m, libc);
 	hostinfo_rb_free(&rb);
 }
+
+/* A rename (prctl) is a THREAD record without the exec flag; the EXIT of
+ * the process drops its state. */
+Test(hostinfo_sideband, rename_and_exit)
+{
+	char src[PATH_MAX], prog[PATH_MAX], cmd[PATH_MAX * 3];
+	const struct cap_thread *exec, *renamed = NULL;
+	struct hostinfo_readback rb;
+	struct procmaps *pm;
+	struct sideband *sb;
+	struct capture cap;
+	pid_t child;
+	size_t i;
+	int status;
+
+	snprintf(src, sizeof(src), "%s/renamer.c", hostinfo_tmpdir);
+	snprintf(prog, sizeof(prog), "%s/renamer", hostinfo_tmpdir);
+	hostinfo_write_file(src, "#include <sys/prctl.h>\n#include <time.h>\n"
+			    "int main(void)\n{\n\tstruct timespec ts = { 0, 200000000 };\n\n"
+			    "\tnanosleep(&ts, 0);\n\tprctl(PR_SET_NAME, \"renamed-x\");\n"
+			    "\tnanosleep(&ts, 0);\n\treturn 0;\n}\n");
+	snprintf(cmd, sizeof(cmd), "cc -O1 -o '%s' '%s'", prog, src);
+	cr_assert_eq(system(cmd), 0);
+	sb = open_sideband(64);
+	cap_start(&cap);
+	cr_assert_eq(procmaps__new(cap.w, cap.in, &pm), 0);
+	child = spawn(prog);
+	wait_mapped(child, prog);
+	cr_assert_eq(procmaps__ensure(pm, (uint32_t)child, mono_ns()), 0);
+	cr_assert(procmaps__known(pm, (uint32_t)child));
+	cr_assert_eq(waitpid(child, &status, 0), child);
+	cr_assert_geq(sideband__drain(sb, cap.w, pm), 0);
+	cr_assert_not(procmaps__known(pm, (uint32_t)child), "EXIT dropped the pid");
+	sideband__free(sb);
+	procmaps__free(pm);
+	cap_finish_read(&cap, &rb);
+	exec = find_thread(&rb, (uint32_t)child, CAP_THREAD_EXEC);
+	cr_assert_not_null(exec);
+	cr_assert_str_eq(exec->comm, "renamer");
+	for (i = 0; i < rb.n; i++) {
+		const struct cap_thread *t = &rb.v[i].rec.thread;
+
+		if (rb.v[i].rec.type == CAP_REC_THREAD && t->tid == (uint32_t)child &&
+		    !strcmp(t->comm, "renamed-x"))
+			renamed = t;
+	}
+	cr_assert_not_null(renamed, "THREAD for the rename");
+	cr_assert_eq(renamed->flags, 0);
+	cr_assert_gt(renamed->time, exec->time + 150000000ull, "200 ms after the exec");
+	hostinfo_rb_free(&rb);
+}
