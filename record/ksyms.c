@@ -523,43 +523,98 @@ static void add_miss(struct ksyms *ks, uint64_t addr)
 	ks->rl.nr_misses++;
 }
 
+static int write_kmod(const struct ksyms *ks, const struct kmod_info *k,
+		      struct cap_writer *w, struct intern *in)
+{
+	const char *name = ks->pool + k->name_off;
+	struct cap_kmod rec = { .base = k->base, .size = k->size };
+	char path[256];
+	int err;
+
+	snprintf(path, sizeof(path), "/sys/module/%s/notes/.note.gnu.build-id", name);
+	/* absent when the module was built without build IDs: size stays 0 */
+	buildid__read_notes_file(path, rec.build_id, &rec.build_id_size);
+	err = intern__string(in, name, strlen(name), &rec.name_id);
+	if (err < 0)
+		return err;
+	return cap_writer__append(w, CAP_REC_KMOD, &rec, sizeof(rec), NULL, 0);
+}
+
+/* KMOD records for modules the reread found and the old table lacked. */
+static int write_new_kmods(const struct ksyms *old, const struct ksyms *new,
+			   struct cap_writer *w, struct intern *in)
+{
+	size_t i, j;
+	int err;
+
+	for (j = 0; j < new->nr_kmods; j++) {
+		const struct kmod_info *k = &new->kmods[j];
+
+		for (i = 0; i < old->nr_kmods; i++) {
+			if (old->kmods[i].base == k->base &&
+			    !strcmp(old->pool + old->kmods[i].name_off, new->pool + k->name_off))
+				break;
+		}
+		if (i < old->nr_kmods)
+			continue;
+		err = write_kmod(new, k, w, in);
+		if (err < 0)
+			return err;
+	}
+	return 0;
+}
+
 /*
  * An address no symbol covers may belong to a BPF program or module loaded
  * after kallsyms was read (the recorder's own programs among them): reread
  * it, at most once a second and KSYM_MAX_RELOADS times in all, and never
- * again for an address a reread did not explain.
+ * again for an address a reread did not explain. Modules loaded since get
+ * their KMOD records. Returns 1 when addr is now known, 0, or <0 (writer).
  */
-static bool reload_for(struct ksyms *ks, uint64_t addr)
+static int reload_for(struct ksyms *ks, uint64_t addr, struct cap_writer *w,
+		      struct intern *in)
 {
 	struct ksyms fresh = {};
 	uint64_t now = mono_ns();
+	int err;
 
 	if (ks->rl.count >= KSYM_MAX_RELOADS || find_miss(ks, addr) < 0 ||
 	    (ks->rl.last_ns && now - ks->rl.last_ns < KSYM_RELOAD_GAP_NS))
-		return false;
+		return 0;
 	ks->rl.last_ns = now;
 	ks->rl.count++;
 	if (load_table(&fresh, ks->rl.kallsyms, ks->rl.modules)) {
 		free_table(&fresh);
-		return false; /* keep the table we have */
+		return 0; /* unreadable now: keep the table we have */
+	}
+	err = write_new_kmods(ks, &fresh, w, in);
+	if (err < 0) {
+		free_table(&fresh);
+		return err;
 	}
 	carry_written(ks, &fresh);
 	fresh.rl = ks->rl;
 	free_table(ks);
 	*ks = fresh;
 	if (find_sym(ks, addr) >= 0)
-		return true;
+		return 1;
 	add_miss(ks, addr);
-	return false;
+	return 0;
 }
 
 static int write_addr(struct ksyms *ks, uint64_t addr, struct cap_writer *w,
 		      struct intern *in)
 {
 	ssize_t i = find_sym(ks, addr);
+	int err;
 
-	if (i < 0 && reload_for(ks, addr))
-		i = find_sym(ks, addr);
+	if (i < 0) {
+		err = reload_for(ks, addr, w, in);
+		if (err < 0)
+			return err;
+		if (err)
+			i = find_sym(ks, addr);
+	}
 	if (i < 0 || is_written(ks, (size_t)i))
 		return 0;
 	return write_sym(ks, (size_t)i, w, in);
@@ -600,22 +655,6 @@ int ksyms__kstack_hook(void *ctx, const uint64_t *ips, uint16_t nr)
 	return err < 0 ? err : 0;
 }
 
-static int write_kmod(const struct ksyms *ks, const struct kmod_info *k,
-		      struct cap_writer *w, struct intern *in)
-{
-	const char *name = ks->pool + k->name_off;
-	struct cap_kmod rec = { .base = k->base, .size = k->size };
-	char path[256];
-	int err;
-
-	snprintf(path, sizeof(path), "/sys/module/%s/notes/.note.gnu.build-id", name);
-	/* absent when the module was built without build IDs: size stays 0 */
-	buildid__read_notes_file(path, rec.build_id, &rec.build_id_size);
-	err = intern__string(in, name, strlen(name), &rec.name_id);
-	if (err < 0)
-		return err;
-	return cap_writer__append(w, CAP_REC_KMOD, &rec, sizeof(rec), NULL, 0);
-}
 
 int ksyms__write_kernel(struct ksyms *ks, struct cap_writer *w, struct intern *in)
 {

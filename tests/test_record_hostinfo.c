@@ -299,9 +299,9 @@ Test(hostinfo_ksyms, hook_runs_through_intern)
 	ksyms__free(ks);
 }
 
-/* A BPF program loaded after kallsyms was read: the first unknown address
- * rereads it; what was written stays written; a second unknown address
- * within the second does not reread. */
+/* A BPF program and a module loaded after kallsyms was read: the first
+ * unknown address rereads it; what was written stays written; a second
+ * unknown address within the second does not reread. */
 Test(hostinfo_ksyms, unknown_address_rereads_kallsyms)
 {
 	char path[PATH_MAX], text[sizeof(fake_kallsyms) + 128];
@@ -312,17 +312,21 @@ Test(hostinfo_ksyms, unknown_address_rereads_kallsyms)
 	struct hostinfo_readback rb;
 	struct capture cap;
 	const char *name;
+	size_t i;
 
 	cap_start(&cap);
 	cr_assert_eq(ksyms__write_for_ips(ks, cap.w, cap.in, first, 1), 1);
 	snprintf(path, sizeof(path), "%s/kallsyms", hostinfo_tmpdir);
-	snprintf(text, sizeof(text), "%sffffffffc0003000 t bpf_prog_2_late\t[bpf]\n",
-		 fake_kallsyms);
+	snprintf(text, sizeof(text), "%sffffffffc0003000 t bpf_prog_2_late\t[bpf]\n"
+		 "ffffffffc0005000 t newmod_fn\t[newmod]\n", fake_kallsyms);
 	hostinfo_write_file(path, text);
+	snprintf(path, sizeof(path), "%s/modules", hostinfo_tmpdir);
+	hostinfo_write_file(path, "newmod 8192 0 - Live 0xffffffffc0005000\n"
+			    "mymod 256 0 - Live 0xffffffffc0001000\n");
 	cr_assert_eq(ksyms__reloads(ks), 0);
 	cr_assert_eq(ksyms__write_for_ips(ks, cap.w, cap.in, late, 2), 1);
 	cr_assert_eq(ksyms__reloads(ks), 1);
-	cr_assert_eq(ksyms__count(ks), 9);
+	cr_assert_eq(ksyms__count(ks), 10);
 	cr_assert_str_eq(ksyms__name(ks, late[0], NULL), "bpf_prog_2_late");
 	cr_assert_eq(ksyms__write_for_ips(ks, cap.w, cap.in, gap, 1), 0);
 	cr_assert_eq(ksyms__reloads(ks), 1, "at most one reread a second");
@@ -330,6 +334,17 @@ Test(hostinfo_ksyms, unknown_address_rereads_kallsyms)
 	cr_assert_eq(hostinfo_rb_count(&rb, CAP_REC_KSYM), 2);
 	cr_assert_eq(find_ksym(&rb, 0xffffffffc0003000ull, &name)->size, 4096);
 	cr_assert_str_eq(name, "bpf_prog_2_late");
+	/* the module loaded meanwhile gets its KMOD, the known one not again */
+	cr_assert_eq(hostinfo_rb_count(&rb, CAP_REC_KMOD), 1);
+	for (i = 0; i < rb.n; i++) {
+		const struct cap_kmod *k = &rb.v[i].rec.kmod;
+
+		if (rb.v[i].rec.type != CAP_REC_KMOD)
+			continue;
+		cr_assert_str_eq(hostinfo_rb_string(&rb, k->name_id), "newmod");
+		cr_assert_eq(k->base, 0xffffffffc0005000ull);
+		cr_assert_eq(k->size, 8192);
+	}
 	hostinfo_rb_free(&rb);
 	ksyms__free(ks);
 }
