@@ -42,11 +42,11 @@ static int note_thread(struct recorder *r, const struct stkrec_stack_ev *e, uint
 	err = cap_writer__append(r->w, CAP_REC_THREAD, &t, sizeof(t), NULL, 0);
 	if (err < 0)
 		return err;
-	if (!(e->flags & STKREC_F_KTHREAD) && !procmaps__known(r->pm, e->pid)) {
-		err = procmaps__ensure(r->pm, e->pid, time);
-		if (err < 0 && err != -ESRCH && err != -ENOENT && err != -EACCES)
-			return err; /* gone or unreadable: the side band may know */
-	}
+	/* A process gone or unreadable is not fatal (the side band may have
+	 * its maps); a failing writer shows up at the next append anyway. */
+	if (!(e->flags & STKREC_F_KTHREAD) && !procmaps__known(r->pm, e->pid) &&
+	    procmaps__ensure(r->pm, e->pid, time) < 0)
+		r->maps_missed++;
 	return 0;
 }
 
@@ -252,6 +252,7 @@ int record__write_stats(struct recorder *r)
 		{ "threads", r->threads.nr },
 		{ "ringbuf_size", r->opts.ringbuf_size },
 		{ "bad_ringbuf_records", r->bad_records },
+		{ "maps_unreadable", r->maps_missed },
 		{ "sideband_lost", r->sb ? sideband__lost(r->sb) : 0 },
 		{ "bio.unseen_completions", bpf_stat(r, STKREC_STAT_BIO_UNSEEN) },
 		{ "bio.filtered_completions", bpf_stat(r, STKREC_STAT_BIO_FILTERED) },

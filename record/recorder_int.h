@@ -68,6 +68,7 @@ struct recorder {
 	uint64_t end_ns;
 	uint64_t events[CAP_KIND_MAX];
 	uint64_t bad_records; /* ringbuf records too short for their type */
+	uint64_t maps_missed; /* processes whose /proc maps could not be read */
 	uint64_t lost_seen[STKREC_NR_COUNTERS]; /* counter sums written so far */
 	uint64_t *percpu_buf; /* ncpus_possible u64 for counter reads */
 	uint64_t next_check;  /* drain.c: when the callback yields next */
