@@ -301,32 +301,69 @@ static int on_record(struct model *m, const struct cap_record *r)
 	return 0; /* BLOCK, KERNEL and unknown types carry nothing we need */
 }
 
-static int read_all(struct model *m, struct cap_reader *rd)
+static size_t map_bytes(const struct idmap *map)
+{
+	return map->cap * (sizeof(*map->keys) + sizeof(*map->vals) + 1);
+}
+
+/* Bytes held by the tables (capacities, so growth is counted up front). */
+static uint64_t mem_usage(const struct model *m)
+{
+	return m->pool_cap + m->ips_cap * sizeof(*m->ips) +
+	       m->comms_cap * sizeof(*m->comms) + m->threads_cap * sizeof(*m->threads) +
+	       m->execs_cap * sizeof(*m->execs) + m->forks_cap * sizeof(*m->forks_v) +
+	       m->rawmaps_cap * sizeof(*m->rawmaps) * 2 + m->ksyms_cap * sizeof(*m->ksyms) +
+	       m->kmods_cap * sizeof(*m->kmods) + m->bdevs_cap * sizeof(*m->bdevs) +
+	       m->stats_cap * sizeof(*m->stats) + m->offcpu_cap * sizeof(*m->offcpu) +
+	       m->cpu_cap * sizeof(*m->cpu) + m->bio_cap * sizeof(*m->bio) +
+	       m->bio_comm_cap * sizeof(*m->bio_comm) + map_bytes(&m->strings) +
+	       map_bytes(&m->stacks) + map_bytes(&m->comm_ids) + map_bytes(&m->forks) +
+	       map_bytes(&m->bdev_ids);
+}
+
+static void note_loss(struct model *m, struct cap_reader *rd, int ret, uint64_t limit)
+{
+	char buf[400];
+
+	cap_reader__describe_loss(rd, buf, sizeof(buf));
+	if (limit)
+		snprintf(m->loss, sizeof(m->loss), "%s%sreading stopped at the memory limit "
+			 "(%llu MiB) after %llu events", buf, *buf ? "; " : "",
+			 (unsigned long long)(limit >> 20),
+			 (unsigned long long)(m->nr_offcpu + m->nr_cpu + m->nr_bio));
+	else if (ret < 0)
+		snprintf(m->loss, sizeof(m->loss), "%s%sreading stopped: %s", buf,
+			 *buf ? "; " : "", cap_strerror(ret));
+	else
+		snprintf(m->loss, sizeof(m->loss), "%s", buf);
+}
+
+static int read_all(struct model *m, struct cap_reader *rd, uint64_t limit)
 {
 	struct cap_record rec;
-	char buf[512];
+	uint64_t n = 0;
+	bool full = false;
 	int ret, err;
 
 	while ((ret = cap_reader__next(rd, &rec)) > 0) {
 		err = on_record(m, &rec);
 		if (err)
 			return err; /* out of memory: nothing sensible to show */
+		if (!(++n & 0xffff) && mem_usage(m) > limit) {
+			full = true;
+			break;
+		}
 	}
 	m->stats_rd = *cap_reader__stats(rd);
-	m->recovered = m->stats_rd.recovered || ret < 0;
-	if (!m->recovered)
-		return 0;
-	cap_reader__describe_loss(rd, buf, sizeof(buf));
-	if (ret < 0)
-		snprintf(m->loss, sizeof(m->loss), "%s%sreading stopped: %s", buf,
-			 *buf ? "; " : "", cap_strerror(ret));
-	else
-		snprintf(m->loss, sizeof(m->loss), "%s", buf);
+	m->recovered = m->stats_rd.recovered || ret < 0 || full;
+	if (m->recovered)
+		note_loss(m, rd, ret, full ? limit : 0);
 	return 0;
 }
 
-static int load(struct cap_reader *rd, struct model **out)
+static int load(struct cap_reader *rd, const struct model_opts *opts, struct model **out)
 {
+	uint64_t limit = opts && opts->max_memory ? opts->max_memory : MODEL_DEFAULT_MAX_MEMORY;
 	struct model *m;
 	int err;
 
@@ -340,7 +377,7 @@ static int load(struct cap_reader *rd, struct model **out)
 	err = VEC_PUSH(m->comms, m->nr_comms, m->comms_cap,
 		       ((struct model_comm){ .name = "[unknown]" }));
 	if (!err)
-		err = read_all(m, rd);
+		err = read_all(m, rd, limit);
 	cap_reader__close(rd);
 	if (!err)
 		err = model_finish(m);
@@ -352,7 +389,7 @@ static int load(struct cap_reader *rd, struct model **out)
 	return 0;
 }
 
-int model__load(const char *path, struct model **out)
+int model__load_opts(const char *path, const struct model_opts *opts, struct model **out)
 {
 	struct cap_reader *rd;
 	int err;
@@ -360,7 +397,12 @@ int model__load(const char *path, struct model **out)
 	err = cap_reader__open(path, &rd);
 	if (err)
 		return err;
-	return load(rd, out);
+	return load(rd, opts, out);
+}
+
+int model__load(const char *path, struct model **out)
+{
+	return model__load_opts(path, NULL, out);
 }
 
 int model__load_mem(const void *buf, size_t len, struct model **out)
@@ -371,7 +413,7 @@ int model__load_mem(const void *buf, size_t len, struct model **out)
 	err = cap_reader__open_mem(buf, len, &rd);
 	if (err)
 		return err;
-	return load(rd, out);
+	return load(rd, NULL, out);
 }
 
 void model__free(struct model *m)

@@ -43,10 +43,20 @@ struct model_map {
 	uint32_t seq;         /* file order, for stable sorting */
 };
 
+struct model_opts {
+	/* Stop reading when the tables would use more than this many bytes
+	 * (a small, highly compressed file can decode to billions of events);
+	 * what was read is kept and the model is marked recovered. 0: the
+	 * default, MODEL_DEFAULT_MAX_MEMORY. */
+	uint64_t max_memory;
+};
+#define MODEL_DEFAULT_MAX_MEMORY (4ull << 30)
+
 /* Load a capture. Returns 0, or a negative code (-errno or CAP_ERR_*) when
  * it cannot be opened at all. Damage met while reading is not an error: what
- * was read is kept and model__recovered() says so. */
+ * was read is kept and model__recovered() says so. opts may be NULL. */
 int model__load(const char *path, struct model **out);
+int model__load_opts(const char *path, const struct model_opts *opts, struct model **out);
 int model__load_mem(const void *buf, size_t len, struct model **out);
 void model__free(struct model *m);
 

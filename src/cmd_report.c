@@ -31,13 +31,14 @@ struct cli {
 	struct filter flt;
 	struct report_opts opts;
 	struct symbolizer_opts sym;
+	struct model_opts load;
 	unsigned report_only; /* report-only options seen (bit per option) */
 	unsigned folded_only;
 };
 
 enum {
 	OPT_COMM = 256, OPT_TIME, OPT_STATE, OPT_SYMFS, OPT_INLINE, OPT_SRCLINE,
-	OPT_DEBUG_DIR, OPT_PID_FRAME, OPT_TOPWAITS, OPT_JSON, OPT_BIOTOP,
+	OPT_DEBUG_DIR, OPT_PID_FRAME, OPT_TOPWAITS, OPT_JSON, OPT_BIOTOP, OPT_MAX_MEMORY,
 };
 
 static const struct option long_opts[] = {
@@ -69,6 +70,7 @@ static const struct option long_opts[] = {
 	{ "sort", required_argument, NULL, 's' },
 	{ "call-graph", no_argument, NULL, 'g' },
 	{ "verbose", no_argument, NULL, 'v' },
+	{ "max-memory", required_argument, NULL, OPT_MAX_MEMORY },
 	{ 0 },
 };
 
@@ -97,7 +99,9 @@ static const char filter_help[] =
 	"  --debug-dir DIR       debug files root (default /usr/lib/debug)\n"
 	"  --inline              expand inlined functions (needs DWARF)\n"
 	"  --srcline             file:line where known (needs DWARF)\n"
-	"  -v, --verbose         symbolization statistics on stderr\n";
+	"  -v, --verbose         symbolization statistics on stderr\n"
+	"  --max-memory SIZE     stop loading past SIZE of tables (K, M, G; default\n"
+	"                        4G): the output is then partial (exit status 3)\n";
 
 static void usage_report(FILE *f)
 {
@@ -360,6 +364,9 @@ static int parse_opt(struct cli *c, int opt, const char *arg)
 	case 'v':
 		log_verbosity++;
 		return 0;
+	case OPT_MAX_MEMORY:
+		return parse_size(arg, 1 << 20, UINT64_MAX, &c->load.max_memory) ?
+			       bad_value(c, "--max-memory", arg) : 0;
 	}
 	log_usage_error(c->cmd, "unknown option");
 	return -EINVAL;
@@ -473,7 +480,7 @@ static int report_run(struct cli *c)
 	struct resolver *res = NULL;
 	int err, ret = EXIT_FAIL;
 
-	err = model__load(c->input, &m);
+	err = model__load_opts(c->input, &c->load, &m);
 	if (err) {
 		log_error("%s: %s", c->input, cap_strerror(err));
 		return err == -ENOMEM ? EXIT_FAIL : EXIT_UNREADABLE;

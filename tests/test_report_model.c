@@ -139,6 +139,27 @@ Test(report_model, recovered_capture)
 	free(path);
 }
 
+Test(report_model, memory_limit)
+{
+	char *path = rc_tmpname("big");
+	struct rc_opts o = { .extra_cpu = 200000 };
+	struct model_opts mo = { .max_memory = 1 << 20 };
+	struct model *m;
+
+	cr_assert_eq(rc_write_scene(path, &o), 0);
+	cr_assert_eq(model__load_opts(path, &mo, &m), 0);
+	cr_assert(model__recovered(m));
+	cr_assert_not_null(strstr(model__loss_text(m), "memory limit (1 MiB)"));
+	cr_assert_lt(model__nr_events(m, CAP_KIND_CPU), 200000);
+	model__free(m);
+	cr_assert_eq(model__load(path, &m), 0);
+	cr_assert_not(model__recovered(m));
+	cr_assert_eq(model__nr_events(m, CAP_KIND_CPU), 200004);
+	model__free(m);
+	unlink(path);
+	free(path);
+}
+
 Test(report_model, unreadable_files)
 {
 	char *path = rc_tmpname("bad");
