@@ -325,13 +325,14 @@ static void note_loss(struct model *m, struct cap_reader *rd, int ret, uint64_t 
 {
 	char buf[400];
 
-	cap_reader__describe_loss(rd, buf, sizeof(buf));
-	if (limit)
-		snprintf(m->loss, sizeof(m->loss), "%s%sreading stopped at the memory limit "
-			 "(%llu MiB) after %llu events", buf, *buf ? "; " : "",
-			 (unsigned long long)(limit >> 20),
+	if (limit) { /* the reader would only say it was not read to the end */
+		snprintf(m->loss, sizeof(m->loss), "reading stopped at the memory limit "
+			 "(%llu MiB) after %llu events", (unsigned long long)(limit >> 20),
 			 (unsigned long long)(m->nr_offcpu + m->nr_cpu + m->nr_bio));
-	else if (ret < 0)
+		return;
+	}
+	cap_reader__describe_loss(rd, buf, sizeof(buf));
+	if (ret < 0)
 		snprintf(m->loss, sizeof(m->loss), "%s%sreading stopped: %s", buf,
 			 *buf ? "; " : "", cap_strerror(ret));
 	else

@@ -215,7 +215,7 @@ static void print_loss(const struct model *m, FILE *out)
 		}
 	}
 	if (model__recovered(m))
-		fprintf(out, "# WARNING: capture damaged or truncated, output is partial: %s\n",
+		fprintf(out, "# WARNING: output is partial: %s\n",
 			model__loss_text(m));
 }
 

@@ -511,7 +511,7 @@ static int report_run(struct cli *c)
 	log_sym_stats(res);
 	ret = EXIT_OK;
 	if (model__recovered(m)) {
-		log_warn("%s: capture damaged, output is partial: %s", c->input,
+		log_warn("%s: output is partial: %s", c->input,
 			 model__loss_text(m));
 		ret = EXIT_RECOVERED;
 	}

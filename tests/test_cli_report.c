@@ -97,7 +97,7 @@ Test(report_cli, recovered_is_3_with_output_and_warning)
 	cr_assert_eq(sh("report -i %1$s"), 3);
 	s = out();
 	e = err();
-	cr_assert_not_null(strstr(s, "# WARNING: capture damaged or truncated"));
+	cr_assert_not_null(strstr(s, "# WARNING: output is partial: "));
 	cr_assert_not_null(strstr(s, "[k] __schedule"));
 	cr_assert_eq(lines(e), 1, "%s", e);
 	cr_assert(!strncmp(e, "stkrec: warning: ", 17), "%s", e);
