@@ -275,7 +275,7 @@ int cmd_record(int argc, char **argv)
 	log_verbosity = o.verbose;
 	o.libbpf_log = libbpf_log;
 	o.progress = on_progress;
-	o.cmdline = join_cmdline(argc - 1, argv + 1);
+	o.cmdline = join_cmdline(argc, argv); /* argv[0] is "record" */
 	ret = EXIT_FAIL;
 	if (!preflight(&o) && !install_signals())
 		ret = record(&o);
