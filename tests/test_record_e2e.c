@@ -17,6 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <signal.h>
 #include <sys/sysmacros.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -603,4 +604,54 @@ Test(record_e2e, pipe_reader_stack_and_filter)
 	/* 20 waits of the reader and 20 naps of the writer, 25 ms each */
 	cr_assert_geq(n, 36, "only %zu intervals", n);
 	cr_assert_geq(seen, 18, "%zu stacks show pipe_reader_loop", seen);
+}
+
+static pid_t spawn(char *const argv[])
+{
+	pid_t pid = fork();
+
+	cr_assert_geq(pid, 0);
+	if (pid == 0) {
+		int null = open("/dev/null", O_WRONLY);
+
+		dup2(null, 1);
+		execv(argv[0], argv);
+		_exit(127);
+	}
+	return pid;
+}
+
+static void reset_capture(void)
+{
+	teardown();
+	setup();
+}
+
+Test(record_e2e, pid_filter_and_state_mask)
+{
+	char exe[PATH_MAX], pid_arg[16];
+	size_t i, n = 0;
+	pid_t pid;
+
+	workload("sleeper", exe, sizeof(exe));
+	pid = spawn((char *[]){ exe, "4000", "10", NULL });
+	snprintf(pid_arg, sizeof(pid_arg), "%d", pid);
+	/* nanosleep sleeps TASK_INTERRUPTIBLE (1): -p and --state 1 keep it */
+	record((char *[]){ "-e", "offcpu", "-p", pid_arg, "--state", "1", "-d", "0.8", NULL });
+	load_capture();
+	cr_assert_eq(cap.end.reason, CAP_STOP_DURATION);
+	cr_assert_eq(cap.end.status, -1);
+	for (i = 0; i < cap.nr_off; i++) {
+		cr_assert_eq(cap.off[i].pid, (uint32_t)pid);
+		cr_assert(cap.off[i].state & 1, "state %#x", cap.off[i].state);
+		n++;
+	}
+	cr_assert_geq(n, 20, "only %zu intervals in 0.8 s of 10 ms naps", n);
+	/* ... --state 2 (uninterruptible) keeps none of its waits */
+	reset_capture();
+	record((char *[]){ "-e", "offcpu", "-p", pid_arg, "--state", "2", "-d", "0.5", NULL });
+	load_capture();
+	cr_assert_eq(cap.nr_off, 0, "%zu intervals in state 2", cap.nr_off);
+	kill(pid, SIGKILL);
+	waitpid(pid, NULL, 0);
 }
