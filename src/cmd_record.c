@@ -227,6 +227,9 @@ static void explain_start_failure(const struct record_opts *o, const char *step,
 	else if (!strcmp(step, "load BPF"))
 		log_error("record: cannot load the BPF programs: %s%s", cap_strerror(err),
 			  log_verbosity ? "" : " (-v shows libbpf's messages)");
+	else if (!strcmp(step, "open cpu-clock perf event") && err == -EINVAL && !o->period)
+		log_error("record: cannot sample at %" PRIu64 " Hz: above "
+			  "kernel.perf_event_max_sample_rate?", o->freq);
 	else
 		log_error("record: %s: %s", step, cap_strerror(err));
 }
