@@ -79,6 +79,37 @@ static void print_head(const struct report_ctx *ctx, const char *comm, uint32_t 
 		fprintf(out, "[---] %s: ", rel);
 }
 
+/* One stack line, "\t    %16lx NAME (DSO)\n", built without printf and
+ * written at once: these lines are most of the output. */
+static void put_frame(const struct rframe *f, FILE *out)
+{
+	static const char hex[] = "0123456789abcdef";
+	size_t nl = strlen(f->name), dl = strlen(f->dso), len;
+	char buf[512], *p = buf + 21;
+	uint64_t ip = f->ip;
+
+	if (nl + dl + 26 > sizeof(buf)) { /* absurdly long names: no hurry */
+		fprintf(out, "\t    %16" PRIx64 " %s (%s)\n", f->ip, f->name, f->dso);
+		return;
+	}
+	memcpy(buf, "\t    ", 5);
+	memset(buf + 5, ' ', 16);
+	do {
+		*--p = hex[ip & 0xf];
+		ip >>= 4;
+	} while (ip && p > buf + 5);
+	p = buf + 21;
+	*p++ = ' ';
+	memcpy(p, f->name, nl);
+	p += nl;
+	memcpy(p, " (", 2);
+	memcpy(p + 2, f->dso, dl);
+	p += dl + 2;
+	memcpy(p, ")\n", 2);
+	len = p + 2 - buf;
+	fwrite_unlocked(buf, 1, len, out);
+}
+
 static void print_stack(const struct report_ctx *ctx, const struct rframe *fr, int n,
 			FILE *out)
 {
@@ -86,17 +117,21 @@ static void print_stack(const struct report_ctx *ctx, const struct rframe *fr, i
 
 	if (ctx->opts.script_folded) {
 		fputc(' ', out);
-		for (i = n - 1; i >= 0; i--)
-			fprintf(out, "%s%s", fr[i].name, i ? ";" : "");
-		fputc('\n', out);
+		for (i = n - 1; i >= 0; i--) {
+			fputs_unlocked(fr[i].name, out);
+			putc_unlocked(i ? ';' : '\n', out);
+		}
+		if (!n)
+			putc_unlocked('\n', out);
 		return;
 	}
 	fputc('\n', out);
 	for (i = 0; i < n; i++) {
-		fprintf(out, "\t    %16" PRIx64 " %s", fr[i].ip, fr[i].name);
 		if (ctx->opts.srcline && fr[i].srcfile)
-			fprintf(out, " %s:%d", fr[i].srcfile, fr[i].line);
-		fprintf(out, " (%s)\n", fr[i].dso);
+			fprintf(out, "\t    %16" PRIx64 " %s %s:%d (%s)\n", fr[i].ip, fr[i].name,
+				fr[i].srcfile, fr[i].line, fr[i].dso);
+		else
+			put_frame(&fr[i], out);
 	}
 	if (n)
 		fputc('\n', out);
