@@ -554,23 +554,24 @@ static int stack_table(const struct report_ctx *ctx, enum cap_kind kind, FILE *o
 	return err;
 }
 
+static bool shown(const struct report_ctx *ctx, enum cap_kind kind)
+{
+	return filter__kind(ctx->filter, kind) && model__nr_events(ctx->model, kind);
+}
+
 int view_perf(struct report_ctx *ctx, FILE *out)
 {
-	int err;
+	int err = 0;
 
 	perf_header(ctx, out);
-	if (filter__kind(ctx->filter, CAP_KIND_OFFCPU) &&
-	    model__nr_events(ctx->model, CAP_KIND_OFFCPU)) {
+	if (shown(ctx, CAP_KIND_OFFCPU))
 		err = stack_table(ctx, CAP_KIND_OFFCPU, out);
-		if (err)
-			return err;
-	}
-	if (filter__kind(ctx->filter, CAP_KIND_CPU) && model__nr_events(ctx->model, CAP_KIND_CPU)) {
+	if (!err && shown(ctx, CAP_KIND_CPU))
 		err = stack_table(ctx, CAP_KIND_CPU, out);
-		if (err)
-			return err;
-	}
-	if (filter__kind(ctx->filter, CAP_KIND_BIO) && model__nr_events(ctx->model, CAP_KIND_BIO))
-		return perf_bio_table(ctx, out);
-	return 0;
+	if (!err && shown(ctx, CAP_KIND_BIO))
+		err = perf_bio_table(ctx, out);
+	if (!err && !shown(ctx, CAP_KIND_OFFCPU) && !shown(ctx, CAP_KIND_CPU) &&
+	    !shown(ctx, CAP_KIND_BIO))
+		fputs("#\n# no events of the selected kinds in the capture\n", out);
+	return err;
 }
