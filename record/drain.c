@@ -365,16 +365,19 @@ int record__loop(struct recorder *r)
 {
 	uint64_t next_sec = record__now() + NSEC_PER_SEC;
 	struct epoll_event evs[16];
-	int err;
+	int err, timeout = POLL_MS;
 
 	for (;;) {
-		if (epoll_wait(r->epfd, evs, 16, POLL_MS) < 0 && errno != EINTR)
+		if (epoll_wait(r->epfd, evs, 16, timeout) < 0 && errno != EINTR)
 			return -errno;
 		err = drain(r, TICK_NS);
 		if (err)
 			return err;
 		if (housekeeping(r, &next_sec, &err))
 			return err;
+		/* A yield left data behind, and the kernel side may not wake
+		 * us for it (it wakes past a fill level only): no sleeping. */
+		timeout = r->yielded ? 0 : POLL_MS;
 	}
 }
 
