@@ -63,6 +63,7 @@ struct cap_reader {
 	/* damage bookkeeping for describe_loss() */
 	bool resyncing;
 	uint64_t damage_start;
+	unsigned resync_tries;   /* candidates tried in this damaged region */
 	uint64_t first_bad_start, first_bad_end;
 	bool cut_in_frame;       /* file ended inside a frame */
 	bool trailer_damaged;    /* footer or trailer frame failed validation */

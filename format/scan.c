@@ -23,6 +23,11 @@
 #define FHD_SINGLE_SEGMENT 0x20
 #define FHD_FCS 0xc0
 
+/* A damaged region gives up after this many false frame starts: real damage
+ * almost never holds a frame magic (p = 2^-32 per byte), while a crafted
+ * file full of them would otherwise cost one frame walk per byte. */
+#define MAX_RESYNC_TRIES 64
+
 int cap__scan_init(struct cap_reader *r)
 {
 	r->pos = r->data_start;
@@ -79,9 +84,11 @@ static void resync(struct cap_reader *r, int err)
 	if (!r->resyncing) {
 		r->resyncing = true;
 		r->damage_start = r->pos;
+		r->resync_tries = 0;
 		note_error(r, err, r->pos);
 	}
-	next = find_magic(r, r->pos + 1);
+	next = ++r->resync_tries > MAX_RESYNC_TRIES ? r->data_end :
+	       find_magic(r, r->pos + 1);
 	if (next < r->data_end || r->data_end < r->len) {
 		r->pos = next;
 		if (next == r->data_end)
@@ -190,6 +197,7 @@ static int try_frame(struct cap_reader *r)
 		if (!r->resyncing) {
 			r->resyncing = true;
 			r->damage_start = r->pos;
+			r->resync_tries = 0;
 			note_error(r, err, r->pos);
 		}
 	} else {

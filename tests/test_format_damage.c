@@ -322,3 +322,40 @@ Test(format_damage, random_bytes_are_not_a_capture)
 	buf[3] = 0x18;
 	cr_assert_lt(cap_reader__open_mem(buf, sizeof(buf), &r), 0);
 }
+
+/* Insert `fakes` false frame starts (magic + junk) before block 2. */
+static void fake_frames(const struct layout *l, unsigned fakes, struct capgen_readout *ro)
+{
+	static const uint8_t fake[8] = { 0x28, 0xb5, 0x2f, 0xfd, 0x00, 0xff, 0xff, 0xff };
+	size_t add = fakes * sizeof(fake), i;
+	uint8_t *buf = malloc(l->len + add);
+
+	memcpy(buf, l->buf, l->start[2]);
+	for (i = 0; i < fakes; i++)
+		memcpy(buf + l->start[2] + i * sizeof(fake), fake, sizeof(fake));
+	memcpy(buf + l->start[2] + add, l->buf + l->start[2], l->len - l->start[2]);
+	cr_assert_eq(capgen_read_mem(buf, l->len + add, ro), 0);
+	free(buf);
+}
+
+Test(format_damage, false_frame_starts_are_bounded)
+{
+	struct capgen_opts o = { .block_size = 512, .events = 30 };
+	struct capgen_readout ro;
+	struct layout l;
+
+	make_layout(&o, &l);
+	/* a few false starts: the scan finds block 2 after them */
+	fake_frames(&l, 10, &ro);
+	cr_assert_eq(ro.records, l.total);
+	cr_assert_eq(ro.st.bad_blocks, 1);
+	cr_assert_eq(ro.st.bytes_skipped, 80);
+	/* a region full of them is given up on, up to the trailer */
+	fake_frames(&l, 200, &ro);
+	cr_assert_eq(ro.bad, 0);
+	cr_assert_eq(ro.records, l.records[0] + l.records[1]);
+	cr_assert_eq(ro.st.bad_blocks, 1);
+	cr_assert_eq(ro.st.bytes_skipped, 1600 + l.start[l.nblocks] - l.start[2]);
+	cr_assert(ro.st.recovered);
+	free(l.buf);
+}
