@@ -64,6 +64,7 @@ struct cap_reader {
 	bool resyncing;
 	uint64_t damage_start;
 	unsigned resync_tries;   /* candidates tried in this damaged region */
+	uint64_t region_frames;  /* damaged frames of known extent in it */
 	uint64_t first_bad_start, first_bad_end;
 	bool cut_in_frame;       /* file ended inside a frame */
 	bool trailer_damaged;    /* footer or trailer frame failed validation */

@@ -44,14 +44,16 @@ static void note_error(struct cap_reader *r, int err, uint64_t off)
 	}
 }
 
-/* A bad region [start, end) is over: count it as one damaged block. */
+/* A bad region [start, end) is over: it counts as one damaged block per
+ * damaged frame it held, and at least one. */
 static void bad_region(struct cap_reader *r, uint64_t start, uint64_t end)
 {
 	if (!r->st.bad_blocks) {
 		r->first_bad_start = start;
 		r->first_bad_end = end;
 	}
-	r->st.bad_blocks++;
+	r->st.bad_blocks += r->region_frames ? r->region_frames : 1;
+	r->region_frames = 0;
 	r->st.bytes_skipped += end - start;
 	r->resyncing = false;
 }
@@ -200,6 +202,7 @@ static int try_frame(struct cap_reader *r)
 			r->resync_tries = 0;
 			note_error(r, err, r->pos);
 		}
+		r->region_frames++;
 	} else {
 		if (r->resyncing)
 			bad_region(r, r->damage_start, r->pos);
@@ -475,6 +478,11 @@ char *cap_reader__describe_loss(const struct cap_reader *r, char *buf, size_t le
 	if (st->bad_blocks == 1)
 		append(buf, len, &off, "1 damaged block (bytes %" PRIu64 "-%" PRIu64
 		       ") skipped", r->first_bad_start, r->first_bad_end - 1);
+	else if (st->bad_blocks &&
+		 r->first_bad_end - r->first_bad_start == st->bytes_skipped)
+		append(buf, len, &off, "%" PRIu64 " damaged blocks (bytes %" PRIu64 "-%"
+		       PRIu64 ") skipped", st->bad_blocks, r->first_bad_start,
+		       r->first_bad_end - 1);
 	else if (st->bad_blocks)
 		append(buf, len, &off, "%" PRIu64 " damaged blocks (%" PRIu64 " bytes, "
 		       "first at bytes %" PRIu64 "-%" PRIu64 ") skipped", st->bad_blocks,

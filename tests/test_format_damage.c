@@ -359,3 +359,28 @@ Test(format_damage, false_frame_starts_are_bounded)
 	cr_assert(ro.st.recovered);
 	free(l.buf);
 }
+
+Test(format_damage, adjacent_damaged_blocks_counted_each)
+{
+	struct capgen_opts o = { .block_size = 512, .events = 30 };
+	struct cap_record rec;
+	struct cap_reader *r;
+	struct layout l;
+	char msg[512], want[512];
+	uint64_t n = 0;
+
+	make_layout(&o, &l);
+	l.buf[l.start[2] + 25] ^= 0x04;
+	l.buf[l.start[3] + 25] ^= 0x04;
+	cr_assert_eq(cap_reader__open_mem(l.buf, l.len, &r), 0);
+	while (cap_reader__next(r, &rec) == 1)
+		n++;
+	cr_assert_eq(n, l.total - l.records[2] - l.records[3]);
+	cr_assert_eq(cap_reader__stats(r)->bad_blocks, 2);
+	snprintf(want, sizeof(want), "2 damaged blocks (bytes %lu-%lu) skipped; ", l.start[2],
+		 l.start[4] - 1);
+	cap_reader__describe_loss(r, msg, sizeof(msg));
+	cr_assert_eq(strncmp(msg, want, strlen(want)), 0, "%s", msg);
+	cap_reader__close(r);
+	free(l.buf);
+}
