@@ -216,14 +216,15 @@ int cap_reader__open_mem(const void *buf, size_t len, struct cap_reader **out)
 	return 0;
 }
 
-/* Map a regular file read-only; *len 0 means empty. */
+/* Map a regular file read-only. O_NONBLOCK: opening a FIFO must not wait
+ * for a writer just to be refused. */
 static int map_file(const char *path, const uint8_t **buf, size_t *len)
 {
 	struct stat sb;
 	void *p;
 	int fd, err = 0;
 
-	fd = open(path, O_RDONLY | O_CLOEXEC);
+	fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
 	if (fd < 0)
 		return -errno;
 	if (fstat(fd, &sb)) {
@@ -280,7 +281,7 @@ int cap_file_version(const char *path, uint16_t *major, uint16_t *minor,
 
 	if (!path)
 		return CAP_ERR_INVAL;
-	fd = open(path, O_RDONLY | O_CLOEXEC);
+	fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
 	if (fd < 0)
 		return -errno;
 	if (fstat(fd, &sb) || !S_ISREG(sb.st_mode)) {

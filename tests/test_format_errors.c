@@ -84,6 +84,11 @@ Test(format_errors, open_errors)
 	cr_assert_eq(cap_reader__open_mem("\x53\x2a", 2, &r), CAP_ERR_TRUNCATED);
 	cr_assert_eq(cap_reader__open_mem("\x28\xb5\x2f\xfd", 4, &r), CAP_ERR_BAD_MAGIC);
 	cr_assert_eq(cap_reader__open("/dev/null", &r), CAP_ERR_NOT_FILE);
+	snprintf(path, sizeof(path), "%s/fifo", dir);
+	cr_assert_eq(mkfifo(path, 0600), 0);
+	cr_assert_eq(cap_reader__open(path, &r), CAP_ERR_NOT_FILE, "a FIFO, without blocking");
+	cr_assert_eq(cap_file_version(path, NULL, NULL, NULL), CAP_ERR_NOT_FILE);
+	unlink(path);
 	cr_assert_null(r);
 	rmdir(dir);
 }
