@@ -351,6 +351,11 @@ int cap_writer__tick(struct cap_writer *w, uint64_t now)
 	w->last_tick = now;
 	if (!w->raw_len || now < w->block_since)
 		return 0;
+	if (!w->block_since) {
+		/* no timed record and no earlier tick: the age starts now */
+		w->block_since = now;
+		return 0;
+	}
 	if (now - w->block_since >= w->opts.block_age_ns)
 		return close_block(w);
 	return 0;

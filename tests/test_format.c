@@ -367,3 +367,23 @@ Test(format_writer, crc32_reference_value)
 	cr_assert_eq(cap_crc32(0, "", 0), 0);
 	cr_assert_eq(cap_crc32(cap_crc32(0, "1234", 4), "56789", 5), 0xcbf43926u);
 }
+
+Test(format_writer, untimed_block_ages_from_first_tick)
+{
+	struct cap_writer_opts wo = { .block_age_ns = 1000 };
+	struct cap_header h;
+	struct cap_writer *w;
+	int fd = memfd_create("t", 0);
+
+	capgen_header(&h);
+	cr_assert_eq(cap_writer__fdopen(dup(fd), &h, &wo, &w), 0);
+	cr_assert_eq(cap_writer__string(w, 1, "x", 1), 0);
+	cr_assert_eq(cap_writer__tick(w, 5000000), 0);
+	cr_assert_eq(cap_writer__totals(w)->blocks, 0, "age unknown until the first tick");
+	cr_assert_eq(cap_writer__tick(w, 5000999), 0);
+	cr_assert_eq(cap_writer__totals(w)->blocks, 0);
+	cr_assert_eq(cap_writer__tick(w, 5001000), 0);
+	cr_assert_eq(cap_writer__totals(w)->blocks, 1);
+	cap_writer__free(w);
+	close(fd);
+}
