@@ -245,6 +245,8 @@ static int load_bpf(struct recorder *r, bool raw_switch)
 	bpf_map__set_max_entries(s->maps.offcpu_start, o->storage_entries);
 	bpf_map__set_max_entries(s->maps.bio_inflight, o->storage_entries);
 	bpf_map__set_max_entries(s->maps.tids, o->nr_tids > 0 ? o->nr_tids : 1);
+	if (o->nr_pids > (int)bpf_map__max_entries(s->maps.tgids))
+		bpf_map__set_max_entries(s->maps.tgids, o->nr_pids);
 	bpf_program__set_autoload(s->progs.stkrec_switch, off && !raw_switch);
 	bpf_program__set_autoload(s->progs.stkrec_switch_raw, off && raw_switch);
 	bpf_program__set_autoload(s->progs.stkrec_cpu, o->events & RECORD_EV_CPU);
