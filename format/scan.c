@@ -16,7 +16,7 @@
 #include "format/capture.h"
 #include "format/internal.h"
 
-/* §2 frame header descriptor bits (zstd format, Frame_Header_Descriptor) */
+/* Frame_Header_Descriptor bits (RFC 8878 §3.1.1.1.1) */
 #define FHD_DICT_ID 0x03
 #define FHD_CHECKSUM 0x04
 #define FHD_RESERVED 0x08
@@ -68,12 +68,14 @@ static uint64_t find_magic(const struct cap_reader *r, uint64_t from)
 
 	cap__put32(zm, CAP_ZSTD_MAGIC);
 	cap__put32(tm, CAP_SKIP_MAGIC_TRAILER);
+	/* the second search stops at the first hit: each byte is looked at
+	 * about twice, however many damaged regions a large file has */
 	a = memmem(p, end - p, zm, 4);
-	b = memmem(p, end - p, tm, 4);
-	if (a && (!b || a < b))
-		return a - r->buf;
+	b = memmem(p, (a ? a + 3 : end) - p, tm, 4);
 	if (b)
 		return b - r->buf;
+	if (a)
+		return a - r->buf;
 	return r->data_end;
 }
 
@@ -104,7 +106,7 @@ static void resync(struct cap_reader *r, int err)
 	r->pos = r->data_end;
 }
 
-/* §5.4 step 2: check the frame header stkrec writers always produce. */
+/* §5.1, §5.4 step 4: the frame header stkrec writers always produce. */
 static int frame_params(const struct cap_reader *r, uint64_t *usize)
 {
 	uint64_t remain = r->data_end - r->pos;
