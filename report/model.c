@@ -406,7 +406,8 @@ int model__load(const char *path, struct model **out)
 	return model__load_opts(path, NULL, out);
 }
 
-int model__load_mem(const void *buf, size_t len, struct model **out)
+int model__load_mem(const void *buf, size_t len, const struct model_opts *opts,
+		     struct model **out)
 {
 	struct cap_reader *rd;
 	int err;
@@ -414,7 +415,7 @@ int model__load_mem(const void *buf, size_t len, struct model **out)
 	err = cap_reader__open_mem(buf, len, &rd);
 	if (err)
 		return err;
-	return load(rd, NULL, out);
+	return load(rd, opts, out);
 }
 
 void model__free(struct model *m)

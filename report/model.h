@@ -57,7 +57,8 @@ struct model_opts {
  * was read is kept and model__recovered() says so. opts may be NULL. */
 int model__load(const char *path, struct model **out);
 int model__load_opts(const char *path, const struct model_opts *opts, struct model **out);
-int model__load_mem(const void *buf, size_t len, struct model **out);
+int model__load_mem(const void *buf, size_t len, const struct model_opts *opts,
+		     struct model **out);
 void model__free(struct model *m);
 
 const struct cap_header *model__header(const struct model *m);

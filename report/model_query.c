@@ -333,7 +333,8 @@ int model__stack(const struct model *m, uint32_t id, const uint64_t **ips)
 	v = idmap__find(&m->stacks, id, 0);
 	if (!v)
 		return -ENOENT;
-	*ips = m->ips + (*v >> 8);
+	if (*v & 0xff) /* an empty stack may come before any ips were stored */
+		*ips = m->ips + (*v >> 8);
 	return *v & 0xff;
 }
 
