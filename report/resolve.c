@@ -184,7 +184,7 @@ static int cached_user(struct resolver *r, const struct model_map *mp, uint64_t 
 	return n;
 }
 
-static int placeholder(struct rframe *out, int max, const char *name)
+static int placeholder(struct rframe *out, int max, const char *name, bool kernel)
 {
 	if (max < 1)
 		return 0;
@@ -192,6 +192,7 @@ static int placeholder(struct rframe *out, int max, const char *name)
 	out->name = name;
 	out->dso = "[unknown]";
 	out->special = true;
+	out->kernel = kernel;
 	return 1;
 }
 
@@ -204,10 +205,10 @@ int resolver__user(struct resolver *r, uint32_t pid, uint64_t time, uint32_t sta
 	int i, j, n, nr, cnt = 0;
 
 	if (stack_id == CAP_STACK_LOST)
-		return placeholder(out, max, "[Missed User Stack]");
+		return placeholder(out, max, "[Missed User Stack]", false);
 	nr = model__stack(r->m, stack_id, &ips);
 	if (nr < 0)
-		return placeholder(out, max, "[lost stack]");
+		return placeholder(out, max, "[lost stack]", false);
 	for (i = 0; i < nr && cnt < max; i++) {
 		mp = model__find_map(r->m, pid, time, ips[i]);
 		if (!mp) {
@@ -305,10 +306,10 @@ int resolver__kernel(struct resolver *r, uint32_t stack_id, struct rframe *out, 
 	int i, nr, cnt = 0, strip, err;
 
 	if (stack_id == CAP_STACK_LOST)
-		return placeholder(out, max, "[Missed Kernel Stack]");
+		return placeholder(out, max, "[Missed Kernel Stack]", true);
 	nr = model__stack(r->m, stack_id, &ips);
 	if (nr < 0)
-		return placeholder(out, max, "[lost stack]");
+		return placeholder(out, max, "[lost stack]", true);
 	for (i = 0; i < nr && cnt < max; i++) {
 		err = cached_kernel(r, ips[i], i > 0, &fr);
 		if (err)
