@@ -444,7 +444,9 @@ static int run_view(struct cli *c, struct report_ctx *ctx)
 {
 	switch (c->view) {
 	case VIEW_FOLDED:
-		if (!c->flt.kinds && model__nr_events(ctx->model, CAP_KIND_OFFCPU) &&
+		/* one unit per folded file: off-CPU wins, say so */
+		if (filter__kind(&c->flt, CAP_KIND_OFFCPU) && filter__kind(&c->flt, CAP_KIND_CPU) &&
+		    model__nr_events(ctx->model, CAP_KIND_OFFCPU) &&
 		    model__nr_events(ctx->model, CAP_KIND_CPU))
 			log_warn("folded: off-CPU time shown; '-e cpu' gives the CPU samples");
 		return view_folded(ctx, stdout);
