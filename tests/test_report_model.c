@@ -324,6 +324,20 @@ Test(report_model, real_elf_symbols)
 	s = run(view_folded, &f, NULL);
 	cr_assert_str_eq(s, "realprog;caller_fn;leaf_fn 2\n");
 	free(s);
+	/* --srcline: the lines of the two functions in the test's source */
+	{
+		struct symbolizer_opts so = { .srclines = true };
+		struct rframe fr[8];
+		struct resolver *res;
+
+		cr_assert_eq(resolver__new(model, &so, &res), 0);
+		cr_assert_eq(resolver__user(res, 500, RC_T0, 13, fr, 8), 2);
+		cr_assert_not_null(fr[0].srcfile);
+		cr_assert_str_eq(strrchr(fr[0].srcfile, '/') + 1, strrchr(src, '/') + 1);
+		cr_assert_eq(fr[0].line, 1);
+		cr_assert_eq(fr[1].line, 2); /* the call, found from the return address - 1 */
+		resolver__free(res);
+	}
 	filter__free(&f);
 	model__free(model);
 	model = saved;
