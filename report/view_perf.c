@@ -219,6 +219,24 @@ static void print_loss(const struct model *m, FILE *out)
 			model__loss_text(m));
 }
 
+/* The recorder's own counters (STAT records), four to a line. */
+static void print_stats(const struct model *m, FILE *out)
+{
+	const char *key, *next;
+	uint64_t v, nv;
+	size_t i;
+
+	for (i = 0; !model__stat(m, i, &key, &v); i++) {
+		bool more = !model__stat(m, i + 1, &next, &nv);
+
+		if (!(i % 4))
+			fputs(i ? "\n#                 " : "# recorder stats :", out);
+		fprintf(out, " %s %" PRIu64 "%s", key, v, more && (i + 1) % 4 ? "," : "");
+	}
+	if (i)
+		fputc('\n', out);
+}
+
 static void perf_header(const struct report_ctx *ctx, FILE *out)
 {
 	const struct model *m = ctx->model;
@@ -241,7 +259,9 @@ static void perf_header(const struct report_ctx *ctx, FILE *out)
 		fprintf(out, "%s %s %zu (lost %" PRIu64 ")", k ? "," : "", cap_kind_name(k),
 			model__nr_events(m, k),
 			model__lost(m, k, CAP_LOST_RINGBUF) + model__lost(m, k, CAP_LOST_STATE));
-	fputs("\n# ========\n", out);
+	fputc('\n', out);
+	print_stats(m, out);
+	fputs("# ========\n", out);
 	print_loss(m, out);
 }
 
