@@ -25,11 +25,13 @@
 #define CAP_BPF 39
 #endif
 
-static struct recorder *active;
+static struct recorder *volatile active;
+static volatile sig_atomic_t stop_pending; /* a signal came during setup */
 static bool status_line;
 
 static void on_signal(int sig)
 {
+	stop_pending = 1;
 	if (active)
 		recorder__stop(active);
 }
@@ -246,6 +248,8 @@ static int record(struct record_opts *o)
 		return EXIT_FAIL;
 	}
 	active = r;
+	if (stop_pending) /* Ctrl-C while loading: stop at once, cleanly */
+		recorder__stop(r);
 	status_line = isatty(STDERR_FILENO);
 	err = recorder__run(r);
 	active = NULL;
