@@ -234,12 +234,14 @@ static void slurp(int fd, char *buf, size_t len)
 static void run(struct run *r, int uid, char *const argv[])
 {
 	char out[] = "/tmp/stkrec-opts-out-XXXXXX", errf[] = "/tmp/stkrec-opts-err-XXXXXX";
-	int fo = mkstemp(out), fe = mkstemp(errf), st;
+	int fo, fe, st;
 	pid_t pid;
 
-	cr_assert(fo >= 0 && fe >= 0);
 	if (access(stkrec_bin(), X_OK))
 		cr_skip_test("no stkrec binary at %s (set STKREC)", stkrec_bin());
+	fo = mkstemp(out);
+	fe = mkstemp(errf);
+	cr_assert(fo >= 0 && fe >= 0);
 	pid = fork();
 	cr_assert_geq(pid, 0);
 	if (pid == 0) {
