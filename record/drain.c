@@ -311,19 +311,23 @@ void recorder__progress(const struct recorder *r, struct record_progress *p)
 	p->command_status = command_status(r);
 }
 
-/* One pass over both sources. A yield (burst still flowing) is not an
- * error: the loop comes back after its housekeeping. */
+/* One pass over both sources, the side band first: an exec's or mmap's
+ * MAPPING records (procmaps__ensure() stamps them) must precede the events
+ * of the new image that the ringbuf holds. A yield (burst still flowing) is
+ * not an error: the loop comes back after its housekeeping. */
 static int drain(struct recorder *r, uint64_t budget_ns)
 {
 	int n;
 
+	n = sideband__drain(r->sb, r->w, r->pm);
+	if (n < 0)
+		return n;
 	r->next_check = record__now() + budget_ns;
 	r->yielded = false;
 	n = ring_buffer__consume(r->rb);
 	if (n < 0 && !(n == -EAGAIN && r->yielded))
 		return n;
-	n = sideband__drain(r->sb, r->w, r->pm);
-	return n < 0 ? n : 0;
+	return 0;
 }
 
 static void report_progress(struct recorder *r)
