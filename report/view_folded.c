@@ -74,27 +74,10 @@ static int put_comm(struct folded *fo, const struct report_ctx *ctx,
 	return put_frame(fo, tmp, "");
 }
 
-static int fold_group(struct folded *fo, const struct report_ctx *ctx,
-		      const struct agg_group *g, struct rframe *fr, uint64_t value)
+static int add_line(struct folded *fo, size_t start, uint64_t value)
 {
-	const char *ksuffix = ctx->opts.annotate ? "_[k]" : "";
-	size_t start = fo->len;
-	int i, n, nk, err;
 	struct fline *l;
 
-	n = view_frames(ctx, g->pid, g->first_time, g->ustack, g->kstack, fr, &nk);
-	if (n < 0)
-		return n;
-	err = put_comm(fo, ctx, g);
-	for (i = n - 1; !err && i >= nk; i--)
-		err = put_frame(fo, fr[i].name, "");
-	/* BCC: the delimiter only when both stacks were taken */
-	if (!err && ctx->opts.delimited && nk && n > nk && !fr[0].special && !fr[nk].special)
-		err = put(fo, ";-", 2);
-	for (i = nk - 1; !err && i >= 0; i--)
-		err = put_frame(fo, fr[i].name, fr[i].special ? "" : ksuffix);
-	if (err)
-		return err;
 	if (fo->n == fo->ncap) {
 		size_t nc = fo->ncap ? fo->ncap * 2 : 256;
 
@@ -111,6 +94,27 @@ static int fold_group(struct folded *fo, const struct report_ctx *ctx,
 	return 0;
 }
 
+static int fold_group(struct folded *fo, const struct report_ctx *ctx,
+		      const struct agg_group *g, struct rframe *fr, uint64_t value)
+{
+	const char *ksuffix = ctx->opts.annotate ? "_[k]" : "";
+	size_t start = fo->len;
+	int i, n, nk, err;
+
+	n = view_frames(ctx, g->pid, g->first_time, g->ustack, g->kstack, fr, &nk);
+	if (n < 0)
+		return n;
+	err = put_comm(fo, ctx, g);
+	for (i = n - 1; !err && i >= nk; i--)
+		err = put_frame(fo, fr[i].name, "");
+	/* BCC: the delimiter only when both stacks were taken */
+	if (!err && ctx->opts.delimited && nk && n > nk && !fr[0].special && !fr[nk].special)
+		err = put(fo, ";-", 2);
+	for (i = nk - 1; !err && i >= 0; i--)
+		err = put_frame(fo, fr[i].name, fr[i].special ? "" : ksuffix);
+	return err ?: add_line(fo, start, value);
+}
+
 static int cmp_line(const void *pa, const void *pb, void *ctx)
 {
 	const struct fline *a = pa, *b = pb;
@@ -122,24 +126,101 @@ static int cmp_line(const void *pa, const void *pb, void *ctx)
 	return a->len < b->len ? -1 : a->len > b->len;
 }
 
-static void print_lines(struct folded *fo, FILE *out, bool us)
+/* Sort, merge lines naming the same stack, and hand each one to cb. */
+static int each_line(struct folded *fo, view_fold_fn cb, void *arg)
 {
 	size_t i, j;
 	uint64_t sum;
+	int err = 0;
 
 	if (fo->n)
 		qsort_r(fo->lines, fo->n, sizeof(*fo->lines), cmp_line, fo->buf);
-	for (i = 0; i < fo->n; i = j) {
+	for (i = 0; i < fo->n && !err; i = j) {
 		sum = 0;
 		for (j = i; j < fo->n && !cmp_line(&fo->lines[i], &fo->lines[j], fo->buf); j++)
 			sum += fo->lines[j].value;
-		fwrite(fo->buf + fo->lines[i].off, 1, fo->lines[i].len, out);
-		fprintf(out, " %" PRIu64 "\n", us ? view_ns_to_us(sum) : sum);
+		err = cb(arg, fo->buf + fo->lines[i].off, fo->lines[i].len, sum);
 	}
+	return err;
+}
+
+/* Block I/O has no stacks: "comm;disk" per completed request, in bytes. */
+static int fold_bio(struct folded *fo, const struct report_ctx *ctx)
+{
+	const struct model *m = ctx->model;
+	const uint32_t *comms = model__bio_comms(m);
+	const struct cap_bio *b;
+	size_t i, n, start;
+	const char *disk;
+	char dev[32];
+	int err = 0;
+
+	b = model__bio(m, &n);
+	for (i = 0; i < n && !err; i++, b++) {
+		if (!filter__task(ctx->filter, m, b->pid, b->tid, comms[i], b->complete_time))
+			continue;
+		disk = model__blockdev(m, b->major, b->minor);
+		if (!disk) {
+			snprintf(dev, sizeof(dev), "%" PRIu32 ":%" PRIu32, b->major, b->minor);
+			disk = dev;
+		}
+		start = fo->len;
+		err = put_frame(fo, model__comm_name(m, comms[i]), "") ?:
+		      put_frame(fo, disk, "") ?: add_line(fo, start, b->bytes);
+	}
+	return err;
+}
+
+static int fold_stacks(struct folded *fo, struct report_ctx *ctx, enum cap_kind kind)
+{
+	struct agg a = { 0 };
+	struct rframe *fr;
+	size_t i;
+	int err;
+
+	fr = malloc(VIEW_MAX_FRAMES * sizeof(*fr));
+	if (!fr)
+		return -ENOMEM;
+	err = agg__collect(&a, ctx, kind, 0);
+	for (i = 0; !err && i < a.n; i++)
+		err = fold_group(fo, ctx, &a.g[i], fr, a.g[i].total);
+	agg__fini(&a);
+	free(fr);
+	return err;
+}
+
+int view_fold(struct report_ctx *ctx, enum cap_kind kind, view_fold_fn cb, void *arg)
+{
+	struct folded fo = { 0 };
+	int err;
+
+	if (kind == CAP_KIND_BIO)
+		err = fold_bio(&fo, ctx);
+	else
+		err = fold_stacks(&fo, ctx, kind);
+	if (!err)
+		err = each_line(&fo, cb, arg);
+	free(fo.buf);
+	free(fo.lines);
+	return err;
+}
+
+struct print_arg {
+	FILE *out;
+	bool us;
+};
+
+static int print_line(void *arg, const char *stack, size_t len, uint64_t value)
+{
+	struct print_arg *p = arg;
+
+	fwrite(stack, 1, len, p->out);
+	fprintf(p->out, " %" PRIu64 "\n", p->us ? view_ns_to_us(value) : value);
+	return 0;
 }
 
 /* Off-CPU when selected and present, else CPU samples. */
-static enum cap_kind folded_kind(const struct report_ctx *ctx)
+enum cap_kind view_fold_kind(const struct report_ctx *ctx)
 {
 	if (filter__kind(ctx->filter, CAP_KIND_OFFCPU) &&
 	    (model__nr_events(ctx->model, CAP_KIND_OFFCPU) ||
@@ -150,26 +231,10 @@ static enum cap_kind folded_kind(const struct report_ctx *ctx)
 
 int view_folded(struct report_ctx *ctx, FILE *out)
 {
-	enum cap_kind kind = folded_kind(ctx);
-	struct folded fo = { 0 };
-	struct agg a = { 0 };
-	struct rframe *fr;
-	size_t i;
-	int err;
+	enum cap_kind kind = view_fold_kind(ctx);
+	struct print_arg p = { .out = out, .us = kind == CAP_KIND_OFFCPU };
 
 	if (!filter__kind(ctx->filter, kind))
 		return 0;
-	fr = malloc(VIEW_MAX_FRAMES * sizeof(*fr));
-	if (!fr)
-		return -ENOMEM;
-	err = agg__collect(&a, ctx, kind, 0);
-	for (i = 0; !err && i < a.n; i++)
-		err = fold_group(&fo, ctx, &a.g[i], fr, a.g[i].total);
-	if (!err)
-		print_lines(&fo, out, kind == CAP_KIND_OFFCPU);
-	agg__fini(&a);
-	free(fr);
-	free(fo.buf);
-	free(fo.lines);
-	return err;
+	return view_fold(ctx, kind, print_line, &p);
 }

@@ -35,6 +35,7 @@ struct report_opts {
 	uint64_t interval_ns; /* biotop; 0: 1 s */
 	uint64_t count;     /* biotop intervals to print; 0: all */
 	uint32_t max_rows;  /* biotop and top-waits rows; 0: biotop 20, top-waits all */
+	bool icicle;        /* svg: root at the top */
 };
 
 struct report_ctx {
@@ -49,6 +50,22 @@ int view_folded(struct report_ctx *ctx, FILE *out);
 int view_topwaits(struct report_ctx *ctx, FILE *out);
 int view_biotop(struct report_ctx *ctx, FILE *out);
 int view_script(struct report_ctx *ctx, FILE *out);
+/* Flame graph of view_fold_kind()'s folded stacks, or of block I/O with
+ * -e bio alone (view_svg.c). */
+int view_svg(struct report_ctx *ctx, FILE *out);
+
+/* ---- folded stacks as data (view_folded.c) ---------------------------- */
+
+/* One folded stack "comm;outermost;...;innermost" (len bytes, not
+ * NUL-terminated) and its value: off-CPU ns, CPU samples or block I/O bytes.
+ * A nonzero return stops view_fold(), which returns it. */
+typedef int (*view_fold_fn)(void *arg, const char *stack, size_t len, uint64_t value);
+/* The filtered events of kind as view_folded prints them: merged by name,
+ * in bytewise order, values not rounded. Block I/O, without stacks, folds
+ * to "comm;disk" ("MAJ:MIN" when the disk has no name). 0 or -ENOMEM. */
+int view_fold(struct report_ctx *ctx, enum cap_kind kind, view_fold_fn cb, void *arg);
+/* The kind of view_folded: off-CPU when selected and present, else CPU. */
+enum cap_kind view_fold_kind(const struct report_ctx *ctx);
 
 /* ---- helpers shared by the views (view_common.c) ---------------------- */
 
