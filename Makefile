@@ -132,7 +132,7 @@ FUZZ_TIME ?= 60
 
 # Each target compiles only the modules it needs: fuzz_reader* format/ alone.
 fuzz_srcs = $(if $(filter fuzz_reader%,$(1)),$(FORMAT_SRCS),$(FORMAT_SRCS) $(REPORT_SRCS))
-$(OUT)/fuzz/%: tests/fuzz/%.c $$(call fuzz_srcs,$$*) format/*.h report/*.h
+$(OUT)/fuzz/%: tests/fuzz/%.c $$(call fuzz_srcs,$$*) format/*.h report/*.h tests/fuzz/fuzz_util.h
 	$(call msg,FUZZ-CC,$@)
 	$(Q)mkdir -p $(dir $@)
 	$(Q)$(CLANG) $(FUZZ_CFLAGS) $< $(call fuzz_srcs,$*) -ldw -lelf -lzstd -llzma -o $@

@@ -6,102 +6,8 @@
  * mutations reach the model (ids, definitions, mappings, times) and every
  * view instead of failing the block checksum.
  */
-#include <stdint.h>
-#include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
-#include <zstd.h>
-#include "format/capture.h"
-#include "report/filter.h"
-#include "report/model.h"
-#include "report/resolve.h"
-#include "report/views.h"
-
-struct mem {
-	uint8_t *buf;
-	size_t len, cap;
-};
-
-static ssize_t mem_write(int fd, const void *p, size_t len, void *ctx)
-{
-	struct mem *m = ctx;
-
-	(void)fd;
-	if (m->len + len > m->cap) {
-		m->cap = (m->len + len) * 2;
-		m->buf = realloc(m->buf, m->cap);
-		if (!m->buf)
-			abort();
-	}
-	memcpy(m->buf + m->len, p, len);
-	m->len += len;
-	return len;
-}
-
-/* The bytes of a valid header frame, made once by the real writer. */
-static const struct mem *header(void)
-{
-	static struct mem m;
-	struct cap_writer_opts o = { .write_fn = mem_write, .write_ctx = &m };
-	struct cap_header h = { .ncpus = 1, .page_size = 4096 };
-	struct cap_writer *w;
-
-	if (m.len)
-		return &m;
-	if (cap_writer__fdopen(0x7fff, &h, &o, &w))
-		abort();
-	/* free, not finish: only the header is wanted (fd is never used) */
-	cap_writer__free(w);
-	return &m;
-}
-
-static size_t build(const uint8_t *data, size_t size, uint8_t **out)
-{
-	const struct mem *h = header();
-	struct cap_rec_hdr rh = { CAP_REC_BLOCK, 20 };
-	struct cap_block b = { 0, 0 };
-	size_t raw_len = 20 + size, bound, n;
-	uint8_t *raw, *file;
-	ZSTD_CCtx *cctx = ZSTD_createCCtx();
-
-	raw = malloc(raw_len);
-	memcpy(raw, &rh, 4);
-	memcpy(raw + 4, &b, 16);
-	memcpy(raw + 20, data, size);
-	bound = ZSTD_compressBound(raw_len);
-	file = malloc(h->len + bound);
-	memcpy(file, h->buf, h->len);
-	ZSTD_CCtx_setParameter(cctx, ZSTD_c_checksumFlag, 1);
-	ZSTD_CCtx_setParameter(cctx, ZSTD_c_compressionLevel, 1);
-	n = ZSTD_compress2(cctx, file + h->len, bound, raw, raw_len);
-	ZSTD_freeCCtx(cctx);
-	free(raw);
-	if (ZSTD_isError(n))
-		abort();
-	*out = file;
-	return h->len + n;
-}
-
-static FILE *devnull;
-
-static void run_views(struct report_ctx *ctx)
-{
-	struct report_opts base = ctx->opts;
-
-	ctx->opts.callgraph = true;
-	view_perf(ctx, devnull);
-	ctx->opts = base;
-	ctx->opts.delimited = ctx->opts.annotate = ctx->opts.with_pid = true;
-	view_folded(ctx, devnull);
-	ctx->opts = base;
-	ctx->opts.json = true;
-	view_topwaits(ctx, devnull);
-	ctx->opts = base;
-	ctx->opts.count = 4;
-	view_biotop(ctx, devnull);
-	ctx->opts = base;
-	view_script(ctx, devnull);
-}
+#define FUZZ_WITH_VIEWS
+#include "tests/fuzz/fuzz_util.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
@@ -114,12 +20,12 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 
 	if (!devnull)
 		devnull = fopen("/dev/null", "w");
-	len = build(data, size, &file);
+	len = fuzz_block_capture(data, size, &file);
 	if (!model__load_mem(file, len, &mo, &m)) {
 		if (!filter__bind(&f, m) && !resolver__new(m, NULL, &ctx.res)) {
 			ctx.model = m;
 			ctx.filter = &f;
-			run_views(&ctx);
+			fuzz_run_views(&ctx);
 			resolver__free(ctx.res);
 		}
 		filter__free(&f);
