@@ -237,6 +237,29 @@ static uint64_t bpf_stat(struct recorder *r, uint32_t key)
 	return sum;
 }
 
+/* The STAT keys, in the order record__write_stats() writes them. */
+static const char *const stat_keys[] = {
+	"events.offcpu", "events.cpu", "events.bio", "stacks", "strings", "threads",
+	"ringbuf_size", "bad_ringbuf_records", "maps_unreadable", "sideband_lost",
+	"bio.unseen_completions", "bio.filtered_completions", "duration_ns", "bytes_raw",
+};
+
+/* Intern the STAT keys up front: once --max-size is reached the writer
+ * takes only LOST, STAT and END records, not the STRINGs naming keys. */
+int record__intern_stat_keys(struct recorder *r)
+{
+	uint32_t id;
+	size_t i;
+	int err;
+
+	for (i = 0; i < sizeof(stat_keys) / sizeof(stat_keys[0]); i++) {
+		err = intern__string(r->in, stat_keys[i], strlen(stat_keys[i]), &id);
+		if (err)
+			return err;
+	}
+	return 0;
+}
+
 int record__write_stats(struct recorder *r)
 {
 	const struct cap_totals *t = cap_writer__totals(r->w);
@@ -262,6 +285,8 @@ int record__write_stats(struct recorder *r)
 	size_t i;
 	int err;
 
+	_Static_assert(sizeof(stats) / sizeof(stats[0]) == sizeof(stat_keys) / sizeof(stat_keys[0]),
+		       "every STAT key is interned up front");
 	for (i = 0; i < sizeof(stats) / sizeof(stats[0]); i++) {
 		err = write_stat(r, stats[i].key, stats[i].value);
 		if (err < 0)

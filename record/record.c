@@ -156,6 +156,9 @@ static int preamble(struct recorder *r, const char **step)
 	err = intern__new(r->w, &r->in);
 	if (err)
 		return err;
+	err = record__intern_stat_keys(r);
+	if (err)
+		return err;
 	r->sink = (struct ksyms_sink){ .ks = r->ks, .w = r->w, .in = r->in };
 	intern__set_kstack_hook(r->in, ksyms__kstack_hook, &r->sink);
 	*step = "write kernel identity";

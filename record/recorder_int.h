@@ -84,6 +84,7 @@ void record__detach(struct recorder *r);
 /* drain.c */
 int record__on_event(void *ctx, void *data, size_t size);
 int record__write_lost(struct recorder *r);
+int record__intern_stat_keys(struct recorder *r);
 int record__write_stats(struct recorder *r);
 int record__write_end(struct recorder *r);
 int record__loop(struct recorder *r);

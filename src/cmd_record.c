@@ -236,6 +236,13 @@ static void explain_start_failure(const struct record_opts *o, const char *step,
 		log_error("record: %s: %s", step, cap_strerror(err));
 }
 
+/* Errors a failing write(2) of the capture returns. */
+static bool write_error(int err)
+{
+	return err == -ENOSPC || err == -EIO || err == -EDQUOT || err == -EFBIG ||
+	       err == -EROFS || err == -EPIPE;
+}
+
 static int record(struct record_opts *o)
 {
 	struct recorder *r = NULL;
@@ -256,6 +263,9 @@ static int record(struct record_opts *o)
 	summary(r, o->output);
 	if (err && o->command && recorder__command_pid(r) && err > -4000)
 		log_error("record: cannot run '%s': %s", o->command[0], cap_strerror(err));
+	else if (write_error(err))
+		log_error("record: cannot write '%s': %s (the capture ends at its last "
+			  "complete block)", o->output, cap_strerror(err));
 	else if (err)
 		log_error("record: stopped by an error: %s", cap_strerror(err));
 	recorder__free(r);

@@ -15,6 +15,7 @@ enum {
 	OPT_STATE = 256,
 	OPT_STORAGE,
 	OPT_RINGBUF,
+	OPT_MAX_SIZE,
 };
 
 static const struct option long_opts[] = {
@@ -39,6 +40,7 @@ static const struct option long_opts[] = {
 	{ "state", required_argument, NULL, OPT_STATE },
 	{ "stack-storage-size", required_argument, NULL, OPT_STORAGE },
 	{ "ringbuf-size", required_argument, NULL, OPT_RINGBUF },
+	{ "max-size", required_argument, NULL, OPT_MAX_SIZE },
 	{ NULL, 0, NULL, 0 },
 };
 
@@ -51,7 +53,7 @@ void record_opts__usage(FILE *f)
 "usage: stkrec record [-o FILE] [-e offcpu,cpu,bio] [-a] [-p PID,...|-t TID,...|-u|-k]\n"
 "                     [-U|-K] [-F HZ|-c N] [-I] [-C CPU] [-m MIN_US] [-M MAX_US]\n"
 "                     [--state MASK] [--stack-storage-size N] [--ringbuf-size BYTES]\n"
-"                     [-d SECONDS] [-v] [-- COMMAND [ARGS...]]\n"
+"                     [-d SECONDS] [--max-size SIZE] [-v] [-- COMMAND [ARGS...]]\n"
 "\n"
 "Record off-CPU intervals, CPU samples and block I/O completions with user and\n"
 "kernel stacks into a capture file, until Ctrl-C, -d, or COMMAND exits.\n"
@@ -80,6 +82,9 @@ void record_opts__usage(FILE *f)
 "                           requests in flight, tracked in the kernel (default %d)\n"
 "      --ringbuf-size BYTES kernel-to-user buffer, a power of 2 (default %uM)\n"
 "  -d, --duration SECONDS   stop after this long\n"
+"      --max-size SIZE      stop when the capture reaches SIZE bytes (K, M, G\n"
+"                           suffixes; at least 64K): the file, its final\n"
+"                           counts and END record included, stays within SIZE\n"
 "  -v, --verbose            more messages (repeat for libbpf's)\n"
 "  -h, --help               this text\n"
 "\n"
@@ -173,6 +178,14 @@ static int parse_sizes(int c, const char *arg, struct record_opts *o, char *err,
 	if (c == OPT_STORAGE)
 		return parse_num("--stack-storage-size", arg, 1, 1u << 22,
 				 &o->storage_entries, err, len);
+	if (c == OPT_MAX_SIZE) {
+		e = parse_size(arg, 64u << 10, 1ull << 40, &o->max_size);
+		if (e == -ERANGE)
+			return fail(err, len, "--max-size: '%s' is not in [64K, 1024G]", arg);
+		if (e)
+			return fail(err, len, "--max-size: '%s' is not a size", arg);
+		return 0;
+	}
 	e = parse_size(arg, 64u << 10, 1ull << 30, &o->ringbuf_size);
 	if (e == -ERANGE)
 		return fail(err, len, "--ringbuf-size: '%s' is not in [64K, 1G]", arg);
@@ -270,6 +283,7 @@ static int parse_one(int c, const char *arg, struct record_opts *o, struct seen 
 		return 0;
 	case OPT_STORAGE:
 	case OPT_RINGBUF:
+	case OPT_MAX_SIZE:
 		return parse_sizes(c, arg, o, err, len);
 	}
 	return fail(err, len, "internal: unhandled option %d", c);

@@ -60,7 +60,7 @@ Test(record_opts, every_option)
 	cr_assert_eq(PARSE("-o", "x.cap", "-e", "cpu,bio", "-p", "12,34", "-K", "-c", "1000000",
 			   "-I", "-C", "0", "-m", "10", "-M", "5000", "--state", "2",
 			   "--stack-storage-size", "1000", "--ringbuf-size", "64M", "-d", "1.5",
-			   "-v", "-v"), 0, "%s", err);
+			   "--max-size", "2M", "-v", "-v"), 0, "%s", err);
 	cr_assert_str_eq(o.output, "x.cap");
 	cr_assert_eq(o.events, RECORD_EV_CPU | RECORD_EV_BIO);
 	cr_assert_eq(o.nr_pids, 2);
@@ -76,6 +76,7 @@ Test(record_opts, every_option)
 	cr_assert_eq(o.storage_entries, 1000);
 	cr_assert_eq(o.ringbuf_size, 64u << 20);
 	cr_assert_eq(o.duration_ns, 1500000000ull);
+	cr_assert_eq(o.max_size, 2u << 20);
 	cr_assert_eq(o.verbose, 2);
 }
 
@@ -174,6 +175,9 @@ Test(record_opts, bad_command_lines)
 		BAD("--ringbuf-size: '4K' is not in [64K, 1G]", "--ringbuf-size", "4K"),
 		BAD("--ringbuf-size: 'big' is not a size", "--ringbuf-size", "big"),
 		BAD("--stack-storage-size: '0' is out of range", "--stack-storage-size", "0"),
+		BAD("--max-size: '1K' is not in [64K, 1024G]", "--max-size", "1K"),
+		BAD("--max-size: 'lots' is not a size", "--max-size", "lots"),
+		BAD("option '--max-size' requires a value", "--max-size"),
 		BAD("--state: '-1' is not a number", "--state", "-1"),
 		BAD("-m: '1.5' is not a number", "-m", "1.5"),
 		BAD("-o: empty file name", "-o", ""),
