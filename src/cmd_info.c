@@ -183,6 +183,16 @@ static void print_lost_text(const struct info *in, int kind)
 	printf("%s", *sep == ',' ? ")" : "");
 }
 
+static uint64_t total_lost(const struct info *in)
+{
+	uint64_t n = 0;
+	int k;
+
+	for (k = 0; k < CAP_KIND_MAX; k++)
+		n += in->lost_events[k];
+	return n;
+}
+
 static void print_text(const struct info *in)
 {
 	const struct cap_header *h = in->hdr;
@@ -211,6 +221,9 @@ static void print_text(const struct info *in)
 		print_lost_text(in, k);
 		printf("%s", k + 1 < CAP_KIND_MAX ? ", " : "\n");
 	}
+	if (total_lost(in))
+		printf("WARNING:      %" PRIu64 " events lost while recording: counts and "
+		       "profiles undercount\n", total_lost(in));
 	printf("stacks missed: user %" PRIu64 ", kernel %" PRIu64 " (events kept)\n",
 	       in->stacks_missed[0], in->stacks_missed[1]);
 	print_defs_text(in);
@@ -411,6 +424,9 @@ int cmd_info(int argc, char **argv)
 		print_json(&in);
 	else
 		print_text(&in);
+	if (total_lost(&in))
+		log_warn("%s: %" PRIu64 " events were lost while recording (see 'lost "
+			 "events')", in.path, total_lost(&in));
 	if (in.st->recovered)
 		log_warn("%s: capture recovered with loss: %s", in.path, in.loss);
 	err = in.st->recovered ? EXIT_RECOVERED : EXIT_OK;
