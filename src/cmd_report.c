@@ -20,7 +20,7 @@
 
 #define DEFAULT_INPUT "stkrec.cap"
 
-enum view_id { VIEW_PERF, VIEW_FOLDED, VIEW_TOPWAITS, VIEW_BIOTOP, VIEW_SCRIPT };
+enum view_id { VIEW_PERF, VIEW_FOLDED, VIEW_TOPWAITS, VIEW_BIOTOP, VIEW_SCRIPT, VIEW_SVG };
 
 struct cli {
 	const char *cmd;
@@ -28,22 +28,22 @@ struct cli {
 	const char *input;
 	enum view_id view;
 	bool view_set;
-	struct filter flt;
+	struct report_common com;
 	struct report_opts opts;
-	struct symbolizer_opts sym;
-	struct model_opts load;
+	const char *svg_path;
 	unsigned report_only; /* report-only options seen (bit per option) */
 	unsigned folded_only;
 };
 
+/* Shared options first, then report's own (from REPORT_COMMON_OPT_END). */
 enum {
 	OPT_COMM = 256, OPT_TIME, OPT_STATE, OPT_SYMFS, OPT_INLINE, OPT_SRCLINE,
-	OPT_DEBUG_DIR, OPT_PID_FRAME, OPT_TOPWAITS, OPT_JSON, OPT_BIOTOP, OPT_MAX_MEMORY,
+	OPT_DEBUG_DIR, OPT_MAX_MEMORY,
+	OPT_PID_FRAME = REPORT_COMMON_OPT_END, OPT_TOPWAITS, OPT_JSON, OPT_BIOTOP,
+	OPT_SVG, OPT_ICICLE,
 };
 
-static const struct option long_opts[] = {
-	{ "help", no_argument, NULL, 'h' },
-	{ "input", required_argument, NULL, 'i' },
+static const struct option common_opts[] = {
 	{ "tid", required_argument, NULL, 't' },
 	{ "comm", required_argument, NULL, OPT_COMM },
 	{ "time", required_argument, NULL, OPT_TIME },
@@ -59,6 +59,14 @@ static const struct option long_opts[] = {
 	{ "inline", no_argument, NULL, OPT_INLINE },
 	{ "srcline", no_argument, NULL, OPT_SRCLINE },
 	{ "debug-dir", required_argument, NULL, OPT_DEBUG_DIR },
+	{ "verbose", no_argument, NULL, 'v' },
+	{ "max-memory", required_argument, NULL, OPT_MAX_MEMORY },
+	{ 0 },
+};
+
+static const struct option long_opts[] = {
+	{ "help", no_argument, NULL, 'h' },
+	{ "input", required_argument, NULL, 'i' },
 	{ "folded", no_argument, NULL, 'f' },
 	{ "delimited", no_argument, NULL, 'd' },
 	{ "annotations", no_argument, NULL, 'a' },
@@ -69,12 +77,27 @@ static const struct option long_opts[] = {
 	{ "maxrows", required_argument, NULL, 'r' },
 	{ "sort", required_argument, NULL, 's' },
 	{ "call-graph", no_argument, NULL, 'g' },
-	{ "verbose", no_argument, NULL, 'v' },
-	{ "max-memory", required_argument, NULL, OPT_MAX_MEMORY },
+	{ "svg", required_argument, NULL, OPT_SVG },
+	{ "icicle", no_argument, NULL, OPT_ICICLE },
 	{ 0 },
 };
 
-static const char filter_help[] =
+struct option *report_common_options(const struct option *own)
+{
+	size_t nc = sizeof(common_opts) / sizeof(common_opts[0]) - 1, no = 0;
+	struct option *all;
+
+	while (own[no].name)
+		no++;
+	all = calloc(nc + no + 1, sizeof(*all));
+	if (!all)
+		return NULL;
+	memcpy(all, common_opts, nc * sizeof(*all));
+	memcpy(all + nc, own, no * sizeof(*all));
+	return all;
+}
+
+const char report_common_help[] =
 	"Filters (as at record time):\n"
 	"  -p PID,...            only these processes\n"
 	"  -t, --tid TID,...     only these threads\n"
@@ -92,9 +115,7 @@ static const char filter_help[] =
 	"  -k, --kernel-threads-only  kernel threads only\n"
 	"  -U, --user-stacks-only     show user stacks only (no kernel frames)\n"
 	"  -K, --kernel-stacks-only   show kernel stacks only (no user frames)\n"
-	"  -e, --event KIND,...  offcpu, cpu, bio (default: all in the capture)\n"
 	"Symbols:\n"
-	"  -i, --input FILE      capture to read (default " DEFAULT_INPUT ")\n"
 	"  --symfs DIR           look for the recorded binaries under DIR\n"
 	"  --debug-dir DIR       debug files root (default /usr/lib/debug)\n"
 	"  --inline              expand inlined functions (needs DWARF)\n"
@@ -102,6 +123,11 @@ static const char filter_help[] =
 	"  -v, --verbose         symbolization statistics on stderr\n"
 	"  --max-memory SIZE     stop loading past SIZE of tables (K, M, G; default\n"
 	"                        4G): the output is then partial (exit status 3)\n";
+
+static const char input_help[] =
+	"Capture:\n"
+	"  -e, --event KIND,...  offcpu, cpu, bio (default: all in the capture)\n"
+	"  -i, --input FILE      capture to read (default " DEFAULT_INPUT ")\n";
 
 static void usage_report(FILE *f)
 {
@@ -123,8 +149,13 @@ static void usage_report(FILE *f)
 		   "  --biotop [INTERVAL [COUNT]]  block I/O by process per INTERVAL seconds of\n"
 		   "                        capture time (default 1); D: R read, W write,\n"
 		   "                        F flush, D discard, ? other; AVGms: issue->complete\n"
-		   "    -r, --maxrows N     rows per table (default 20; top-waits: all)\n\n"
-		   "%s\n"
+		   "    -r, --maxrows N     rows per table (default 20; top-waits: all)\n"
+		   "  --svg FILE            interactive flame graph of the folded stacks (block\n"
+		   "                        I/O per comm and disk with -e bio) into FILE, '-':\n"
+		   "                        stdout. Opens in a browser: click zooms, Ctrl-F\n"
+		   "                        searches\n"
+		   "    --icicle            root at the top, stacks growing down\n\n"
+		   "%s%s\n"
 		   "Missing stacks show as [Missed User Stack] / [Missed Kernel Stack] (not\n"
 		   "taken) or [lost stack] (definition lost with a damaged block).\n\n"
 		   "Exit status: 0 ok, 2 bad usage, 3 capture damaged (output partial),\n"
@@ -138,8 +169,9 @@ static void usage_report(FILE *f)
 		   "    stkrec report --top-waits --json -p 185\n"
 		   "    stkrec report --biotop 5 10          # 5 second tables, 10 of them\n"
 		   "    stkrec report --time 2.5,4 --comm nginx  # a window, one program\n"
-		   "    stkrec report --symfs /srv/rootfs    # binaries copied from the target\n",
-		filter_help);
+		   "    stkrec report --symfs /srv/rootfs    # binaries copied from the target\n"
+		   "    stkrec report -e cpu --svg cpu.svg   # CPU flame graph\n",
+		input_help, report_common_help);
 }
 
 static void usage_script(FILE *f)
@@ -154,15 +186,15 @@ static void usage_script(FILE *f)
 		   "capture start; OP is R, W, F (flush), D (discard) or ?.\n\n"
 		   "  -f, --folded          the stack on the same line, outermost first,\n"
 		   "                        frames separated by ';'\n\n"
-		   "%s\n"
+		   "%s%s\n"
 		   "examples:\n"
 		   "    stkrec script                        # everything in stkrec.cap\n"
 		   "    stkrec script -e bio | awk '$6 == \"bio:\"'\n"
 		   "    stkrec script --folded -p 185 -m 1000 | grep futex\n",
-		filter_help);
+		input_help, report_common_help);
 }
 
-static int parse_kinds(const char *s, unsigned *kinds)
+int report_parse_kinds(const char *s, unsigned *kinds)
 {
 	char *dup = strdup(s), *tok, *save = NULL;
 	int k, err = 0;
@@ -209,7 +241,7 @@ static int parse_sort(const char *s, struct report_opts *o)
 static int set_view(struct cli *c, enum view_id v)
 {
 	if (c->view_set && c->view != v) {
-		log_usage_error(c->cmd, "choose one of --folded, --top-waits and --biotop");
+		log_usage_error(c->cmd, "choose one of --folded, --top-waits, --biotop and --svg");
 		return -EINVAL;
 	}
 	c->view = v;
@@ -217,68 +249,110 @@ static int set_view(struct cli *c, enum view_id v)
 	return 0;
 }
 
-static int bad_value(struct cli *c, const char *opt, const char *val)
+static int bad_value(const char *cmd, const char *opt, const char *val)
 {
-	log_usage_error(c->cmd, "invalid value for %s: '%s'", opt, val);
+	log_usage_error(cmd, "invalid value for %s: '%s'", opt, val);
 	return -EINVAL;
 }
 
-static int opt_filter(struct cli *c, int opt, const char *arg)
+static int opt_filter(struct report_common *c, int opt, const char *arg)
 {
+	struct filter *f = &c->flt;
 	uint64_t v;
 
 	switch (opt) {
 	case 'p':
-		return parse_u32_list(arg, 0, UINT32_MAX, &c->flt.pids, &c->flt.npids) ?
-			       bad_value(c, "-p", arg) : 0;
+		return parse_u32_list(arg, 0, UINT32_MAX, &f->pids, &f->npids) ?
+			       bad_value(c->cmd, "-p", arg) : 0;
 	case 't':
-		return parse_u32_list(arg, 0, UINT32_MAX, &c->flt.tids, &c->flt.ntids) ?
-			       bad_value(c, "-t", arg) : 0;
+		return parse_u32_list(arg, 0, UINT32_MAX, &f->tids, &f->ntids) ?
+			       bad_value(c->cmd, "-t", arg) : 0;
 	case OPT_COMM:
-		return filter__add_comms(&c->flt, arg) ? bad_value(c, "--comm", arg) : 0;
+		return filter__add_comms(f, arg) ? bad_value(c->cmd, "--comm", arg) : 0;
 	case OPT_TIME:
-		return filter__parse_time(&c->flt, arg) ? bad_value(c, "--time", arg) : 0;
+		return filter__parse_time(f, arg) ? bad_value(c->cmd, "--time", arg) : 0;
 	case 'm':
 	case 'M':
 		if (parse_u64(arg, 0, UINT64_MAX / 1000, &v))
-			return bad_value(c, opt == 'm' ? "-m" : "-M", arg);
+			return bad_value(c->cmd, opt == 'm' ? "-m" : "-M", arg);
 		if (opt == 'm')
-			c->flt.min_ns = v * 1000;
+			f->min_ns = v * 1000;
 		else
-			c->flt.max_ns = v ? v * 1000 : 1; /* -M 0: nothing but 0 ns */
+			f->max_ns = v ? v * 1000 : 1; /* -M 0: nothing but 0 ns */
 		return 0;
 	case OPT_STATE:
 		if (parse_u64(arg, 0, UINT32_MAX, &v))
-			return bad_value(c, "--state", arg);
-		c->flt.has_state = true;
-		c->flt.state = v;
+			return bad_value(c->cmd, "--state", arg);
+		f->has_state = true;
+		f->state = v;
 		return 0;
 	case 'e':
-		return parse_kinds(arg, &c->flt.kinds) ? bad_value(c, "-e", arg) : 0;
+		return report_parse_kinds(arg, &f->kinds) ? bad_value(c->cmd, "-e", arg) : 0;
 	}
 	return 1;
 }
 
-static int opt_threads(struct cli *c, int opt)
+static int opt_threads(struct report_common *c, int opt)
 {
+	struct filter *f = &c->flt;
 	bool user = opt == 'u' || opt == 'U';
 
 	if (opt == 'u' || opt == 'k') {
-		if (c->flt.threads != FILTER_THREADS_ALL &&
-		    c->flt.threads != (user ? FILTER_THREADS_USER : FILTER_THREADS_KERNEL))
+		if (f->threads != FILTER_THREADS_ALL &&
+		    f->threads != (user ? FILTER_THREADS_USER : FILTER_THREADS_KERNEL))
 			goto conflict;
-		c->flt.threads = user ? FILTER_THREADS_USER : FILTER_THREADS_KERNEL;
+		f->threads = user ? FILTER_THREADS_USER : FILTER_THREADS_KERNEL;
 	} else {
-		if (c->flt.stacks != FILTER_STACKS_BOTH &&
-		    c->flt.stacks != (user ? FILTER_STACKS_USER : FILTER_STACKS_KERNEL))
+		if (f->stacks != FILTER_STACKS_BOTH &&
+		    f->stacks != (user ? FILTER_STACKS_USER : FILTER_STACKS_KERNEL))
 			goto conflict;
-		c->flt.stacks = user ? FILTER_STACKS_USER : FILTER_STACKS_KERNEL;
+		f->stacks = user ? FILTER_STACKS_USER : FILTER_STACKS_KERNEL;
 	}
 	return 0;
 conflict:
 	log_usage_error(c->cmd, "-%c conflicts with -%c", opt,
 			opt == 'u' ? 'k' : opt == 'k' ? 'u' : opt == 'U' ? 'K' : 'U');
 	return -EINVAL;
+}
+
+int report_common_opt(struct report_common *c, int opt, const char *arg)
+{
+	int ret = opt_filter(c, opt, arg);
+
+	if (ret <= 0)
+		return ret;
+	switch (opt) {
+	case 'u': case 'k': case 'U': case 'K':
+		return opt_threads(c, opt);
+	case OPT_SYMFS:
+		c->sym.symfs = arg;
+		return 0;
+	case OPT_DEBUG_DIR:
+		c->sym.debug_dir = arg;
+		return 0;
+	case OPT_INLINE:
+		c->sym.inlines = true;
+		return 0;
+	case OPT_SRCLINE:
+		c->sym.srclines = true;
+		return 0;
+	case 'v':
+		log_verbosity++;
+		return 0;
+	case OPT_MAX_MEMORY:
+		return parse_size(arg, 1 << 20, UINT64_MAX, &c->load.max_memory) ?
+			       bad_value(c->cmd, "--max-memory", arg) : 0;
+	}
+	return 1;
+}
+
+int report_common_check(struct report_common *c)
+{
+	if (c->flt.max_ns && c->flt.max_ns < c->flt.min_ns) {
+		log_usage_error(c->cmd, "-M is below -m");
+		return -EINVAL;
+	}
+	return 0;
 }
 
 /* Options of the views: 0, -EINVAL, or 1 when opt is not one of them. */
@@ -308,19 +382,27 @@ static int opt_view(struct cli *c, int opt, const char *arg)
 	case OPT_BIOTOP:
 		c->report_only |= 1;
 		return set_view(c, VIEW_BIOTOP);
+	case OPT_SVG:
+		c->report_only |= 1;
+		c->svg_path = arg;
+		return set_view(c, VIEW_SVG);
+	case OPT_ICICLE:
+		c->report_only |= 1;
+		c->opts.icicle = true;
+		return 0;
 	case OPT_JSON:
 		c->opts.json = true;
 		c->report_only |= 1;
 		return 0;
 	case 'r':
 		if (parse_u64(arg, 1, UINT32_MAX, &v))
-			return bad_value(c, "-r", arg);
+			return bad_value(c->cmd, "-r", arg);
 		c->opts.max_rows = v;
 		c->report_only |= 1;
 		return 0;
 	case 's':
 		c->report_only |= 1;
-		return parse_sort(arg, &c->opts) ? bad_value(c, "--sort", arg) : 0;
+		return parse_sort(arg, &c->opts) ? bad_value(c->cmd, "--sort", arg) : 0;
 	case 'g':
 		c->opts.callgraph = true;
 		c->report_only |= 1;
@@ -335,38 +417,16 @@ static int opt_view(struct cli *c, int opt, const char *arg)
 
 static int parse_opt(struct cli *c, int opt, const char *arg)
 {
-	int ret = opt_filter(c, opt, arg);
+	int ret = report_common_opt(&c->com, opt, arg);
 
 	if (ret <= 0)
 		return ret;
 	ret = opt_view(c, opt, arg);
 	if (ret <= 0)
 		return ret;
-	switch (opt) {
-	case 'i':
+	if (opt == 'i') {
 		c->input = arg;
 		return 0;
-	case 'u': case 'k': case 'U': case 'K':
-		return opt_threads(c, opt);
-	case OPT_SYMFS:
-		c->sym.symfs = arg;
-		return 0;
-	case OPT_DEBUG_DIR:
-		c->sym.debug_dir = arg;
-		return 0;
-	case OPT_INLINE:
-		c->sym.inlines = true;
-		return 0;
-	case OPT_SRCLINE:
-		c->sym.srclines = true;
-		c->opts.srcline = true;
-		return 0;
-	case 'v':
-		log_verbosity++;
-		return 0;
-	case OPT_MAX_MEMORY:
-		return parse_size(arg, 1 << 20, UINT64_MAX, &c->load.max_memory) ?
-			       bad_value(c, "--max-memory", arg) : 0;
 	}
 	log_usage_error(c->cmd, "unknown option");
 	return -EINVAL;
@@ -382,12 +442,12 @@ static int parse_biotop_args(struct cli *c, int argc, char **argv)
 	}
 	if (argc >= 1) {
 		if (parse_seconds(argv[0], &v) || v < 1000000) /* at least 1 ms */
-			return bad_value(c, "INTERVAL", argv[0]);
+			return bad_value(c->cmd, "INTERVAL", argv[0]);
 		c->opts.interval_ns = v;
 	}
 	if (argc == 2) {
 		if (parse_u64(argv[1], 1, UINT32_MAX, &v))
-			return bad_value(c, "COUNT", argv[1]);
+			return bad_value(c->cmd, "COUNT", argv[1]);
 		c->opts.count = v;
 	}
 	return 0;
@@ -403,41 +463,63 @@ static int check_combinations(struct cli *c)
 		bad = "-d, -a and --pid need --folded";
 	else if (c->opts.json && c->view != VIEW_TOPWAITS)
 		bad = "--json needs --top-waits";
+	else if (c->opts.icicle && c->view != VIEW_SVG)
+		bad = "--icicle needs --svg";
 	else if ((c->opts.callgraph || c->opts.nsort) && c->view != VIEW_PERF)
 		bad = "-g and --sort apply to the default view only";
-	else if (c->flt.max_ns && c->flt.max_ns < c->flt.min_ns)
-		bad = "-M is below -m";
 	if (bad) {
 		log_usage_error(c->cmd, "%s", bad);
 		return -EINVAL;
 	}
-	return 0;
+	return report_common_check(&c->com);
 }
 
 static int parse_args(struct cli *c, int argc, char **argv)
 {
-	int opt, err;
+	struct option *opts = report_common_options(long_opts);
+	int opt, err = 0;
 
+	if (!opts) {
+		log_error("%s: %s", c->cmd, strerror(ENOMEM));
+		return -ENOMEM;
+	}
 	c->input = DEFAULT_INPUT;
 	c->view = c->script ? VIEW_SCRIPT : VIEW_PERF;
 	opterr = 0;
 	optind = 1;
-	while ((opt = getopt_long(argc, argv, ":hi:p:t:m:M:ukUKe:fdar:s:gv", long_opts,
-				  NULL)) != -1) {
-		if (opt == 'h')
-			return 1;
-		if (opt == '?' || opt == ':') {
+	while (!err && (opt = getopt_long(argc, argv, ":hi:" REPORT_COMMON_SHORT "fdar:s:g",
+					  opts, NULL)) != -1) {
+		if (opt == 'h') {
+			err = 1;
+		} else if (opt == '?' || opt == ':') {
 			log_usage_error(c->cmd, "%s option '%s'",
 					opt == ':' ? "missing value for" : "unknown",
 					argv[optind - 1]);
-			return -EINVAL;
+			err = -EINVAL;
+		} else {
+			err = parse_opt(c, opt, optarg);
 		}
-		err = parse_opt(c, opt, optarg);
-		if (err)
-			return err;
 	}
+	free(opts);
+	c->opts.srcline = c->com.sym.srclines;
+	if (err)
+		return err;
 	err = parse_biotop_args(c, argc - optind, argv + optind);
 	return err ? err : check_combinations(c);
+}
+
+/* --svg FILE: the file is created only once the capture has loaded. */
+static int write_svg(struct cli *c, struct report_ctx *ctx)
+{
+	FILE *f = strcmp(c->svg_path, "-") ? fopen(c->svg_path, "w") : stdout;
+	int err;
+
+	if (!f)
+		return -errno;
+	err = view_svg(ctx, f);
+	if (f != stdout && fclose(f) && !err)
+		err = -errno;
+	return err;
 }
 
 static int run_view(struct cli *c, struct report_ctx *ctx)
@@ -445,11 +527,14 @@ static int run_view(struct cli *c, struct report_ctx *ctx)
 	switch (c->view) {
 	case VIEW_FOLDED:
 		/* one unit per folded file: off-CPU wins, say so */
-		if (filter__kind(&c->flt, CAP_KIND_OFFCPU) && filter__kind(&c->flt, CAP_KIND_CPU) &&
+		if (filter__kind(&c->com.flt, CAP_KIND_OFFCPU) &&
+		    filter__kind(&c->com.flt, CAP_KIND_CPU) &&
 		    model__nr_events(ctx->model, CAP_KIND_OFFCPU) &&
 		    model__nr_events(ctx->model, CAP_KIND_CPU))
 			log_warn("folded: off-CPU time shown; '-e cpu' gives the CPU samples");
 		return view_folded(ctx, stdout);
+	case VIEW_SVG:
+		return write_svg(c, ctx);
 	case VIEW_TOPWAITS:
 		return view_topwaits(ctx, stdout);
 	case VIEW_BIOTOP:
@@ -461,7 +546,7 @@ static int run_view(struct cli *c, struct report_ctx *ctx)
 	}
 }
 
-static void log_sym_stats(const struct resolver *res)
+void report_common_sym_stats(const struct resolver *res)
 {
 	struct symbolizer_stats st;
 
@@ -475,28 +560,40 @@ static void log_sym_stats(const struct resolver *res)
 		  (unsigned long long)st.unresolved);
 }
 
-static int report_run(struct cli *c)
+int report_common_load(struct report_common *c, const char *path, struct model **m)
 {
-	struct report_ctx ctx = { .filter = &c->flt, .opts = c->opts };
-	struct model *m = NULL;
-	struct resolver *res = NULL;
-	int err, ret = EXIT_FAIL;
+	int err;
 
-	err = model__load_opts(c->input, &c->load, &m);
+	*m = NULL;
+	err = model__load_opts(path, &c->load, m);
 	if (err) {
-		log_error("%s: %s", c->input, cap_strerror(err));
+		log_error("%s: %s", path, cap_strerror(err));
 		return err == -ENOMEM ? EXIT_FAIL : EXIT_UNREADABLE;
 	}
-	err = filter__bind(&c->flt, m);
-	if (err) {
-		if (err == -EINVAL)
-			log_usage_error(c->cmd, "--time: START is after END");
-		else
-			log_error("%s", cap_strerror(err));
-		ret = err == -EINVAL ? EXIT_USAGE : EXIT_FAIL;
-		goto out;
-	}
-	err = resolver__new(m, &c->sym, &res);
+	err = filter__bind(&c->flt, *m);
+	if (!err)
+		return 0;
+	if (err == -EINVAL)
+		log_usage_error(c->cmd, "--time: START is after END");
+	else
+		log_error("%s", cap_strerror(err));
+	model__free(*m);
+	*m = NULL;
+	return err == -EINVAL ? EXIT_USAGE : EXIT_FAIL;
+}
+
+static int report_run(struct cli *c)
+{
+	struct report_ctx ctx = { .filter = &c->com.flt, .opts = c->opts };
+	struct model *m = NULL;
+	struct resolver *res = NULL;
+	int err, ret;
+
+	ret = report_common_load(&c->com, c->input, &m);
+	if (ret)
+		return ret;
+	ret = EXIT_FAIL;
+	err = resolver__new(m, &c->com.sym, &res);
 	if (err) {
 		log_error("symbolizer: %s", cap_strerror(err));
 		goto out;
@@ -507,10 +604,11 @@ static int report_run(struct cli *c)
 	if (!err && fflush(stdout))
 		err = -errno;
 	if (err) {
-		log_error("%s: %s", c->cmd, cap_strerror(err));
+		log_error("%s: %s", c->view == VIEW_SVG ? c->svg_path : c->cmd,
+			  cap_strerror(err));
 		goto out;
 	}
-	log_sym_stats(res);
+	report_common_sym_stats(res);
 	ret = EXIT_OK;
 	if (model__recovered(m)) {
 		log_warn("%s: output is partial: %s", c->input,
@@ -528,9 +626,12 @@ int report_cli_main(int argc, char **argv, bool script)
 	struct cli c = { .cmd = script ? "script" : "report", .script = script };
 	int err, ret;
 
+	c.com.cmd = c.cmd;
 	err = parse_args(&c, argc, argv);
 	if (err) {
-		filter__free(&c.flt);
+		filter__free(&c.com.flt);
+		if (err == -ENOMEM)
+			return EXIT_FAIL;
 		if (err < 0)
 			return EXIT_USAGE;
 		if (script)
@@ -540,7 +641,7 @@ int report_cli_main(int argc, char **argv, bool script)
 		return EXIT_OK;
 	}
 	ret = report_run(&c);
-	filter__free(&c.flt);
+	filter__free(&c.com.flt);
 	return ret;
 }
 

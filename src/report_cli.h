@@ -1,13 +1,51 @@
 /* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
 /* `stkrec report` and `stkrec script` share their option parsing and their
- * load/symbolize/print path (src/cmd_report.c). */
+ * load/symbolize/print path (src/cmd_report.c); `stkrec diff` shares the
+ * filter and symbol options and the loading (struct report_common). */
 #ifndef STKREC_SRC_REPORT_CLI_H
 #define STKREC_SRC_REPORT_CLI_H
 
+#include <getopt.h>
 #include <stdbool.h>
+#include "report/filter.h"
+#include "report/model.h"
+#include "report/resolve.h"
 
 /* argv[0] is the command name; script selects `stkrec script`. Returns the
  * process exit code. */
 int report_cli_main(int argc, char **argv, bool script);
+
+/* Report-time filters and symbol options, as every reading command takes
+ * them. */
+struct report_common {
+	const char *cmd;            /* for messages: "report", "diff", ... */
+	struct filter flt;
+	struct symbolizer_opts sym;
+	struct model_opts load;
+};
+
+/* getopt letters of the shared options. */
+#define REPORT_COMMON_SHORT "p:t:m:M:ukUKe:v"
+/* Long option values at or above this are free for a command's own use. */
+#define REPORT_COMMON_OPT_END 320
+
+/* The shared long options followed by a command's own (both
+ * {0}-terminated), in one malloc()ed array; NULL without memory. */
+struct option *report_common_options(const struct option *own);
+/* Handle one shared option: 0, -EINVAL (usage error printed), or 1 when
+ * opt is not one of them. */
+int report_common_opt(struct report_common *c, int opt, const char *arg);
+/* Checks across the shared options after parsing: 0 or -EINVAL (printed). */
+int report_common_check(struct report_common *c);
+/* Help text of the shared options, without -e and -i. */
+extern const char report_common_help[];
+
+/* Load path with c->load and bind c->flt to it, printing any error.
+ * Returns 0 (the model in *m) or the exit code to return. */
+int report_common_load(struct report_common *c, const char *path, struct model **m);
+/* Symbolization statistics on stderr with -v. */
+void report_common_sym_stats(const struct resolver *res);
+/* Parse "offcpu,cpu,bio" into a bit mask per enum cap_kind: 0 or -EINVAL. */
+int report_parse_kinds(const char *s, unsigned *kinds);
 
 #endif
