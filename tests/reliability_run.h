@@ -1,0 +1,186 @@
+/* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
+/*
+ * Shared by tests/test_reliability*.c (header-only, as report_run.h): run
+ * the stkrec binary and the workloads as child processes with a time bound,
+ * capture their output, and read their exit status and peak RSS.
+ */
+#ifndef STKREC_TESTS_RELIABILITY_RUN_H
+#define STKREC_TESTS_RELIABILITY_RUN_H
+
+#include <criterion/criterion.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <signal.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+struct rl_run {
+	int status;          /* wait status */
+	bool timed_out;      /* killed by the time bound */
+	long maxrss_kb;      /* peak RSS of the child */
+	char out[8192];      /* head of stdout */
+	char err[4096];      /* head of stderr */
+};
+
+static inline const char *rl_env(const char *name, const char *def)
+{
+	const char *v = getenv(name);
+
+	return v && *v ? v : def;
+}
+
+static inline const char *rl_stkrec(void)
+{
+	return rl_env("STKREC", "build/stkrec");
+}
+
+/* Scale of the long tests: STKREC_SOAK=1 (make soak) runs them in full. */
+static inline bool rl_soak(void)
+{
+	return getenv("STKREC_SOAK") && atoi(getenv("STKREC_SOAK")) > 0;
+}
+
+static inline void rl_workload(const char *name, char *out)
+{
+	char rel[PATH_MAX];
+
+	snprintf(rel, sizeof(rel), "%s/%s", rl_env("STKREC_WORKLOADS", "build/workloads"), name);
+	if (!realpath(rel, out))
+		cr_skip_test("workload %s not built (make test-build)", rel);
+}
+
+static inline double rl_now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+static inline void rl_slurp_fd(int fd, char *buf, size_t len)
+{
+	ssize_t n = pread(fd, buf, len - 1, 0);
+
+	buf[n > 0 ? n : 0] = 0;
+}
+
+/* Wait for pid at most `timeout` seconds, then SIGKILL it. */
+static inline int rl_wait(pid_t pid, double timeout, struct rl_run *r)
+{
+	double end = rl_now() + timeout;
+	struct rusage ru;
+	pid_t got;
+
+	for (;;) {
+		got = wait4(pid, &r->status, WNOHANG, &ru);
+		if (got == pid)
+			break;
+		if (got < 0)
+			return -1;
+		if (rl_now() > end && !r->timed_out) {
+			r->timed_out = true;
+			kill(pid, SIGKILL);
+		}
+		usleep(2000);
+	}
+	r->maxrss_kb = ru.ru_maxrss;
+	return 0;
+}
+
+/* Start argv with stdout/stderr to temp files; stdin from /dev/null. */
+static inline pid_t rl_spawn(char *const argv[], int *fo, int *fe, rlim_t as_limit)
+{
+	char tmpl_o[] = "/tmp/stkrec-rl-out-XXXXXX", tmpl_e[] = "/tmp/stkrec-rl-err-XXXXXX";
+	struct rlimit rl = { as_limit, as_limit };
+	pid_t pid;
+
+	*fo = mkstemp(tmpl_o);
+	*fe = mkstemp(tmpl_e);
+	cr_assert(*fo >= 0 && *fe >= 0);
+	unlink(tmpl_o);
+	unlink(tmpl_e);
+	pid = fork();
+	cr_assert_geq(pid, 0);
+	if (pid == 0) {
+		int in = open("/dev/null", O_RDONLY);
+
+		dup2(in, 0);
+		dup2(*fo, 1);
+		dup2(*fe, 2);
+		if (as_limit)
+			setrlimit(RLIMIT_AS, &rl);
+		execv(argv[0], argv);
+		_exit(127);
+	}
+	return pid;
+}
+
+/* Run argv to completion within timeout seconds, under an address-space
+ * limit of as_limit bytes (0: none). */
+static inline void rl_run(char *const argv[], double timeout, rlim_t as_limit,
+			  struct rl_run *r)
+{
+	int fo, fe;
+	pid_t pid;
+
+	memset(r, 0, sizeof(*r));
+	pid = rl_spawn(argv, &fo, &fe, as_limit);
+	cr_assert_eq(rl_wait(pid, timeout, r), 0);
+	rl_slurp_fd(fo, r->out, sizeof(r->out));
+	rl_slurp_fd(fe, r->err, sizeof(r->err));
+	close(fo);
+	close(fe);
+}
+
+/* Exit code, or 128 + signal. */
+static inline int rl_code(const struct rl_run *r)
+{
+	if (WIFEXITED(r->status))
+		return WEXITSTATUS(r->status);
+	return 128 + WTERMSIG(r->status);
+}
+
+/* Lines in s. */
+static inline int rl_lines(const char *s)
+{
+	int n = 0;
+
+	for (; *s; s++)
+		n += *s == '\n';
+	return n;
+}
+
+/* Skip unless this host can record (root, BPF loads). */
+static inline void rl_need_bpf(void)
+{
+	static int ok = -1; /* per test process */
+	char cap[] = "/tmp/stkrec-rl-probe-XXXXXX";
+	char *argv[] = { (char *)rl_stkrec(), "record", "-o", cap, "-e", "offcpu",
+			 "-d", "0.1", NULL };
+	struct rl_run r;
+	int fd;
+
+	if (geteuid() != 0)
+		cr_skip_test("recording needs root");
+	if (access(rl_stkrec(), X_OK))
+		cr_skip_test("no stkrec binary at %s (set STKREC)", rl_stkrec());
+	if (ok < 0) {
+		fd = mkstemp(cap);
+		cr_assert_geq(fd, 0);
+		close(fd);
+		rl_run(argv, 30, 0, &r);
+		unlink(cap);
+		ok = rl_code(&r) == 0 || !strstr(r.err, "cannot load the BPF");
+	}
+	if (!ok)
+		cr_skip_test("BPF cannot load here");
+}
+
+#endif

@@ -1,0 +1,391 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+/*
+ * The recorder under stress, end to end: SIGKILL at random moments, a full
+ * file system, --max-size, exact drop accounting with a tiny ring buffer,
+ * and flat RSS over a long recording. Each recording runs the real binary
+ * under load from tests/workloads/burst.c; STKREC_SOAK=1 (make soak) runs
+ * the long versions.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <sys/mount.h>
+#include "format/capture.h"
+#include "tests/reliability_run.h"
+
+static char dir[] = "/tmp/stkrec-rel-XXXXXX";
+static char burst[PATH_MAX];
+static pid_t load_pid;
+
+static void start_load(void)
+{
+	char *argv[] = { burst, "pipe", "2", "0", NULL };
+	int fo, fe;
+
+	rl_workload("burst", burst);
+	load_pid = rl_spawn(argv, &fo, &fe, 0);
+	close(fo);
+	close(fe);
+}
+
+static void setup(void)
+{
+	cr_assert_not_null(mkdtemp(dir));
+}
+
+static void teardown(void)
+{
+	char cmd[PATH_MAX + 16];
+
+	if (load_pid > 0) {
+		kill(load_pid, SIGKILL);
+		waitpid(load_pid, NULL, 0);
+	}
+	umount2(dir, MNT_DETACH); /* the tmpfs test's mount, if any */
+	snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
+	cr_expect_eq(system(cmd), 0);
+}
+
+/* A recorder in the background on the whole system, CPU and off-CPU. */
+static pid_t start_recorder(const char *cap, const char *extra, const char *value,
+			    int *fo, int *fe)
+{
+	char *argv[] = { (char *)rl_stkrec(), "record", "-o", (char *)cap, "-a",
+			 "-e", "offcpu,cpu", "-F", "999", (char *)extra, (char *)value, NULL };
+
+	return rl_spawn(argv, fo, fe, 0);
+}
+
+/* What a capture reads back as. */
+struct readback {
+	int open_err, next_err;
+	bool recovered, has_end;
+	uint64_t records, events, last_ns; /* last_ns: latest event time */
+	uint64_t bio, lost_bio;
+	struct cap_end end;
+};
+
+static uint64_t event_end(const struct cap_record *rec)
+{
+	switch (rec->type) {
+	case CAP_REC_OFFCPU:
+		return rec->offcpu.start + rec->offcpu.duration;
+	case CAP_REC_CPU:
+		return rec->cpu.time;
+	case CAP_REC_BIO:
+		return rec->bio.complete_time;
+	}
+	return 0;
+}
+
+static void read_back(const char *path, struct readback *rb)
+{
+	struct cap_record rec;
+	struct cap_reader *r;
+	int ret;
+
+	memset(rb, 0, sizeof(*rb));
+	rb->open_err = cap_reader__open(path, &r);
+	if (rb->open_err)
+		return;
+	while ((ret = cap_reader__next(r, &rec)) == 1) {
+		rb->records++;
+		if (event_end(&rec)) {
+			rb->events++;
+			if (event_end(&rec) > rb->last_ns)
+				rb->last_ns = event_end(&rec);
+		}
+		if (rec.type == CAP_REC_BIO)
+			rb->bio++;
+		if (rec.type == CAP_REC_LOST && rec.lost.kind == CAP_KIND_BIO)
+			rb->lost_bio += rec.lost.count;
+		if (rec.type == CAP_REC_END)
+			rb->end = rec.end;
+	}
+	rb->next_err = ret;
+	rb->recovered = cap_reader__stats(r)->recovered;
+	rb->has_end = cap_reader__stats(r)->has_end;
+	cap_reader__close(r);
+}
+
+static int info_exit(const char *cap)
+{
+	char *argv[] = { (char *)rl_stkrec(), "info", (char *)cap, NULL };
+	struct rl_run r;
+
+	rl_run(argv, 60, 0, &r);
+	return rl_code(&r);
+}
+
+static uint64_t mono_ns(void)
+{
+	return (uint64_t)(rl_now() * 1e9);
+}
+
+/* Wait until the file exists and is bigger than its preamble. */
+static void wait_growing(const char *cap, off_t past)
+{
+	struct stat st;
+	double end = rl_now() + 20;
+
+	while (rl_now() < end && (stat(cap, &st) || st.st_size <= past))
+		usleep(20000);
+}
+
+/* One kill: record a random while, SIGKILL, check the capture. */
+static void kill_once(int i, unsigned *seed, double *worst_gap)
+{
+	char cap[PATH_MAX];
+	struct readback rb;
+	struct rl_run r = { 0 };
+	uint64_t killed_at;
+	int fo, fe;
+	pid_t pid;
+
+	snprintf(cap, sizeof(cap), "%s/kill-%d.cap", dir, i);
+	pid = start_recorder(cap, NULL, NULL, &fo, &fe);
+	/* from the first block on (setup done), a random 0.3..2.3 s */
+	wait_growing(cap, 4096);
+	usleep(300000 + rand_r(seed) % 2000000);
+	killed_at = mono_ns();
+	kill(pid, SIGKILL);
+	rl_wait(pid, 30, &r);
+	close(fo);
+	close(fe);
+	cr_assert(WIFSIGNALED(r.status), "kill %d: the recorder exited by itself", i);
+	read_back(cap, &rb);
+	cr_assert_eq(rb.open_err, 0, "kill %d: %s", i, cap_strerror(rb.open_err));
+	cr_assert_eq(rb.next_err, 0, "kill %d: %s", i, cap_strerror(rb.next_err));
+	cr_assert(rb.recovered, "kill %d: a killed capture must read as recovered", i);
+	cr_assert_not(rb.has_end, "kill %d", i);
+	cr_assert_gt(rb.events, 0, "kill %d: no event read back", i);
+	cr_assert_leq(rb.last_ns, killed_at, "kill %d", i);
+	if ((killed_at - rb.last_ns) / 1e9 > *worst_gap)
+		*worst_gap = (killed_at - rb.last_ns) / 1e9;
+	/* blocks age out every 100 ms: at most ~1 s may be lost */
+	cr_assert_lt(killed_at - rb.last_ns, 1500000000ull,
+		     "kill %d: last event %.3f s before the kill", i,
+		     (killed_at - rb.last_ns) / 1e9);
+	cr_assert_eq(info_exit(cap), 3, "kill %d: info must say recovered", i);
+	unlink(cap);
+}
+
+Test(reliability_record, sigkill_at_random_moments, .init = setup, .fini = teardown,
+     .timeout = 1800)
+{
+	int i, n = rl_soak() ? 120 : 10;
+	unsigned seed = time(NULL);
+	double worst = 0;
+
+	rl_need_bpf();
+	start_load();
+	for (i = 0; i < n; i++)
+		kill_once(i, &seed, &worst);
+	cr_log_info("%d kills survived (seed %u); worst gap from last event to kill %.3f s",
+		    n, seed, worst);
+}
+
+Test(reliability_record, full_file_system, .init = setup, .fini = teardown, .timeout = 120)
+{
+	char cap[PATH_MAX], want[PATH_MAX + 64];
+	struct readback rb;
+	struct rl_run r = { 0 };
+	int fo, fe;
+	pid_t pid;
+
+	rl_need_bpf();
+	if (mount("stkrec-rel", dir, "tmpfs", 0, "size=256k"))
+		cr_skip_test("cannot mount a tmpfs: %s", strerror(errno));
+	start_load();
+	snprintf(cap, sizeof(cap), "%s/full.cap", dir);
+	pid = start_recorder(cap, NULL, NULL, &fo, &fe);
+	rl_wait(pid, 90, &r);
+	rl_slurp_fd(fe, r.err, sizeof(r.err));
+	close(fo);
+	close(fe);
+	cr_assert_not(r.timed_out, "the recorder did not stop on a full disk");
+	cr_assert_eq(rl_code(&r), 1, "exit %d: %s", rl_code(&r), r.err);
+	snprintf(want, sizeof(want), "stkrec: record: cannot write '%s': No space left on device",
+		 cap);
+	cr_assert(strstr(r.err, want), "%s", r.err);
+	read_back(cap, &rb);
+	cr_assert_eq(rb.open_err, 0, "%s", cap_strerror(rb.open_err));
+	cr_assert_eq(rb.next_err, 0, "%s", cap_strerror(rb.next_err));
+	cr_assert(rb.recovered);
+	cr_assert_gt(rb.events, 0);
+	cr_assert_eq(info_exit(cap), 3);
+}
+
+Test(reliability_record, max_size_stops_cleanly, .init = setup, .fini = teardown,
+     .timeout = 120)
+{
+	char cap[PATH_MAX];
+	struct readback rb;
+	struct rl_run r = { 0 };
+	struct stat st;
+	int fo, fe;
+	pid_t pid;
+
+	rl_need_bpf();
+	start_load();
+	snprintf(cap, sizeof(cap), "%s/max.cap", dir);
+	pid = start_recorder(cap, "--max-size", "192K", &fo, &fe);
+	rl_wait(pid, 90, &r);
+	rl_slurp_fd(fe, r.err, sizeof(r.err));
+	close(fo);
+	close(fe);
+	cr_assert_eq(rl_code(&r), 0, "%s", r.err);
+	cr_assert(strstr(r.err, "(size limit)"), "%s", r.err);
+	cr_assert_eq(stat(cap, &st), 0);
+	cr_assert_leq(st.st_size, 192 * 1024);
+	read_back(cap, &rb);
+	cr_assert_eq(rb.open_err, 0);
+	cr_assert_not(rb.recovered);
+	cr_assert(rb.has_end);
+	cr_assert_eq(rb.end.reason, CAP_STOP_MAX_SIZE);
+	cr_assert_eq(info_exit(cap), 0);
+}
+
+static long vm_rss_kb(pid_t pid)
+{
+	char path[64], line[256];
+	long kb = -1;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/%d/status", pid);
+	f = fopen(path, "r");
+	if (!f)
+		return -1;
+	while (fgets(line, sizeof(line), f))
+		if (sscanf(line, "VmRSS: %ld", &kb) == 1)
+			break;
+	fclose(f);
+	return kb;
+}
+
+/* RSS after warm-up stays within a bound while events keep coming. */
+Test(reliability_record, rss_stays_flat, .init = setup, .fini = teardown, .timeout = 1200)
+{
+	double secs = rl_soak() ? 600 : 16, every = rl_soak() ? 10 : 1, warm = 4;
+	long rss, base = -1, top = 0;
+	char cap[PATH_MAX];
+	struct rl_run r = { 0 };
+	double t0;
+	int fo, fe;
+	pid_t pid;
+
+	rl_need_bpf();
+	start_load();
+	snprintf(cap, sizeof(cap), "%s/rss.cap", dir);
+	pid = start_recorder(cap, NULL, NULL, &fo, &fe);
+	t0 = rl_now();
+	while (rl_now() - t0 < secs) {
+		usleep(every * 1e6);
+		rss = vm_rss_kb(pid);
+		cr_assert_gt(rss, 0, "recorder gone");
+		if (rl_now() - t0 >= warm && base < 0)
+			base = rss;
+		if (rss > top)
+			top = rss;
+		cr_log_info("rss at %.0f s: %ld kB", rl_now() - t0, rss);
+	}
+	kill(pid, SIGINT);
+	rl_wait(pid, 30, &r);
+	close(fo);
+	close(fe);
+	cr_assert_eq(rl_code(&r), 0);
+	cr_log_info("rss after warm-up %ld kB, peak %ld kB over %.0f s", base, top, secs);
+	cr_assert_lt(top - base, 8 * 1024, "RSS grew from %ld to %ld kB", base, top);
+}
+
+/* Read one line from fd (a pipe) into buf. */
+static void read_line(int fd, char *buf, size_t len)
+{
+	size_t n = 0;
+
+	while (n + 1 < len && read(fd, buf + n, 1) == 1 && buf[n] != '\n')
+		n++;
+	buf[n] = 0;
+}
+
+/* The odirect burst with stdin and stdout as pipes to us. */
+static pid_t start_odirect(const char *path, const char *count, int *to, int *from)
+{
+	char *argv[] = { burst, "odirect", (char *)path, (char *)count, NULL };
+	int in[2], out[2];
+	pid_t pid;
+
+	cr_assert_eq(pipe(in), 0);
+	cr_assert_eq(pipe(out), 0);
+	pid = fork();
+	cr_assert_geq(pid, 0);
+	if (!pid) {
+		dup2(in[0], 0);
+		dup2(out[1], 1);
+		close(in[1]);
+		close(out[0]);
+		execv(burst, argv);
+		_exit(127);
+	}
+	close(in[0]);
+	close(out[1]);
+	*to = in[1];
+	*from = out[0];
+	return pid;
+}
+
+/*
+ * Exact drop accounting: the recorder is stopped (SIGSTOP) while a process
+ * issues exactly K block writes, so the 64 KiB ring buffer overflows; every
+ * one of the K must then be either in the capture or counted lost.
+ */
+Test(reliability_record, drops_are_counted_exactly, .init = setup, .fini = teardown,
+     .timeout = 120)
+{
+	const char *count = "3000";
+	char data[PATH_MAX], cap[PATH_MAX], pidarg[16], line[64];
+	struct readback rb;
+	struct rl_run r = { 0 };
+	int to, from, fo, fe;
+	pid_t w, rec;
+
+	rl_need_bpf();
+	rl_workload("burst", burst);
+	snprintf(data, sizeof(data), "/var/tmp/stkrec-burst-%d", getpid());
+	snprintf(cap, sizeof(cap), "%s/drops.cap", dir);
+	w = start_odirect(data, count, &to, &from);
+	read_line(from, line, sizeof(line));
+	if (strcmp(line, "ready"))
+		cr_skip_test("O_DIRECT writes to /var/tmp not possible here");
+	snprintf(pidarg, sizeof(pidarg), "%d", w);
+	{
+		char *argv[] = { (char *)rl_stkrec(), "record", "-o", cap, "-e", "bio", "-p",
+				 pidarg, "--ringbuf-size", "64K", NULL };
+
+		rec = rl_spawn(argv, &fo, &fe, 0);
+	}
+	wait_growing(cap, 0);
+	usleep(800000); /* attached */
+	kill(rec, SIGSTOP);
+	cr_assert_eq(write(to, "x", 1), 1);
+	read_line(from, line, sizeof(line));
+	kill(rec, SIGCONT);
+	cr_assert_str_eq(line, "done writes=3000");
+	usleep(500000);
+	kill(rec, SIGINT);
+	rl_wait(rec, 30, &r);
+	rl_slurp_fd(fe, r.err, sizeof(r.err));
+	close(to);
+	close(from);
+	close(fo);
+	close(fe);
+	waitpid(w, NULL, 0);
+	cr_assert_eq(rl_code(&r), 0, "%s", r.err);
+	read_back(cap, &rb);
+	cr_assert_eq(rb.open_err, 0);
+	cr_log_info("bio: %" PRIu64 " recorded + %" PRIu64 " lost of %s", rb.bio, rb.lost_bio,
+		    count);
+	cr_assert_gt(rb.lost_bio, 0, "the ring buffer did not overflow");
+	cr_assert_eq(rb.bio + rb.lost_bio, 3000, "recorded %" PRIu64 " + lost %" PRIu64,
+		     rb.bio, rb.lost_bio);
+	cr_assert_eq(info_exit(cap), 0);
+}
