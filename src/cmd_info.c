@@ -368,7 +368,7 @@ static int parse_args(int argc, char **argv, const char **path, bool *json)
 
 	optind = 0;
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, "+i:jh", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "+:i:jh", opts, NULL)) != -1) {
 		switch (c) {
 		case 'i':
 			*path = optarg;
@@ -379,9 +379,11 @@ static int parse_args(int argc, char **argv, const char **path, bool *json)
 		case 'h':
 			usage(stdout);
 			return 1;
+		case ':':
+			log_usage_error("info", "option '%s' requires a value", argv[optind - 1]);
+			return -1;
 		default:
-			log_usage_error("info", "unknown option or missing value: '%s'",
-					argv[optind - 1]);
+			log_usage_error("info", "unknown option '%s'", argv[optind - 1]);
 			return -1;
 		}
 	}
