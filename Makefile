@@ -27,7 +27,7 @@ msg = @printf '  %-8s %s\n' "$(1)" "$(2)";
 endif
 
 .DELETE_ON_ERROR:
-.PHONY: all clean deps browser-deps test test-build fuzz fuzz-build install vmlinux demo bench
+.PHONY: all clean deps browser-deps test test-build soak fuzz fuzz-build install vmlinux demo bench
 
 FORMAT_SRCS := $(wildcard format/*.c)
 RECORD_SRCS := $(wildcard record/*.c)
@@ -125,6 +125,14 @@ test: deps browser-deps
 	$(Q)STKREC=$(CURDIR)/$(OUT)/stkrec STKREC_WORKLOADS=$(CURDIR)/$(OUT)/workloads \
 		STKREC_SRCDIR=$(CURDIR) $(OUT)/stkrec-tests --jobs 1 $(TEST_ARGS)
 
+# The reliability suites at full length (~20 min): 120 kills, 10 minutes of
+# RSS sampling, every truncation offset, the whole fuzz corpus.
+soak: deps
+	$(Q)$(MAKE) --no-print-directory test-build
+	$(Q)STKREC_SOAK=1 STKREC=$(CURDIR)/$(OUT)/stkrec STKREC_WORKLOADS=$(CURDIR)/$(OUT)/workloads \
+		STKREC_SRCDIR=$(CURDIR) $(OUT)/stkrec-tests --jobs 1 --verbose \
+		--filter 'reliability_*' $(TEST_ARGS)
+
 # --- fuzzing (clang libFuzzer + ASan + UBSan) -------------------------------
 FUZZ_CFLAGS := -g -O1 -std=gnu11 -D_GNU_SOURCE -I. -fsanitize=fuzzer,address,undefined \
 	-fno-sanitize-recover=undefined -DSTKREC_VERSION='"$(VERSION)"'
@@ -176,7 +184,7 @@ demo: deps
 	$(OUT)/stkrec record -a -d 5 -o $(OUT)/demo.stkrec
 	$(OUT)/stkrec report -i $(OUT)/demo.stkrec
 
-BENCH_PKGS := linux-perf stress-ng zstd time
+BENCH_PKGS := linux-perf stress-ng zstd time jq
 
 bench: deps
 	$(Q)$(MAKE) --no-print-directory deps DEB_PKGS="$(BENCH_PKGS)"
