@@ -17,5 +17,6 @@ int cmd_record(int argc, char **argv);
 int cmd_report(int argc, char **argv);
 int cmd_script(int argc, char **argv);
 int cmd_info(int argc, char **argv);
+int cmd_diff(int argc, char **argv);
 
 #endif

@@ -16,6 +16,7 @@ static const struct command commands[] = {
 	{ "report", cmd_report, "Symbolize a capture: perf-style, folded, top waits, biotop" },
 	{ "script", cmd_script, "Print every event of a capture in time order" },
 	{ "info", cmd_info, "Describe a capture: host, span, events, loss, blocks" },
+	{ "diff", cmd_diff, "Compare two captures: what grew, what shrank; diff flame graphs" },
 };
 
 static void usage(FILE *f)

@@ -1,0 +1,281 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+/*
+ * stkrec diff A B: compare two captures for one event kind. The filter and
+ * symbol options are report's (src/report_cli.h) and apply to both sides;
+ * the comparison itself is report/diff.h. Diagnostics go to stderr here.
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "report/diff.h"
+#include "src/commands.h"
+#include "src/log.h"
+#include "src/report_cli.h"
+#include "src/util.h"
+
+enum diff_out { DIFF_OUT_TABLE, DIFF_OUT_FOLDED, DIFF_OUT_SVG };
+
+struct diff_cli {
+	struct report_common com;
+	const char *path[2];
+	enum diff_out output;
+	bool output_set;
+	const char *svg_path;
+	bool icicle;
+	enum diff_norm norm;
+	uint32_t max_rows;
+	struct model *m[2];
+};
+
+enum {
+	OPT_NORMALIZE = REPORT_COMMON_OPT_END, OPT_NO_NORMALIZE, OPT_SVG, OPT_ICICLE,
+};
+
+static const struct option diff_opts[] = {
+	{ "help", no_argument, NULL, 'h' },
+	{ "folded", no_argument, NULL, 'f' },
+	{ "normalize", no_argument, NULL, 'n' },
+	{ "no-normalize", no_argument, NULL, OPT_NO_NORMALIZE },
+	{ "svg", required_argument, NULL, OPT_SVG },
+	{ "icicle", no_argument, NULL, OPT_ICICLE },
+	{ "maxrows", required_argument, NULL, 'r' },
+	{ 0 },
+};
+
+static void usage(FILE *f)
+{
+	fprintf(f, "usage: stkrec diff [-e KIND] [output] [filters] [symbol options] A B\n\n"
+		   "Compare two captures for one event kind: which functions and stacks\n"
+		   "took a larger or smaller share of B than of A. Stacks match by their\n"
+		   "symbolized names, so captures of two hosts or builds compare by function.\n\n"
+		   "  -e, --event KIND      offcpu (us), cpu (samples) or bio (bytes per process\n"
+		   "                        and disk); default: cpu when both captures have CPU\n"
+		   "                        samples, else offcpu\n"
+		   "Output (default: both captures described, then the functions (self: the\n"
+		   "innermost frame) and the stacks whose share grew and shrank most, with\n"
+		   "A, B, B - A, the change in %%, both shares and their difference in\n"
+		   "percentage points):\n"
+		   "  -r, --maxrows N       rows per direction and table (default 10)\n"
+		   "  -f, --folded          \"stack countA countB\" per stack, sorted (the input\n"
+		   "                        of flamegraph.pl, as difffolded.pl writes it)\n"
+		   "  --svg FILE            differential flame graph into FILE ('-': stdout):\n"
+		   "                        widths from B, red grew, blue shrank\n"
+		   "    --icicle            root at the top, stacks growing down\n"
+		   "  -n, --normalize       scale B to A's total (difffolded.pl -n); on by\n"
+		   "                        default when the totals differ by more than 2x\n"
+		   "  --no-normalize        never scale B\n\n"
+		   "Filters and symbol options apply to both captures.\n"
+		   "%s\n"
+		   "Exit status: 0 ok, 2 bad usage, 3 a capture damaged (output partial),\n"
+		   "4 a capture unreadable.\n\n"
+		   "examples:\n"
+		   "    stkrec diff before.cap after.cap           # what changed, CPU or off-CPU\n"
+		   "    stkrec diff -e offcpu -m 1000 old.cap new.cap  # waits of 1 ms or more\n"
+		   "    stkrec diff --folded a.cap b.cap | flamegraph.pl > diff.svg\n"
+		   "    stkrec diff --svg diff.svg a.cap b.cap     # the same, no Perl\n"
+		   "    stkrec diff -e bio --comm postgres a.cap b.cap\n"
+		   "    stkrec diff --no-normalize --time 5,15 a.cap b.cap\n",
+		report_common_help);
+}
+
+static int set_output(struct diff_cli *c, enum diff_out o)
+{
+	if (c->output_set && c->output != o) {
+		log_usage_error("diff", "choose one of --folded and --svg");
+		return -EINVAL;
+	}
+	c->output = o;
+	c->output_set = true;
+	return 0;
+}
+
+static int parse_opt(struct diff_cli *c, int opt, const char *arg)
+{
+	uint64_t v;
+	int ret = report_common_opt(&c->com, opt, arg);
+
+	if (ret <= 0)
+		return ret;
+	switch (opt) {
+	case 'f':
+		return set_output(c, DIFF_OUT_FOLDED);
+	case OPT_SVG:
+		c->svg_path = arg;
+		return set_output(c, DIFF_OUT_SVG);
+	case OPT_ICICLE:
+		c->icicle = true;
+		return 0;
+	case 'n':
+	case OPT_NO_NORMALIZE:
+		if (c->norm != DIFF_NORM_AUTO && c->norm != (opt == 'n' ? DIFF_NORM_ON :
+								   DIFF_NORM_OFF)) {
+			log_usage_error("diff", "--normalize conflicts with --no-normalize");
+			return -EINVAL;
+		}
+		c->norm = opt == 'n' ? DIFF_NORM_ON : DIFF_NORM_OFF;
+		return 0;
+	case 'r':
+		if (parse_u64(arg, 1, UINT32_MAX, &v)) {
+			log_usage_error("diff", "invalid value for -r: '%s'", arg);
+			return -EINVAL;
+		}
+		c->max_rows = v;
+		return 0;
+	}
+	log_usage_error("diff", "unknown option");
+	return -EINVAL;
+}
+
+static int check_args(struct diff_cli *c, int argc, char **argv)
+{
+	unsigned k = c->com.flt.kinds;
+	const char *bad = NULL;
+
+	if (argc != 2)
+		bad = argc < 2 ? "two captures needed: stkrec diff A B" : "more than two captures";
+	else if (k && (k & (k - 1)))
+		bad = "diff compares one kind: -e offcpu, cpu or bio";
+	else if (c->icicle && c->output != DIFF_OUT_SVG)
+		bad = "--icicle needs --svg";
+	else if (c->max_rows && c->output != DIFF_OUT_TABLE)
+		bad = "-r applies to the table only";
+	if (bad) {
+		log_usage_error("diff", "%s", bad);
+		return -EINVAL;
+	}
+	c->path[0] = argv[0];
+	c->path[1] = argv[1];
+	return report_common_check(&c->com);
+}
+
+/* 0, 1 for -h, -EINVAL (printed) or -ENOMEM. */
+static int parse_args(struct diff_cli *c, int argc, char **argv)
+{
+	struct option *opts = report_common_options(diff_opts);
+	int opt, err = 0;
+
+	if (!opts)
+		return -ENOMEM;
+	opterr = 0;
+	optind = 1;
+	while (!err && (opt = getopt_long(argc, argv, ":h" REPORT_COMMON_SHORT "fnr:", opts,
+					  NULL)) != -1) {
+		if (opt == 'h') {
+			err = 1;
+		} else if (opt == '?' || opt == ':') {
+			log_usage_error("diff", "%s option '%s'",
+					opt == ':' ? "missing value for" : "unknown",
+					argv[optind - 1]);
+			err = -EINVAL;
+		} else {
+			err = parse_opt(c, opt, optarg);
+		}
+	}
+	free(opts);
+	return err ?: check_args(c, argc - optind, argv + optind);
+}
+
+/* cpu when both captures have CPU samples, else offcpu; or -e's kind. */
+static enum cap_kind pick_kind(const struct diff_cli *c)
+{
+	unsigned k = c->com.flt.kinds;
+
+	if (k)
+		return (enum cap_kind)__builtin_ctz(k);
+	if (model__nr_events(c->m[0], CAP_KIND_CPU) && model__nr_events(c->m[1], CAP_KIND_CPU))
+		return CAP_KIND_CPU;
+	return CAP_KIND_OFFCPU;
+}
+
+/* Fold one side: the filter is bound to its model again first. */
+static int add_side(struct diff_cli *c, struct diff *d, int side)
+{
+	struct report_ctx ctx = { .model = c->m[side], .filter = &c->com.flt };
+	int err;
+
+	err = filter__bind(&c->com.flt, c->m[side]) ?: resolver__new(c->m[side], &c->com.sym,
+								    &ctx.res);
+	if (!err)
+		err = diff__add(d, side, c->path[side], &ctx);
+	if (!err)
+		report_common_sym_stats(ctx.res);
+	resolver__free(ctx.res);
+	return err;
+}
+
+static int write_out(struct diff_cli *c, const struct diff *d)
+{
+	FILE *f = stdout;
+	int err;
+
+	if (c->output == DIFF_OUT_SVG && strcmp(c->svg_path, "-")) {
+		f = fopen(c->svg_path, "w");
+		if (!f)
+			return -errno;
+	}
+	if (c->output == DIFF_OUT_SVG)
+		err = diff__write_svg(d, c->icicle, f);
+	else if (c->output == DIFF_OUT_FOLDED)
+		err = diff__write_folded(d, f);
+	else
+		err = diff__write_table(d, c->max_rows, f);
+	if (f != stdout) {
+		if (fclose(f) && !err)
+			err = -errno;
+	} else if (!err && fflush(stdout)) {
+		err = -errno;
+	}
+	return err;
+}
+
+static int diff_run(struct diff_cli *c)
+{
+	struct diff *d = NULL;
+	int i, err, ret = 0;
+
+	for (i = 0; i < 2 && !ret; i++)
+		ret = report_common_load(&c->com, c->path[i], &c->m[i]);
+	if (ret)
+		return ret;
+	err = diff__new(pick_kind(c), &d) ?: add_side(c, d, DIFF_A) ?: add_side(c, d, DIFF_B) ?:
+	      diff__join(d, c->norm) ?: write_out(c, d);
+	diff__free(d);
+	if (err) {
+		log_error("%s: %s", c->output == DIFF_OUT_SVG ? c->svg_path : "diff",
+			  cap_strerror(err));
+		return EXIT_FAIL;
+	}
+	for (i = 0; i < 2; i++) {
+		if (model__recovered(c->m[i])) {
+			log_warn("%s: output is partial: %s", c->path[i],
+				 model__loss_text(c->m[i]));
+			ret = EXIT_RECOVERED;
+		}
+	}
+	return ret;
+}
+
+int cmd_diff(int argc, char **argv)
+{
+	struct diff_cli c = { .com.cmd = "diff" };
+	int err, ret;
+
+	err = parse_args(&c, argc, argv);
+	if (err) {
+		filter__free(&c.com.flt);
+		if (err == 1) {
+			usage(stdout);
+			return EXIT_OK;
+		}
+		if (err == -ENOMEM)
+			log_error("diff: %s", strerror(ENOMEM));
+		return err == -ENOMEM ? EXIT_FAIL : EXIT_USAGE;
+	}
+	ret = diff_run(&c);
+	model__free(c.m[0]);
+	model__free(c.m[1]);
+	filter__free(&c.com.flt);
+	return ret;
+}
