@@ -3,114 +3,229 @@
 # make bench: stkrec against perf, side by side in one run so the machine's
 # noise cancels. Prints a table and writes build/bench/results.json.
 #
+# Layout: with 2+ CPUs the workload runs on CPU 0 and the recorder (stkrec or
+# perf) on CPU 1, so the figures show the cost of the in-kernel probes on the
+# traced CPU, not the recorder competing for it; the recorder's own CPU time
+# is measured apart (section 4). BENCH_PIN=0 lets the scheduler place both.
+#
 # Environment: STKREC (binary), BENCH_ROUNDS (alternations, default 5),
-# BENCH_LOOPS (perf bench sched pipe -l, default 200000),
-# BENCH_BIG_SECONDS (recording length for the >= 1M-event capture, default 15).
+# BENCH_LOOPS (perf bench sched pipe -l, default 200000), BENCH_BIG_SECONDS
+# (recording length for the >= 1M-event capture, default 12), BENCH_OUT
+# (default build/bench), BENCH_PIN (default 1).
 set -euo pipefail
 
-STKREC=${STKREC:-build/stkrec}
+STKREC=$(realpath "${STKREC:-build/stkrec}")
 ROUNDS=${BENCH_ROUNDS:-5}
 LOOPS=${BENCH_LOOPS:-200000}
-BIG_SECONDS=${BENCH_BIG_SECONDS:-15}
+BIG_SECONDS=${BENCH_BIG_SECONDS:-12}
 OUT=${BENCH_OUT:-build/bench}
+PIN=${BENCH_PIN:-1}
 mkdir -p "$OUT"
 RES="$OUT/results.json"
+TABLE="$OUT/results.txt"
 TMP=$(mktemp -d /var/tmp/stkrec-bench.XXXXXX)
 trap 'rm -rf "$TMP"' EXIT
 
-median() { sort -n | awk '{a[NR]=$1} END {if (NR==0) {print 0} else if (NR%2) {print a[(NR+1)/2]} else {printf "%.1f\n", (a[NR/2]+a[NR/2+1])/2}}'; }
-ops() { awk '/ops\/sec/ {print $1}'; }
-json_num() { sed -n "s/.*\"$2\": *{[^}]*\"$3\": *\([0-9]*\).*/\1/p" "$1" | head -1; }
-json_top() { sed -n "s/.*\"$2\": *\([0-9.]*\).*/\1/p" "$1" | head -1; }
+die() { echo "bench: $*" >&2; exit 1; }
+[ "$(id -u)" = 0 ] || die "needs root (BPF and perf -a)"
+[ -x "$STKREC" ] || die "no stkrec binary at $STKREC"
+for t in perf stress-ng zstd jq /usr/bin/time; do
+	command -v "$t" >/dev/null || die "$t missing (make bench installs it)"
+done
+[ "$(nproc)" -ge 2 ] || PIN=0
+if [ "$PIN" = 1 ]; then
+	WL="taskset -c 0"   # workload
+	RC="taskset -c 1"   # recorder
+	LAYOUT="workload on CPU 0, recorder on CPU 1"
+else
+	WL=""
+	RC=""
+	LAYOUT="unpinned"
+fi
 
-pipe_alone() { perf bench sched pipe -l "$LOOPS" 2>&1 | ops; }
+median() { sort -n | awk '{a[NR]=$1} END {if (NR==0) {print 0} else if (NR%2) {print a[(NR+1)/2]} else {printf "%.1f\n", (a[NR/2]+a[NR/2+1])/2}}'; }
+ops() { awk '/ops\/sec/ {v=$1} END {print v+0}'; }
+div() { awk -v a="$1" -v b="$2" -v f="${3:-%.2f}" 'BEGIN {printf f, b ? a / b : 0}'; }
+loss() { awk -v a="$1" -v b="$2" 'BEGIN {printf "%.1f", (a > 0) ? 100 * (a - b) / a : 0}'; }
+# stkrec info --json: one object, "events" and "lost" per kind
+info() { "$STKREC" info --json "$1" > "$1.json" || die "stkrec info $1 failed"; }
+jget() { jq -r "$2" "$1.json"; }
+nevents() { jget "$1" '.events.offcpu + .events.cpu + .events.bio'; }
+nlost() { jget "$1" '.lost.offcpu + .lost.cpu + .lost.bio + .lost.sideband'; }
+perf_samples() { perf report -i "$1" --stats 2>/dev/null | awk '/SAMPLE events/ {print $3; exit}'; }
+perf_lost() { perf report -i "$1" --stats 2>/dev/null | awk '/LOST events/ {v=$3} END {print v+0}'; }
+row() { printf '%-44s %s\n' "$1" "$2" | tee -a "$TABLE"; }
+head_() { printf '\n== %s\n' "$1" | tee -a "$TABLE"; }
+: > "$TABLE"
+
+MODEL=$(awk -F': ' '/model name/ {print $2; exit}' /proc/cpuinfo)
+head_ "machine: $(nproc) CPUs, ${MODEL:-unknown CPU}, kernel $(uname -r); $LAYOUT"
+
+# --- 1. recording overhead ----------------------------------------------------
+pipe() { $WL perf bench sched pipe -l "$LOOPS" 2>&1 | ops; }
+pipe_alone() { pipe; }
 pipe_stkrec() {
-	"$STKREC" record -a -o "$TMP/pipe.cap" -- perf bench sched pipe -l "$LOOPS" 2>"$TMP/rec.err" | ops
+	$RC /usr/bin/time -f '%U %S %M' -o "$TMP/pipe.time" \
+		"$STKREC" record -a -o "$TMP/pipe.cap" -- \
+		$WL perf bench sched pipe -l "$LOOPS" 2>"$TMP/rec.err" | ops
 }
 pipe_perf() {
-	perf record -q -e sched:sched_switch -g -a -o "$TMP/perf.data" -- \
-		perf bench sched pipe -l "$LOOPS" 2>/dev/null | ops
+	$RC perf record -e sched:sched_switch -g -a -o "$TMP/perf.data" -- \
+		$WL perf bench sched pipe -l "$LOOPS" 2>"$TMP/perf.err" | ops
 }
 
-echo "== 1. recording overhead: perf bench sched pipe -l $LOOPS, $ROUNDS alternations (A B C ...)"
-: > "$TMP/a"; : > "$TMP/b"; : > "$TMP/c"
+head_ "1. overhead: perf bench sched pipe -l $LOOPS, $ROUNDS rounds of A B C, medians"
+: > "$TMP/a"; : > "$TMP/b"; : > "$TMP/c"; : > "$TMP/blost"; : > "$TMP/clost"
 for i in $(seq "$ROUNDS"); do
 	pipe_alone >> "$TMP/a"
 	pipe_stkrec >> "$TMP/b"
+	info "$TMP/pipe.cap"
+	nlost "$TMP/pipe.cap" >> "$TMP/blost"
 	pipe_perf >> "$TMP/c"
+	perf_lost "$TMP/perf.data" >> "$TMP/clost"
+	echo "  round $i: A $(tail -1 "$TMP/a")  B $(tail -1 "$TMP/b")  C $(tail -1 "$TMP/c") ops/s"
 done
 A=$(median < "$TMP/a"); B=$(median < "$TMP/b"); C=$(median < "$TMP/c")
-loss() { awk -v a="$1" -v b="$2" 'BEGIN {printf "%.1f", (a > 0) ? 100 * (a - b) / a : 0}'; }
 LB=$(loss "$A" "$B"); LC=$(loss "$A" "$C")
-printf '%-34s %12s ops/s\n' "alone" "$A"
-printf '%-34s %12s ops/s  (-%s%%)\n' "under stkrec record (all kinds)" "$B" "$LB"
-printf '%-34s %12s ops/s  (-%s%%)\n' "under perf record sched_switch -g" "$C" "$LC"
+BLOST=$(awk '{s+=$1} END {print s+0}' "$TMP/blost")
+CLOST=$(awk '{s+=$1} END {print s+0}' "$TMP/clost")
+row "A alone" "$A ops/s"
+row "B stkrec record -a (all kinds, u+k stacks)" "$B ops/s  -$LB%  lost $BLOST events"
+row "C perf record -e sched_switch -g -a" "$C ops/s  -$LC%  lost $CLOST events"
 
-echo "== 2. capture size (last round's pipe captures)"
-"$STKREC" info --json "$TMP/pipe.cap" > "$TMP/pipe.json"
-EV=$(json_num "$TMP/pipe.json" events offcpu)
+# --- CPU-bound ----------------------------------------------------------------
+head_ "1b. CPU-bound: stress-ng --cpu 1 (int64) 5 s, 3 rounds of A B"
+sng() { awk '/ cpu / && $0 ~ /[0-9]/ {v=$(NF-1)} END {print v+0}'; }
+SNG="stress-ng --cpu 1 --cpu-method int64 --timeout 5 --metrics-brief"
+: > "$TMP/s0"; : > "$TMP/s1"
+for i in 1 2 3; do
+	$WL $SNG 2>&1 | sng >> "$TMP/s0"
+	$RC "$STKREC" record -a -F 999 -o "$TMP/cpu.cap" -- $WL $SNG 2>&1 | sng >> "$TMP/s1"
+	echo "  round $i: A $(tail -1 "$TMP/s0")  B $(tail -1 "$TMP/s1") bogo ops/s"
+done
+S0=$(median < "$TMP/s0"); S1=$(median < "$TMP/s1")
+info "$TMP/cpu.cap"
+SCPU=$(jget "$TMP/cpu.cap" .events.cpu)
+row "stress-ng alone" "$S0 bogo ops/s"
+row "under stkrec record -a -F 999" "$S1 bogo ops/s  -$(loss "$S0" "$S1")%  ($SCPU CPU samples)"
+
+# --- 2. capture size ------------------------------------------------------------
+head_ "2. capture size (last round of 1: same workload, same seconds)"
+info "$TMP/pipe.cap"
+EV=$(nevents "$TMP/pipe.cap"); OEV=$(jget "$TMP/pipe.cap" .events.offcpu)
 CB=$(stat -c %s "$TMP/pipe.cap")
-BPE=$(awk -v b="$CB" -v e="$EV" 'BEGIN {printf "%.2f", e ? b / e : 0}')
-PN=$(perf script -i "$TMP/perf.data" -F time 2>/dev/null | wc -l)
+BPE=$(div "$CB" "$EV")
+PN=$(perf_samples "$TMP/perf.data")
 PB=$(stat -c %s "$TMP/perf.data")
 zstd -q -3 -f "$TMP/perf.data" -o "$TMP/perf.data.zst"
 PZ=$(stat -c %s "$TMP/perf.data.zst")
-PBPE=$(awk -v b="$PB" -v e="$PN" 'BEGIN {printf "%.1f", e ? b / e : 0}')
-PZPE=$(awk -v b="$PZ" -v e="$PN" 'BEGIN {printf "%.2f", e ? b / e : 0}')
-printf '%-34s %12s events %10s bytes %8s B/event\n' "stkrec capture" "$EV" "$CB" "$BPE"
-printf '%-34s %12s events %10s bytes %8s B/event (zstd -3: %s)\n' "perf.data" "$PN" "$PB" "$PBPE" "$PZPE"
+PBPE=$(div "$PB" "$PN" %.1f); PZPE=$(div "$PZ" "$PN")
+row "stkrec capture (zstd inside)" "$BPE B/event  ($CB bytes, $EV events, $OEV off-CPU)"
+row "perf.data raw" "$PBPE B/event  ($PB bytes, $PN events)"
+row "perf.data after zstd -3" "$PZPE B/event  ($PZ bytes)"
 
-echo "== 3. CPU-bound: stress-ng --cpu 2 under -F 999 sampling"
-sng() { awk '/cpu / && $0 ~ /[0-9]/ {v=$(NF-1)} END {print v+0}'; }
-S0=$(stress-ng --cpu 2 --timeout 5 --metrics-brief 2>&1 | sng)
-S1=$("$STKREC" record -a -F 999 -o "$TMP/cpu.cap" -- stress-ng --cpu 2 --timeout 5 --metrics-brief 2>&1 | sng)
-printf '%-34s %12s bogo ops/s\n%-34s %12s bogo ops/s (-%s%%)\n' "stress-ng alone" "$S0" \
-	"under stkrec -F 999" "$S1" "$(loss "$S0" "$S1")"
-
-echo "== 4. a big capture: ${BIG_SECONDS}s of the pipe benchmark; recorder cost"
-/usr/bin/time -f '%U %S %M' -o "$TMP/time" "$STKREC" record -a -d "$BIG_SECONDS" -o "$TMP/big.cap" \
-	2>/dev/null &
+# --- 4. a big capture: recorder cost --------------------------------------------
+# Several pipe pairs, unpinned, for BIG_SECONDS: >= 1M events on 2 CPUs.
+PAIRS=${BENCH_PAIRS:-2}
+pipes_for() {
+	local s=$1 i pids=()
+	for i in $(seq "$PAIRS"); do
+		timeout "$s" perf bench sched pipe -l 1000000000 >/dev/null 2>&1 &
+		pids+=($!)
+	done
+	wait "${pids[@]}" || true # timeout's status 124 is the normal end
+}
+head_ "4. recorder cost: ${BIG_SECONDS} s of $PAIRS pipe pairs (unpinned)"
+/usr/bin/time -f '%U %S %M' -o "$TMP/big.time" \
+	"$STKREC" record -a -F 999 -d "$BIG_SECONDS" -o "$TMP/big.cap" 2>"$TMP/big.err" &
 REC=$!
 sleep 1
-timeout "$((BIG_SECONDS - 1))" perf bench sched pipe -l 100000000 >/dev/null 2>&1 || true
-wait "$REC" || true
-read -r UT ST RSS < "$TMP/time"
-"$STKREC" info --json "$TMP/big.cap" > "$TMP/big.json"
-BEV=$(( $(json_num "$TMP/big.json" events offcpu) + $(json_num "$TMP/big.json" events cpu) + $(json_num "$TMP/big.json" events bio) ))
-BLOST=$(( $(json_num "$TMP/big.json" lost offcpu) + $(json_num "$TMP/big.json" lost cpu) + $(json_num "$TMP/big.json" lost bio) ))
+pipes_for "$((BIG_SECONDS - 2))"
+wait "$REC" || die "stkrec record failed: $(cat "$TMP/big.err")"
+read -r UT ST RSS < "$TMP/big.time"
+info "$TMP/big.cap"
+BEV=$(nevents "$TMP/big.cap"); BLOSTB=$(nlost "$TMP/big.cap")
 CPUM=$(awk -v u="$UT" -v s="$ST" -v e="$BEV" 'BEGIN {printf "%.2f", e ? (u + s) * 1e6 / e : 0}')
-printf '%-34s %12s events, lost %s, recorder CPU %s s per 1M events, peak RSS %s KiB\n' \
-	"big capture" "$BEV" "$BLOST" "$CPUM" "$RSS"
+read -r SUT SST SRSS < "$TMP/pipe.time"
+SEV=$(nevents "$TMP/pipe.cap")
+row "big capture" "$BEV events, lost $BLOSTB"
+row "recorder CPU per 1M events" "$CPUM s (user $UT s + sys $ST s)"
+row "recorder peak RSS" "$RSS KiB at $BEV events; $SRSS KiB at $SEV events"
+[ "$BEV" -ge 1000000 ] || echo "  warning: fewer than 1M events; raise BENCH_BIG_SECONDS"
 
-echo "== 5. report speed on the big capture against perf report on perf.data"
-perf record -q -e sched:sched_switch -g -a -o "$TMP/big.data" -- sleep "$BIG_SECONDS" >/dev/null 2>&1 &
+# --- 3. report speed --------------------------------------------------------------
+head_ "3. report speed on the big capture; perf report on perf.data of the same load"
+perf record -e sched:sched_switch -g -a -o "$TMP/big.data" -- sleep "$BIG_SECONDS" \
+	>/dev/null 2>"$TMP/bigperf.err" &
 PREC=$!
 sleep 1
-timeout "$((BIG_SECONDS - 1))" perf bench sched pipe -l 100000000 >/dev/null 2>&1 || true
-wait "$PREC" || true
-PBN=$(perf script -i "$TMP/big.data" -F time 2>/dev/null | wc -l)
-t() { local s e; s=$(date +%s.%N); "$@" >/dev/null 2>&1 || true; e=$(date +%s.%N); awk -v s="$s" -v e="$e" 'BEGIN {printf "%.3f", e - s}'; }
+pipes_for "$((BIG_SECONDS - 2))"
+wait "$PREC" || die "perf record failed: $(cat "$TMP/bigperf.err")"
+PBN=$(perf_samples "$TMP/big.data")
+# seconds of wall time of one command; its output is discarded, failure fatal
+t() {
+	local s e
+	s=$(date +%s.%N)
+	"$@" >/dev/null 2>"$TMP/t.err" || die "$* failed: $(head -3 "$TMP/t.err")"
+	e=$(date +%s.%N)
+	awk -v s="$s" -v e="$e" 'BEGIN {printf "%.2f", e - s}'
+}
 TR=$(t "$STKREC" report -i "$TMP/big.cap")
 TF=$(t "$STKREC" report -i "$TMP/big.cap" --folded)
 TP=$(t perf report -i "$TMP/big.data" --stdio)
-rate() { awk -v n="$1" -v t="$2" 'BEGIN {printf "%.0f", t > 0 ? n / t : 0}'; }
-RR=$(rate "$BEV" "$TR"); RF=$(rate "$BEV" "$TF"); RP=$(rate "$PBN" "$TP")
-printf '%-34s %8s s %12s events/s\n' "stkrec report" "$TR" "$RR"
-printf '%-34s %8s s %12s events/s\n' "stkrec report --folded" "$TF" "$RF"
-printf '%-34s %8s s %12s events/s (%s events)\n' "perf report --stdio" "$TP" "$RP" "$PBN"
-printf 'report speed ratio: %sx (perf-style), %sx (folded)\n' \
-	"$(awk -v a="$RR" -v b="$RP" 'BEGIN {printf "%.1f", b ? a / b : 0}')" \
-	"$(awk -v a="$RF" -v b="$RP" 'BEGIN {printf "%.1f", b ? a / b : 0}')"
+RR=$(div "$BEV" "$TR" %.0f); RF=$(div "$BEV" "$TF" %.0f); RP=$(div "$PBN" "$TP" %.0f)
+XR=$(div "$RR" "$RP" %.1f); XF=$(div "$RF" "$RP" %.1f)
+row "stkrec report" "$TR s  $RR events/s  ${XR}x perf"
+row "stkrec report --folded" "$TF s  $RF events/s  ${XF}x perf"
+row "perf report --stdio" "$TP s  $RP events/s  ($PBN events)"
 
-cat > "$RES" <<JSON
-{
-  "machine": {"kernel": "$(uname -r)", "cpus": $(nproc), "model": "$(awk -F': ' '/model name/ {print $2; exit}' /proc/cpuinfo)"},
-  "pipe_ops": {"alone": $A, "stkrec": $B, "perf": $C, "stkrec_loss_pct": $LB, "perf_loss_pct": $LC},
-  "capture": {"stkrec_events": $EV, "stkrec_bytes": $CB, "stkrec_bytes_per_event": $BPE,
-              "perf_events": $PN, "perf_bytes_per_event": $PBPE, "perf_zstd3_bytes_per_event": $PZPE},
-  "cpu_bound": {"alone": $S0, "stkrec_f999": $S1},
-  "recorder": {"events": $BEV, "lost": $BLOST, "cpu_s_per_1m_events": $CPUM, "peak_rss_kib": $RSS},
-  "report": {"stkrec_events_per_s": $RR, "stkrec_folded_events_per_s": $RF, "perf_events_per_s": $RP}
-}
-JSON
-echo "results: $RES"
+# --- 5. event-rate ceiling ----------------------------------------------------------
+# More pipe pairs until the recorder loses events or the rate stops growing.
+head_ "5. event-rate ceiling: N pipe pairs for 4 s under stkrec record -a"
+CEIL=0; CEILN=0
+: > "$TMP/ceil"
+for n in 1 2 4 8 16; do
+	"$STKREC" record -a -F 999 -d 5 -o "$TMP/ceil.cap" 2>/dev/null &
+	REC=$!
+	sleep 0.8
+	PAIRS=$n pipes_for 4
+	wait "$REC" || die "stkrec record failed"
+	info "$TMP/ceil.cap"
+	CE=$(nevents "$TMP/ceil.cap"); CL=$(nlost "$TMP/ceil.cap")
+	CD=$(jget "$TMP/ceil.cap" .duration_s)
+	CR=$(div "$CE" "$CD" %.0f)
+	row "  $n pairs" "$CR events/s, lost $CL"
+	echo "{\"pairs\": $n, \"events_per_s\": $CR, \"lost\": $CL}" >> "$TMP/ceil"
+	if [ "$CL" = 0 ] && [ "$CR" -gt "$CEIL" ]; then CEIL=$CR; CEILN=$n; fi
+done
+row "highest rate with no loss" "$CEIL events/s ($CEILN pairs)"
+
+jq -n \
+	--arg kernel "$(uname -r)" --arg model "$MODEL" --argjson cpus "$(nproc)" \
+	--arg layout "$LAYOUT" --argjson loops "$LOOPS" --argjson rounds "$ROUNDS" \
+	--argjson a "$A" --argjson b "$B" --argjson c "$C" \
+	--argjson lb "$LB" --argjson lc "$LC" --argjson blost "$BLOST" --argjson clost "$CLOST" \
+	--argjson s0 "$S0" --argjson s1 "$S1" \
+	--argjson ev "$EV" --argjson cb "$CB" --argjson bpe "$BPE" \
+	--argjson pn "$PN" --argjson pb "$PB" --argjson pbpe "$PBPE" --argjson pzpe "$PZPE" \
+	--argjson bev "$BEV" --argjson blostb "$BLOSTB" --argjson cpum "$CPUM" \
+	--argjson rss "$RSS" --argjson srss "$SRSS" --argjson sev "$SEV" \
+	--argjson rr "$RR" --argjson rf "$RF" --argjson rp "$RP" --argjson pbn "$PBN" \
+	--argjson tr "$TR" --argjson tf "$TF" --argjson tp "$TP" \
+	--argjson ceil "$CEIL" --slurpfile steps "$TMP/ceil" '{
+	machine: {kernel: $kernel, cpus: $cpus, model: $model, layout: $layout},
+	pipe_ops: {loops: $loops, rounds: $rounds, alone: $a, stkrec: $b, perf: $c,
+		   stkrec_loss_pct: $lb, perf_loss_pct: $lc,
+		   stkrec_lost_events: $blost, perf_lost_events: $clost},
+	cpu_bound: {alone: $s0, stkrec_f999: $s1},
+	capture: {stkrec_events: $ev, stkrec_bytes: $cb, stkrec_bytes_per_event: $bpe,
+		  perf_events: $pn, perf_bytes: $pb, perf_bytes_per_event: $pbpe,
+		  perf_zstd3_bytes_per_event: $pzpe},
+	recorder: {events: $bev, lost: $blostb, cpu_s_per_1m_events: $cpum,
+		   peak_rss_kib: $rss, small_events: $sev, small_peak_rss_kib: $srss},
+	report: {stkrec_s: $tr, stkrec_folded_s: $tf, perf_s: $tp, perf_events: $pbn,
+		 stkrec_events_per_s: $rr, stkrec_folded_events_per_s: $rf,
+		 perf_events_per_s: $rp},
+	ceiling: {events_per_s_no_loss: $ceil, steps: $steps}
+}' > "$RES"
+echo "results: $RES, table: $TABLE"
