@@ -54,8 +54,20 @@ struct {
 	__type(value, __u64);
 } stats SEC(".maps");
 
-/* A thread switched out: its record waits here until it runs again. The
- * value is the record itself, so switch-in sends it without a copy. */
+/*
+ * A thread switched out: its record waits here until it runs again. The
+ * value is the record itself, so switch-in sends it without a copy.
+ * tp_btf keeps it in task storage: no hashing, no size limit, and it is
+ * freed with the task. The raw_tp fallback (no trusted task pointers) uses
+ * the hash, emptied at sched_process_exit.
+ */
+struct {
+	__uint(type, BPF_MAP_TYPE_TASK_STORAGE);
+	__uint(map_flags, BPF_F_NO_PREALLOC);
+	__type(key, int);
+	__type(value, struct stkrec_stack_ev);
+} offcpu_task SEC(".maps");
+
 struct {
 	__uint(type, BPF_MAP_TYPE_HASH);
 	__uint(max_entries, 16384);
@@ -231,8 +243,27 @@ static __always_inline struct stkrec_stack_ev *offcpu_slot(__u32 tid)
 	return bpf_map_lookup_elem(&offcpu_start, &tid);
 }
 
+/* The slot of a task switching out; created on its first switch. */
+static __always_inline struct stkrec_stack_ev *out_slot(struct task_struct *t, __u32 tid,
+							bool btf)
+{
+	if (btf)
+		return bpf_task_storage_get(&offcpu_task, t, NULL,
+					    BPF_LOCAL_STORAGE_GET_F_CREATE);
+	return offcpu_slot(tid);
+}
+
+/* The slot of a task switching in, if it has one. */
+static __always_inline struct stkrec_stack_ev *in_slot(struct task_struct *t, __u32 tid,
+						       bool btf)
+{
+	if (btf)
+		return bpf_task_storage_get(&offcpu_task, t, NULL, 0);
+	return bpf_map_lookup_elem(&offcpu_start, &tid);
+}
+
 static __always_inline void switch_out(void *ctx, bool preempt, struct task_struct *prev,
-				       __u64 now, __u32 cpu)
+				       __u64 now, __u32 cpu, bool btf)
 {
 	__u32 tid = BPF_CORE_READ(prev, pid);
 	__u32 tgid = BPF_CORE_READ(prev, tgid);
@@ -251,7 +282,7 @@ static __always_inline void switch_out(void *ctx, bool preempt, struct task_stru
 	pflags = BPF_CORE_READ(prev, flags);
 	if (!task_allowed(tgid, tid, pflags))
 		return;
-	e = offcpu_slot(tid);
+	e = out_slot(prev, tid, btf);
 	if (!e) {
 		count_lost(STKREC_KIND_OFFCPU, STKREC_LOST_STATE);
 		return;
@@ -268,7 +299,7 @@ static __always_inline void switch_out(void *ctx, bool preempt, struct task_stru
 	e->time = now; /* last: a nonzero time marks the slot complete */
 }
 
-static __always_inline void switch_in(struct task_struct *next, __u64 now)
+static __always_inline void switch_in(struct task_struct *next, __u64 now, bool btf)
 {
 	__u32 tid = BPF_CORE_READ(next, pid);
 	struct stkrec_stack_ev *e;
@@ -276,7 +307,7 @@ static __always_inline void switch_in(struct task_struct *next, __u64 now)
 
 	if (!tid)
 		return;
-	e = bpf_map_lookup_elem(&offcpu_start, &tid);
+	e = in_slot(next, tid, btf);
 	if (!e || !e->time)
 		return;
 	delta = now - e->time;
@@ -287,20 +318,21 @@ static __always_inline void switch_in(struct task_struct *next, __u64 now)
 	e->time = 0;
 }
 
+/* btf is a constant at each call: each program references one slot map. */
 static __always_inline int on_switch(void *ctx, bool preempt, struct task_struct *prev,
-				     struct task_struct *next)
+				     struct task_struct *next, bool btf)
 {
 	__u64 now = bpf_ktime_get_ns();
 
-	switch_out(ctx, preempt, prev, now, bpf_get_smp_processor_id());
-	switch_in(next, now);
+	switch_out(ctx, preempt, prev, now, bpf_get_smp_processor_id(), btf);
+	switch_in(next, now, btf);
 	return 0;
 }
 
 SEC("tp_btf/sched_switch")
 int BPF_PROG(stkrec_switch, bool preempt, struct task_struct *prev, struct task_struct *next)
 {
-	return on_switch(ctx, preempt, prev, next);
+	return on_switch(ctx, preempt, prev, next, true);
 }
 
 /* Same logic where tp_btf cannot load: the task pointers are then plain
@@ -308,7 +340,7 @@ int BPF_PROG(stkrec_switch, bool preempt, struct task_struct *prev, struct task_
 SEC("raw_tp/sched_switch")
 int BPF_PROG(stkrec_switch_raw, bool preempt, struct task_struct *prev, struct task_struct *next)
 {
-	return on_switch(ctx, preempt, prev, next);
+	return on_switch(ctx, preempt, prev, next, false);
 }
 
 /* Did the sample interrupt user mode? */

@@ -246,6 +246,8 @@ static int load_bpf(struct recorder *r, bool raw_switch)
 	set_tunables(r, s);
 	bpf_map__set_max_entries(s->maps.events, o->ringbuf_size);
 	bpf_map__set_max_entries(s->maps.offcpu_start, o->storage_entries);
+	/* tp_btf keeps off-CPU slots in task storage (5.11+), raw_tp in the hash */
+	bpf_map__set_autocreate(s->maps.offcpu_task, off && !raw_switch);
 	bpf_map__set_max_entries(s->maps.bio_inflight, o->storage_entries);
 	bpf_map__set_max_entries(s->maps.tids, o->nr_tids > 0 ? o->nr_tids : 1);
 	if (o->nr_pids > (int)bpf_map__max_entries(s->maps.tgids))
