@@ -1,0 +1,404 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+/*
+ * report/diff on synthetic captures: two "builds" whose kernel symbols sit
+ * at different addresses (stacks must match by name), exact tables, folded
+ * output, normalization (automatic, forced, refused), filters applied to
+ * both sides, off-CPU and block I/O units, and the differential SVG.
+ */
+#include <criterion/criterion.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include "report/diff.h"
+#include "tests/util_report.h"
+
+#define APP 10
+#define OTHER 20
+
+enum { F_LOOP, F_HELPER, F_A, F_B, F_C, F_SCHED, F_NR };
+
+static const char *const fnames[F_NR] = {
+	"work_loop", "helper", "func_a", "func_b", "func_c", "schedule",
+};
+
+/* CPU samples per stack: [func_a], [func_b], [func_c], [helper;func_c]
+ * (under work_loop), then off-CPU us in schedule under func_a. */
+struct spec {
+	uint64_t kbase;            /* where this build's kernel symbols are */
+	unsigned cpu[4];
+	unsigned off_us;
+	unsigned other;            /* CPU samples of pid OTHER in func_a */
+	unsigned bio_kb[2];        /* KiB written by app to sda and sdb */
+};
+
+static char *paths[2];
+
+static uint64_t ip(const struct spec *s, int f)
+{
+	return s->kbase + (uint64_t)f * 0x100 + 0x10;
+}
+
+static int write_stacks(struct cap_writer *w, const struct spec *s)
+{
+	uint64_t k[4][3] = {
+		{ ip(s, F_A), ip(s, F_LOOP) }, { ip(s, F_B), ip(s, F_LOOP) },
+		{ ip(s, F_C), ip(s, F_LOOP) }, { ip(s, F_C), ip(s, F_HELPER), ip(s, F_LOOP) },
+	};
+	uint64_t sched[3] = { ip(s, F_SCHED), ip(s, F_A), ip(s, F_LOOP) };
+	int i, err = 0;
+
+	for (i = 0; !err && i < F_NR; i++)
+		err = rc_ksym(w, s->kbase + (uint64_t)i * 0x100, 0x100, fnames[i], 0);
+	for (i = 0; !err && i < 4; i++)
+		err = cap_writer__stack(w, i + 1, CAP_STACK_KERNEL, k[i], i == 3 ? 3 : 2);
+	return err ?: cap_writer__stack(w, 5, CAP_STACK_KERNEL, sched, 3);
+}
+
+static int write_bio(struct cap_writer *w, uint64_t t, uint32_t minor, unsigned kb)
+{
+	struct cap_bio b = { .issue_time = t, .complete_time = t + RC_MS, .bytes = kb * 1024,
+			     .tid = APP, .pid = APP, .major = 8, .minor = minor,
+			     .op = CAP_BIO_WRITE, .comm = "app" };
+
+	return kb ? cap_writer__append(w, CAP_REC_BIO, &b, sizeof(b), NULL, 0) : 0;
+}
+
+static int write_events(struct cap_writer *w, const struct spec *s)
+{
+	struct cap_blockdev sda = { .major = 8, .minor = 0, .name = "sda" };
+	struct cap_blockdev sdb = { .major = 8, .minor = 16, .name = "sdb" };
+	uint64_t t = RC_T0 + RC_MS;
+	unsigned i, j;
+	int err;
+
+	err = cap_writer__append(w, CAP_REC_BLOCKDEV, &sda, sizeof(sda), NULL, 0) ?:
+	      cap_writer__append(w, CAP_REC_BLOCKDEV, &sdb, sizeof(sdb), NULL, 0) ?:
+	      write_bio(w, t, 0, s->bio_kb[0]) ?: write_bio(w, t, 16, s->bio_kb[1]);
+	for (i = 0; !err && i < 4; i++)
+		for (j = 0; !err && j < s->cpu[i]; j++)
+			err = rc_cpu(w, t++, APP, APP, CAP_STACK_NONE, i + 1);
+	for (j = 0; !err && j < s->other; j++)
+		err = rc_cpu(w, t++, OTHER, OTHER, CAP_STACK_NONE, 1);
+	/* two intervals whose ns only round to the total together */
+	if (!err && s->off_us)
+		err = rc_offcpu(w, t, s->off_us * 1000ull - 400, APP, APP, 1, 0, 5) ?:
+		      rc_offcpu(w, t + RC_MS, 400, APP, APP, 1, 0, 5);
+	return err;
+}
+
+static void write_cap(const char *path, const struct spec *s)
+{
+	struct cap_writer *w = rc_open(path);
+
+	cr_assert_not_null(w);
+	cr_assert_eq(write_stacks(w, s) ?:
+		     rc_thread(w, RC_T0, APP, APP, 0, "app") ?:
+		     rc_thread(w, RC_T0, OTHER, OTHER, 0, "other") ?:
+		     write_events(w, s), 0);
+	cr_assert_eq(cap_writer__finish(w), 0);
+}
+
+static void setup(void)
+{
+	setenv("TZ", "UTC", 1);
+	paths[0] = rc_tmpname("diffa");
+	paths[1] = rc_tmpname("diffb");
+}
+
+static void teardown(void)
+{
+	for (int i = 0; i < 2; i++) {
+		unlink(paths[i]);
+		free(paths[i]);
+	}
+}
+
+/* Diff the two captures with filter template f (may be NULL). */
+static struct diff *run_diff(const struct spec *a, const struct spec *b, enum cap_kind kind,
+			     const struct filter *f, enum diff_norm norm)
+{
+	const struct spec *s[2] = { a, b };
+	struct diff *d;
+	int i;
+
+	cr_assert_eq(diff__new(kind, &d), 0);
+	for (i = 0; i < 2; i++) {
+		struct filter flt = f ? *f : (struct filter){ 0 };
+		struct report_ctx ctx = { .filter = &flt };
+		struct model *m;
+
+		write_cap(paths[i], s[i]);
+		cr_assert_eq(model__load(paths[i], &m), 0);
+		ctx.model = m;
+		cr_assert_eq(filter__bind(&flt, m), 0);
+		cr_assert_eq(resolver__new(m, NULL, &ctx.res), 0);
+		cr_assert_eq(diff__add(d, i, i ? "b.cap" : "a.cap", &ctx), 0);
+		resolver__free(ctx.res);
+		free(flt.comm_ok);
+		model__free(m);
+	}
+	cr_assert_eq(diff__join(d, norm), 0);
+	return d;
+}
+
+typedef int (*writer_fn)(const struct diff *d, FILE *out);
+
+static int table10(const struct diff *d, FILE *out)
+{
+	return diff__write_table(d, 0, out);
+}
+
+static int svg_flame(const struct diff *d, FILE *out)
+{
+	return diff__write_svg(d, false, out);
+}
+
+static char *output(const struct diff *d, writer_fn fn)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *out = open_memstream(&buf, &len);
+
+	cr_assert_not_null(out);
+	cr_assert_eq(fn(d, out), 0);
+	fclose(out);
+	return buf;
+}
+
+/* The two builds: symbols 0x1000 apart, the CPU split flipped. */
+static const struct spec build_a = { .kbase = 0xffffffff81000000ull, .cpu = { 25, 75, 10, 0 },
+				     .off_us = 3000, .other = 7, .bio_kb = { 64, 0 } };
+static const struct spec build_b = { .kbase = 0xffffffff81001000ull, .cpu = { 75, 25, 5, 5 },
+				     .off_us = 1000, .other = 7, .bio_kb = { 16, 48 } };
+
+TestSuite(diff_report, .init = setup, .fini = teardown);
+
+Test(diff_report, folded_matches_by_name_across_builds)
+{
+	struct filter f = { .kinds = 1u << CAP_KIND_CPU };
+	struct diff *d = run_diff(&build_a, &build_b, CAP_KIND_CPU, &f, DIFF_NORM_AUTO);
+	char *s = output(d, diff__write_folded);
+
+	cr_assert_str_eq(s,
+		"app;work_loop;func_a 25 75\n"
+		"app;work_loop;func_b 75 25\n"
+		"app;work_loop;func_c 10 5\n"
+		"app;work_loop;helper;func_c 0 5\n"
+		"other;work_loop;func_a 7 7\n");
+	cr_expect_eq(diff__total(d, DIFF_A), 117);
+	cr_expect_eq(diff__total(d, DIFF_B), 117);
+	cr_expect_eq(diff__nr_stacks(d), 5);
+	cr_expect(!diff__normalized(d));
+	cr_expect_str_eq(diff__unit(d), "samples");
+	free(s);
+	diff__free(d);
+}
+
+Test(diff_report, table_exact)
+{
+	struct filter f = { .pids = (uint32_t[]){ APP }, .npids = 1 };
+	struct diff *d = run_diff(&build_a, &build_b, CAP_KIND_CPU, &f, DIFF_NORM_AUTO);
+	char *s = output(d, table10);
+
+	/* -p applies to both sides: pid OTHER's samples are gone; func_c,
+	 * 10 = 10 self in both, is in neither direction */
+	cr_assert_str_eq(s,
+		"# stkrec diff: CPU samples, values in samples\n"
+		"# A: a.cap: host testhost, kernel 6.18.0-test, start "
+		"2026-01-02T03:04:05.000000+00:00, span 0.003 s, 117 CPU samples, "
+		"total 110 samples\n"
+		"# B: b.cap: host testhost, kernel 6.18.0-test, start "
+		"2026-01-02T03:04:05.000000+00:00, span 0.002 s, 117 CPU samples, "
+		"total 110 samples\n"
+		"# Share: of the side's total; Delta pp: share B - share A in percentage points\n"
+		"\n"
+		"Functions (self: the innermost frame), by change in share:\n"
+		"           A            B       Change   Change%  Share A  Share B  Delta pp  Function\n"
+		"grew:\n"
+		"          25           75          +50   +200.0%   22.73%   68.18%    +45.45  func_a\n"
+		"shrank:\n"
+		"          75           25          -50    -66.7%   68.18%   22.73%    -45.45  func_b\n"
+		"\n"
+		"Stacks, by change in share:\n"
+		"           A            B       Change   Change%  Share A  Share B  Delta pp  Stack\n"
+		"grew:\n"
+		"          25           75          +50   +200.0%   22.73%   68.18%    +45.45  app;work_loop;func_a\n"
+		"           0            5           +5       new    0.00%    4.55%     +4.55  app;work_loop;helper;func_c\n"
+		"shrank:\n"
+		"          75           25          -50    -66.7%   68.18%   22.73%    -45.45  app;work_loop;func_b\n"
+		"          10            5           -5    -50.0%    9.09%    4.55%     -4.55  app;work_loop;func_c\n");
+	free(s);
+	diff__free(d);
+}
+
+static const struct spec a_only_app = { .kbase = 0xffffffff81000000ull,
+					.cpu = { 25, 75, 10, 0 } };
+
+Test(diff_report, normalization_automatic_past_2x)
+{
+	struct spec b3 = { .kbase = 0xffffffff81002000ull, .cpu = { 225, 75, 15, 15 } };
+	struct diff *d = run_diff(&a_only_app, &b3, CAP_KIND_CPU, NULL, DIFF_NORM_AUTO);
+	char *s = output(d, diff__write_folded), *t = output(d, table10);
+
+	cr_expect(diff__normalized(d));
+	cr_expect_eq(diff__total(d, DIFF_B), 330, "totals stay raw");
+	/* B scaled by 110/330: the same picture as B at A's size */
+	cr_assert_str_eq(s,
+		"app;work_loop;func_a 25 75\n"
+		"app;work_loop;func_b 75 25\n"
+		"app;work_loop;func_c 10 5\n"
+		"app;work_loop;helper;func_c 0 5\n");
+	cr_expect_not_null(strstr(t, "\n# B normalized to A's total (B values x0.3333): the "
+				     "totals differ by more than 2x (--no-normalize: raw values)\n"));
+	cr_expect_not_null(strstr(t, "\n          25           75          +50   +200.0%   "
+				     "22.73%   68.18%    +45.45  func_a\n"), "%s", t);
+	free(s);
+	free(t);
+	diff__free(d);
+}
+
+Test(diff_report, normalization_refused)
+{
+	struct spec b3 = { .kbase = 0xffffffff81002000ull, .cpu = { 225, 75, 15, 15 } };
+	struct diff *d = run_diff(&a_only_app, &b3, CAP_KIND_CPU, NULL, DIFF_NORM_OFF);
+	char *s = output(d, diff__write_folded), *t = output(d, table10);
+
+	cr_expect(!diff__normalized(d));
+	cr_assert_str_eq(s,
+		"app;work_loop;func_a 25 225\n"
+		"app;work_loop;func_b 75 75\n"
+		"app;work_loop;func_c 10 15\n"
+		"app;work_loop;helper;func_c 0 15\n");
+	cr_expect_not_null(strstr(t, "\n# the totals differ by more than 2x; B not normalized "
+				     "(--no-normalize)\n"));
+	/* shares do not depend on normalization; the changes do */
+	cr_expect_not_null(strstr(t, "\n          25          225         +200   +800.0%   "
+				     "22.73%   68.18%    +45.45  func_a\n"), "%s", t);
+	cr_expect_not_null(strstr(t, "\n          75           75           +0     +0.0%   "
+				     "68.18%   22.73%    -45.45  func_b\n"), "%s", t);
+	free(s);
+	free(t);
+	diff__free(d);
+}
+
+Test(diff_report, normalization_forced_rounds)
+{
+	struct spec b = { .kbase = 0xffffffff81002000ull, .cpu = { 75, 25, 5, 5 }, .other = 10 };
+	struct diff *d = run_diff(&a_only_app, &b, CAP_KIND_CPU, NULL, DIFF_NORM_ON);
+	char *s = output(d, diff__write_folded), *t = output(d, table10);
+
+	/* x110/120, rounded half up: 68.75 -> 69, 22.92 -> 23, 4.58 -> 5, 9.17 -> 9 */
+	cr_assert_str_eq(s,
+		"app;work_loop;func_a 25 69\n"
+		"app;work_loop;func_b 75 23\n"
+		"app;work_loop;func_c 10 5\n"
+		"app;work_loop;helper;func_c 0 5\n"
+		"other;work_loop;func_a 0 9\n");
+	cr_expect_not_null(strstr(t, "\n# B normalized to A's total (B values x0.9167): "
+				     "--normalize\n"), "%s", t);
+	/* func_a self: 25 -> 69 + 9 = 78 scaled; its share of B's raw 120 is
+	 * 85 = 70.83%, 48.11 points more than 25 of 110 */
+	cr_expect_not_null(strstr(t, "\n          25           78          +53   +212.0%   "
+				     "22.73%   70.83%    +48.11  func_a\n"), "%s", t);
+	free(s);
+	free(t);
+	diff__free(d);
+}
+
+Test(diff_report, offcpu_microseconds_summed_then_rounded)
+{
+	struct filter f = { .kinds = 1u << CAP_KIND_OFFCPU };
+	struct diff *d = run_diff(&build_a, &build_b, CAP_KIND_OFFCPU, &f, DIFF_NORM_OFF);
+	char *s = output(d, diff__write_folded);
+
+	cr_assert_str_eq(s, "app;work_loop;func_a;schedule 3000 1000\n");
+	cr_expect_str_eq(diff__unit(d), "us");
+	free(s);
+	diff__free(d);
+}
+
+Test(diff_report, bio_bytes_per_comm_and_disk)
+{
+	struct filter f = { .kinds = 1u << CAP_KIND_BIO };
+	struct diff *d = run_diff(&build_a, &build_b, CAP_KIND_BIO, &f, DIFF_NORM_AUTO);
+	char *s = output(d, diff__write_folded), *t = output(d, table10);
+
+	cr_assert_str_eq(s, "app;sda 65536 16384\napp;sdb 0 49152\n");
+	cr_expect_str_eq(diff__unit(d), "bytes");
+	cr_expect_not_null(strstr(t, "# stkrec diff: block I/O requests, values in bytes\n"));
+	cr_expect_not_null(strstr(t, "\nDisks, by change in share:\n"));
+	cr_expect_not_null(strstr(t, "\nProcesses and disks, by change in share:\n"));
+	cr_expect_not_null(strstr(t, "\n           0        49152       +49152       new    "
+				     "0.00%   75.00%    +75.00  sdb\n"), "%s", t);
+	free(s);
+	free(t);
+	diff__free(d);
+}
+
+Test(diff_report, rows_capped_per_direction)
+{
+	struct filter f = { .pids = (uint32_t[]){ APP }, .npids = 1 };
+	struct diff *d = run_diff(&build_a, &build_b, CAP_KIND_CPU, &f, DIFF_NORM_AUTO);
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *out = open_memstream(&buf, &len);
+	const char *stacks;
+
+	cr_assert_eq(diff__write_table(d, 1, out), 0);
+	fclose(out);
+	stacks = strstr(buf, "\nStacks");
+	cr_assert_not_null(stacks);
+	cr_expect_null(strstr(stacks, "helper;func_c"), "second growth row cut");
+	cr_expect_null(strstr(stacks, "  app;work_loop;func_c\n"), "second shrink row cut");
+	cr_expect_not_null(strstr(stacks, "  app;work_loop;func_b\n"));
+	free(buf);
+	diff__free(d);
+}
+
+Test(diff_report, api_misuse)
+{
+	struct diff *d;
+	struct report_ctx ctx = { 0 };
+
+	cr_expect_eq(diff__new(CAP_KIND_SIDEBAND, &d), -EINVAL);
+	cr_assert_eq(diff__new(CAP_KIND_CPU, &d), 0);
+	cr_expect_eq(diff__add(d, DIFF_B, "b", &ctx), -EINVAL, "A comes first");
+	cr_expect_eq(diff__join(d, DIFF_NORM_AUTO), -EINVAL, "nothing added");
+	cr_expect_eq(diff__write_folded(d, stdout), -EINVAL, "not joined");
+	diff__free(d);
+	diff__free(NULL);
+}
+
+TestSuite(svg_diff, .init = setup, .fini = teardown);
+
+Test(svg_diff, differential_colours_and_widths)
+{
+	struct filter f = { .pids = (uint32_t[]){ APP }, .npids = 1 };
+	struct diff *d = run_diff(&build_a, &build_b, CAP_KIND_CPU, &f, DIFF_NORM_AUTO);
+	char *s = output(d, svg_flame), path[] = "/tmp/stkrec-diff-svg-XXXXXX", cmd[128];
+	const char *fa, *fb;
+	int fd;
+
+	cr_expect_not_null(strstr(s, "Differential Flame Graph"));
+	cr_expect_not_null(strstr(s, "A a.cap (host testhost, 110 samples) -&gt; B b.cap"));
+	fa = strstr(s, "<title>func_a (");
+	fb = strstr(s, "<title>func_b (");
+	cr_assert(fa && fb, "%s", s);
+	/* grew: red (255, c, c); shrank: blue (c, c, 255) */
+	cr_expect_not_null(strstr(fa, "fill=\"rgb(255,"));
+	cr_expect(strstr(fa, "fill=\"rgb(255,") < strstr(fa, "</g>"));
+	cr_expect(strstr(fb, ",255)\"") && strstr(fb, ",255)\"") < strstr(fb, "</g>"));
+	fd = mkstemp(path);
+	cr_assert_geq(fd, 0);
+	cr_assert_eq(write(fd, s, strlen(s)), (ssize_t)strlen(s));
+	close(fd);
+	if (system("command -v xmllint >/dev/null 2>&1") == 0) {
+		snprintf(cmd, sizeof(cmd), "xmllint --noout %s", path);
+		cr_expect_eq(system(cmd), 0, "xmllint rejected the SVG");
+	}
+	unlink(path);
+	free(s);
+	diff__free(d);
+}
