@@ -288,6 +288,7 @@ enum cap_stop_reason {
 	CAP_STOP_COMMAND = 2,
 	CAP_STOP_ERROR = 3,
 	CAP_STOP_MAX_SIZE = 4,
+	CAP_STOP_SWITCH = 5,   /* --switch-output: continues in the next file */
 };
 
 /* §3 header, as the reader returns it (host byte order, NUL-terminated). */

@@ -97,6 +97,7 @@ const char *cap_stop_reason_name(uint32_t reason)
 {
 	static const char *const names[] = {
 		"signal", "duration", "command exited", "error", "max size",
+		"output switched",
 	};
 
 	if (reason < sizeof(names) / sizeof(names[0]))

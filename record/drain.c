@@ -260,16 +260,17 @@ int record__intern_stat_keys(struct recorder *r)
 	return 0;
 }
 
-int record__write_stats(struct recorder *r)
+/* This file's numbers: events since it began, its own tables. */
+int record__write_stats(struct recorder *r, uint64_t now)
 {
 	const struct cap_totals *t = cap_writer__totals(r->w);
 	const struct {
 		const char *key;
 		uint64_t value;
 	} stats[] = {
-		{ "events.offcpu", r->events[CAP_KIND_OFFCPU] },
-		{ "events.cpu", r->events[CAP_KIND_CPU] },
-		{ "events.bio", r->events[CAP_KIND_BIO] },
+		{ "events.offcpu", r->events[CAP_KIND_OFFCPU] - r->events_base[CAP_KIND_OFFCPU] },
+		{ "events.cpu", r->events[CAP_KIND_CPU] - r->events_base[CAP_KIND_CPU] },
+		{ "events.bio", r->events[CAP_KIND_BIO] - r->events_base[CAP_KIND_BIO] },
 		{ "stacks", intern__nr_stacks(r->in) },
 		{ "strings", intern__nr_strings(r->in) },
 		{ "threads", r->threads.nr },
@@ -279,7 +280,7 @@ int record__write_stats(struct recorder *r)
 		{ "sideband_lost", r->sb ? sideband__lost(r->sb) : 0 },
 		{ "bio.unseen_completions", bpf_stat(r, STKREC_STAT_BIO_UNSEEN) },
 		{ "bio.filtered_completions", bpf_stat(r, STKREC_STAT_BIO_FILTERED) },
-		{ "duration_ns", r->end_ns - r->start_ns },
+		{ "duration_ns", now - r->file_start_ns },
 		{ "bytes_raw", t->bytes_raw }, /* before these last records */
 	};
 	size_t i;
@@ -304,13 +305,13 @@ static int command_status(const struct recorder *r)
 	return 128 + WTERMSIG(r->cmd.status);
 }
 
-int record__write_end(struct recorder *r)
+int record__write_end(struct recorder *r, uint32_t reason, int32_t error, uint64_t now)
 {
 	struct cap_end e = {
-		.time = r->end_ns,
-		.reason = r->stop,
-		.error = r->stop == CAP_STOP_ERROR ? r->error : 0,
-		.status = command_status(r),
+		.time = now,
+		.reason = reason,
+		.error = reason == CAP_STOP_ERROR ? error : 0,
+		.status = reason == CAP_STOP_SWITCH ? -1 : command_status(r),
 	};
 
 	return cap_writer__append(r->w, CAP_REC_END, &e, sizeof(e), NULL, 0);
@@ -334,6 +335,8 @@ void recorder__progress(const struct recorder *r, struct record_progress *p)
 	p->bytes = r->w ? cap_writer__file_size(r->w) : r->final_bytes;
 	p->stop = r->stop;
 	p->command_status = command_status(r);
+	p->path = r->path;
+	p->files = r->files;
 }
 
 /* One pass over both sources, the side band first: an exec's or mmap's
@@ -376,6 +379,8 @@ static bool housekeeping(struct recorder *r, uint64_t *next_sec, int *err)
 		report_progress(r);
 		*next_sec = now + NSEC_PER_SEC;
 	}
+	if (!*err && record__switch_due(r, now))
+		*err = record__switch_output(r, now);
 	if (*err < 0)
 		return true;
 	*err = 0;
@@ -416,6 +421,14 @@ static int finish(struct recorder *r, int err)
 	int e2;
 
 	record__detach(r);
+	if (!r->w) { /* a failed --switch-output left no file open */
+		r->stop = CAP_STOP_ERROR;
+		r->error = err;
+		command__kill(&r->cmd);
+		r->end_ns = record__now();
+		report_progress(r);
+		return err;
+	}
 	if (!err)
 		err = drain(r, UINT64_MAX / 2);
 	if (err) {
@@ -427,15 +440,15 @@ static int finish(struct recorder *r, int err)
 	r->end_ns = record__now();
 	e2 = record__write_lost(r);
 	if (!e2)
-		e2 = record__write_stats(r);
+		e2 = record__write_stats(r, r->end_ns);
 	if (!e2)
-		e2 = record__write_end(r);
+		e2 = record__write_end(r, r->stop, r->error, r->end_ns);
 	if (!e2)
 		e2 = cap_writer__finish(r->w);
 	else
 		cap_writer__free(r->w);
 	r->w = NULL;
-	if (!stat(r->opts.output, &st))
+	if (!stat(r->path, &st))
 		r->final_bytes = st.st_size;
 	report_progress(r);
 	return err == CAP_ERR_FULL ? e2 : (err ? err : e2);

@@ -457,6 +457,11 @@ static int write_sym(struct ksyms *ks, size_t i, struct cap_writer *w, struct in
 	return 1;
 }
 
+void ksyms__new_file(struct ksyms *ks)
+{
+	memset(ks->written, 0, (ks->nr + 63) / 64 * sizeof(uint64_t));
+}
+
 static bool is_written(const struct ksyms *ks, size_t i)
 {
 	return ks->written[i / 64] & (1ull << (i % 64));

@@ -35,6 +35,9 @@ struct ksyms_sink {
 };
 int ksyms__kstack_hook(void *ctx, const uint64_t *ips, uint16_t nr);
 
+/* A new capture file: every symbol is written again when a stack needs it. */
+void ksyms__new_file(struct ksyms *ks);
+
 /* Symbol lookup (name of the function containing addr), NULL if none. */
 const char *ksyms__name(const struct ksyms *ks, uint64_t addr, uint64_t *sym_start);
 size_t ksyms__count(const struct ksyms *ks);

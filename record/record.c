@@ -83,7 +83,7 @@ static void clock_pair(uint64_t *mono, uint64_t *real, int64_t *offset)
 	*offset = (int64_t)(*real - *mono);
 }
 
-static void fill_header(const struct recorder *r, struct cap_header *h)
+void record__fill_header(const struct recorder *r, struct cap_header *h)
 {
 	struct utsname u;
 
@@ -144,14 +144,10 @@ bad:
 	return -EIO;
 }
 
-static int preamble(struct recorder *r, const char **step)
+int record__write_defs(struct recorder *r, const char **step)
 {
 	int err;
 
-	*step = "read kernel symbols";
-	err = ksyms__load(&r->ks);
-	if (err)
-		return err;
 	*step = "intern";
 	err = intern__new(r->w, &r->in);
 	if (err)
@@ -443,13 +439,21 @@ static int start(struct recorder *r, const char **step)
 	r->ncpus_possible = libbpf_num_possible_cpus();
 	if (r->ncpus_possible <= 0)
 		return r->ncpus_possible ? r->ncpus_possible : -EINVAL;
-	fill_header(r, &h);
-	r->start_ns = h.start_time;
-	*step = "open output";
-	err = cap_writer__open(r->opts.output, &h, &wo, &r->w);
+	*step = "read kernel symbols";
+	err = ksyms__load(&r->ks);
 	if (err)
 		return err;
-	err = preamble(r, step);
+	err = record__set_path(r);
+	if (err)
+		return err;
+	record__fill_header(r, &h);
+	r->start_ns = r->file_start_ns = h.start_time;
+	*step = "open output";
+	err = cap_writer__open(r->path, &h, &wo, &r->w);
+	if (err)
+		return err;
+	r->files = 1;
+	err = record__write_defs(r, step);
 	if (err)
 		return err;
 	err = threads__init(&r->threads);

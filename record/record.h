@@ -40,6 +40,8 @@ struct record_progress {
 	uint64_t bytes;                /* capture bytes written so far */
 	enum cap_stop_reason stop;     /* once stopped */
 	int command_status;            /* wait status of -- COMMAND, or -1 */
+	const char *path;              /* the current (at the end: last) file */
+	unsigned files;                /* capture files written (--switch-output) */
 };
 
 struct record_opts {
@@ -64,6 +66,8 @@ struct record_opts {
 	uint64_t ringbuf_size;       /* --ringbuf-size (power of 2) */
 	uint64_t duration_ns;        /* -d, 0 = until stopped */
 	uint64_t max_size;           /* stop at this capture size; 0 = none */
+	uint64_t switch_ns;          /* --switch-output: a new file this often, */
+	uint64_t switch_bytes;       /* or past this size; 0 = never */
 	char **command;              /* -- COMMAND ARGS..., NULL-terminated */
 	const char *cmdline;         /* for the header */
 	int verbose;

@@ -3,6 +3,7 @@
 #ifndef STKREC_RECORD_RECORDER_INT_H
 #define STKREC_RECORD_RECORDER_INT_H
 
+#include <limits.h>
 #include <signal.h>
 #include <sys/types.h>
 #include "bpf/stkrec.h"
@@ -64,6 +65,10 @@ struct recorder {
 	enum cap_stop_reason stop;
 	int error;          /* what stopped recording with CAP_STOP_ERROR */
 	uint64_t start_ns;  /* monotonic: recorder__run() began */
+	char path[PATH_MAX + 32]; /* the current file (rotate.c names it) */
+	unsigned files;           /* files opened so far */
+	uint64_t file_start_ns;   /* monotonic: the current file began */
+	uint64_t events_base[CAP_KIND_MAX]; /* events before the current file */
 	uint64_t final_bytes; /* capture size once finished */
 	uint64_t end_ns;
 	uint64_t events[CAP_KIND_MAX];
@@ -80,14 +85,25 @@ struct recorder {
 uint64_t record__now(void);
 /* Destroy links and close perf events: no event after this returns. */
 void record__detach(struct recorder *r);
+void record__fill_header(const struct recorder *r, struct cap_header *h);
+/* Definitions a file starts with: a new interner (STAT keys, kernel stack
+ * hook), the kernel's identity and modules, the block devices. */
+int record__write_defs(struct recorder *r, const char **step);
 
 /* drain.c */
 int record__on_event(void *ctx, void *data, size_t size);
 int record__write_lost(struct recorder *r);
 int record__intern_stat_keys(struct recorder *r);
-int record__write_stats(struct recorder *r);
-int record__write_end(struct recorder *r);
+int record__write_stats(struct recorder *r, uint64_t now);
+int record__write_end(struct recorder *r, uint32_t reason, int32_t error, uint64_t now);
 int record__loop(struct recorder *r);
+
+/* rotate.c */
+/* r->path for a new file: opts.output, or output.<timestamp> when switching */
+int record__set_path(struct recorder *r);
+bool record__switch_due(const struct recorder *r, uint64_t now);
+/* Finish the current file and open the next, with every definition again. */
+int record__switch_output(struct recorder *r, uint64_t now);
 
 /* threads.c */
 int threads__init(struct thread_table *t);

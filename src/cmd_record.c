@@ -177,11 +177,12 @@ static const char *stop_name(enum cap_stop_reason r)
 	case CAP_STOP_COMMAND: return "command exited";
 	case CAP_STOP_ERROR: return "error";
 	case CAP_STOP_MAX_SIZE: return "size limit";
+	case CAP_STOP_SWITCH: return "output switched";
 	}
 	return "unknown";
 }
 
-static void summary(const struct recorder *r, const char *path)
+static void summary(const struct recorder *r, const char *base)
 {
 	struct record_progress p;
 	uint64_t ev;
@@ -202,7 +203,10 @@ static void summary(const struct recorder *r, const char *path)
 		p.events[CAP_KIND_OFFCPU], p.events[CAP_KIND_CPU], p.events[CAP_KIND_BIO],
 		p.lost[CAP_KIND_OFFCPU], p.lost[CAP_KIND_CPU], p.lost[CAP_KIND_BIO],
 		p.lost[CAP_KIND_SIDEBAND], p.stacks, p.ustack_missed, p.kstack_missed,
-		path, size, ev ? (double)p.bytes / ev : 0.0);
+		p.path, size, ev ? (double)p.bytes / ev : 0.0);
+	if (p.files > 1)
+		fprintf(stderr, "  %u files: the last one above, the others %s.<timestamp>\n",
+			p.files, base);
 }
 
 static char *join_cmdline(int argc, char **argv)

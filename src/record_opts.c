@@ -16,6 +16,7 @@ enum {
 	OPT_STORAGE,
 	OPT_RINGBUF,
 	OPT_MAX_SIZE,
+	OPT_SWITCH,
 };
 
 static const struct option long_opts[] = {
@@ -41,6 +42,7 @@ static const struct option long_opts[] = {
 	{ "stack-storage-size", required_argument, NULL, OPT_STORAGE },
 	{ "ringbuf-size", required_argument, NULL, OPT_RINGBUF },
 	{ "max-size", required_argument, NULL, OPT_MAX_SIZE },
+	{ "switch-output", required_argument, NULL, OPT_SWITCH },
 	{ NULL, 0, NULL, 0 },
 };
 
@@ -53,7 +55,8 @@ void record_opts__usage(FILE *f)
 "usage: stkrec record [-o FILE] [-e offcpu,cpu,bio] [-a] [-p PID,...|-t TID,...|-u|-k]\n"
 "                     [-U|-K] [-F HZ|-c N] [-I] [-C CPU] [-m MIN_US] [-M MAX_US]\n"
 "                     [--state MASK] [--stack-storage-size N] [--ringbuf-size BYTES]\n"
-"                     [-d SECONDS] [--max-size SIZE] [-v] [-- COMMAND [ARGS...]]\n"
+"                     [-d SECONDS] [--max-size SIZE | --switch-output TIME|SIZE]\n"
+"                     [-v] [-- COMMAND [ARGS...]]\n"
 "\n"
 "Record off-CPU intervals, CPU samples and block I/O completions with user and\n"
 "kernel stacks into a capture file, until Ctrl-C, -d, or COMMAND exits.\n"
@@ -85,6 +88,10 @@ void record_opts__usage(FILE *f)
 "      --max-size SIZE      stop when the capture reaches SIZE bytes (K, M, G\n"
 "                           suffixes; at least 64K): the file, its final\n"
 "                           counts and END record included, stays within SIZE\n"
+"      --switch-output N    as perf: write FILE.<timestamp> files, a new one\n"
+"                           every N seconds (N, Ns, Nm, Nh) or once one is\n"
+"                           past N bytes (NK, NM, NG); each file is complete\n"
+"                           and readable on its own\n"
 "  -v, --verbose            more messages (repeat for libbpf's)\n"
 "  -h, --help               this text\n"
 "\n"
@@ -96,6 +103,7 @@ void record_opts__usage(FILE *f)
 "  stkrec record -e cpu -F 99 -C 0     # CPU profile of CPU 0 at 99 Hz\n"
 "  stkrec record -e bio -d 30          # block I/O latency, by issuing process\n"
 "  stkrec record -o make.cap -- make -j2  # a command and its children\n"
+"  stkrec record --switch-output 60s   # one file a minute: make.cap.2026...\n"
 "  stkrec report -i make.cap           # then explain it\n",
 		RECORD_DEFAULT_OUTPUT, RECORD_DEFAULT_FREQ, RECORD_DEFAULT_MIN_US,
 		RECORD_DEFAULT_STORAGE, RECORD_DEFAULT_RINGBUF >> 20);
@@ -196,6 +204,37 @@ static int parse_sizes(int c, const char *arg, struct record_opts *o, char *err,
 	return 0;
 }
 
+/* perf's --switch-output: a time (s, m, h; no suffix: seconds) or a size
+ * (B, K, M, G). At least a second or 64 KiB. */
+static int parse_switch(const char *arg, struct record_opts *o, char *err, size_t len)
+{
+	static const struct {
+		char suffix;
+		uint64_t ns;
+	} units[] = { { 0, 1000000000ull }, { 's', 1000000000ull }, { 'm', 60000000000ull },
+		      { 'h', 3600000000000ull } };
+	uint64_t v;
+	size_t i;
+	char *end;
+
+	if (!parse_size(arg, 64u << 10, 1ull << 40, &o->switch_bytes) && strpbrk(arg, "BKMGbkg"))
+		return 0;
+	o->switch_bytes = 0;
+	errno = 0;
+	v = strtoull(arg, &end, 10);
+	for (i = 0; *arg >= '0' && *arg <= '9' && !errno && i < sizeof(units) / sizeof(units[0]);
+	     i++) {
+		if (*end != units[i].suffix || (*end && end[1]))
+			continue;
+		if (v < 1 || v > UINT64_MAX / units[i].ns)
+			break;
+		o->switch_ns = v * units[i].ns;
+		return 0;
+	}
+	return fail(err, len, "--switch-output: '%s' is neither a time (at least 1s; s, m, h) "
+		    "nor a size (at least 64K; K, M, G)", arg);
+}
+
 static int parse_cpu(const char *arg, struct record_opts *o, char *err, size_t len)
 {
 	long ncpus = sysconf(_SC_NPROCESSORS_CONF);
@@ -281,6 +320,8 @@ static int parse_one(int c, const char *arg, struct record_opts *o, struct seen 
 			return -EINVAL;
 		o->state = v;
 		return 0;
+	case OPT_SWITCH:
+		return parse_switch(arg, o, err, len);
 	case OPT_STORAGE:
 	case OPT_RINGBUF:
 	case OPT_MAX_SIZE:
@@ -306,6 +347,8 @@ static int cross_check(struct record_opts *o, const struct seen *s, char *err, s
 			    o->min_us, o->max_us);
 	if (!o->events)
 		return fail(err, len, "-e: no event kind selected");
+	if (o->max_size && (o->switch_ns || o->switch_bytes))
+		return fail(err, len, "--max-size and --switch-output are mutually exclusive");
 	return 0;
 }
 

@@ -178,6 +178,12 @@ Test(record_opts, bad_command_lines)
 		BAD("--max-size: '1K' is not in [64K, 1024G]", "--max-size", "1K"),
 		BAD("--max-size: 'lots' is not a size", "--max-size", "lots"),
 		BAD("option '--max-size' requires a value", "--max-size"),
+		BAD("--switch-output: '0s' is neither a time", "--switch-output", "0s"),
+		BAD("--switch-output: '1K' is neither a time", "--switch-output", "1K"),
+		BAD("--switch-output: '5x' is neither a time", "--switch-output", "5x"),
+		BAD("--switch-output: '' is neither", "--switch-output", ""),
+		BAD("--max-size and --switch-output are mutually exclusive", "--max-size", "1M",
+		    "--switch-output", "10s"),
 		BAD("--state: '-1' is not a number", "--state", "-1"),
 		BAD("-m: '1.5' is not a number", "-m", "1.5"),
 		BAD("-o: empty file name", "-o", ""),
@@ -193,6 +199,27 @@ Test(record_opts, bad_command_lines)
 			     cases[i].msg);
 		cr_expect(strstr(err, cases[i].msg), "case %zu: got '%s', want '%s'", i, err,
 			  cases[i].msg);
+		record_opts__free(&o);
+	}
+}
+
+Test(record_opts, switch_output_time_or_size)
+{
+	static const struct {
+		const char *arg;
+		uint64_t ns, bytes;
+	} ok[] = {
+		{ "10", 10000000000ull, 0 }, { "10s", 10000000000ull, 0 },
+		{ "2m", 120000000000ull, 0 }, { "1h", 3600000000000ull, 0 },
+		{ "64K", 0, 64u << 10 }, { "100M", 0, 100u << 20 }, { "1G", 0, 1u << 30 },
+		{ "2MB", 0, 2u << 20 },
+	};
+	size_t i;
+
+	for (i = 0; i < sizeof(ok) / sizeof(ok[0]); i++) {
+		cr_assert_eq(PARSE("--switch-output", (char *)ok[i].arg), 0, "%s: %s", ok[i].arg, err);
+		cr_expect_eq(o.switch_ns, ok[i].ns, "%s", ok[i].arg);
+		cr_expect_eq(o.switch_bytes, ok[i].bytes, "%s", ok[i].arg);
 		record_opts__free(&o);
 	}
 }

@@ -8,6 +8,7 @@
  */
 #include <errno.h>
 #include <inttypes.h>
+#include <dirent.h>
 #include <sys/mount.h>
 #include "format/capture.h"
 #include "tests/reliability_run.h"
@@ -388,4 +389,145 @@ Test(reliability_record, drops_are_counted_exactly, .init = setup, .fini = teard
 	cr_assert_eq(rb.bio + rb.lost_bio, 3000, "recorded %" PRIu64 " + lost %" PRIu64,
 		     rb.bio, rb.lost_bio);
 	cr_assert_eq(info_exit(cap), 0);
+}
+
+/* Every event's stacks and thread are defined in the same file. */
+static void check_self_contained(const char *path, uint32_t *reason)
+{
+	static uint8_t stack_seen[1 << 20];
+	struct cap_record rec;
+	struct cap_reader *r;
+	uint64_t events = 0, threads = 0, maps = 0;
+	uint32_t u, k;
+
+	memset(stack_seen, 0, sizeof(stack_seen));
+	cr_assert_eq(cap_reader__open(path, &r), 0, "%s", path);
+	while (cap_reader__next(r, &rec) == 1) {
+		threads += rec.type == CAP_REC_THREAD;
+		maps += rec.type == CAP_REC_MAPPING;
+		if (rec.type == CAP_REC_STACK && rec.stack.id < sizeof(stack_seen))
+			stack_seen[rec.stack.id] = 1;
+		if (rec.type == CAP_REC_END)
+			*reason = rec.end.reason;
+		if (rec.type != CAP_REC_OFFCPU && rec.type != CAP_REC_CPU)
+			continue;
+		events++;
+		u = rec.type == CAP_REC_CPU ? rec.cpu.ustack : rec.offcpu.ustack;
+		k = rec.type == CAP_REC_CPU ? rec.cpu.kstack : rec.offcpu.kstack;
+		cr_assert(u == CAP_STACK_NONE || u == CAP_STACK_LOST ||
+			  (u < sizeof(stack_seen) && stack_seen[u]), "%s: stack %u undefined", path, u);
+		cr_assert(k == CAP_STACK_NONE || k == CAP_STACK_LOST ||
+			  (k < sizeof(stack_seen) && stack_seen[k]), "%s: stack %u undefined", path, k);
+	}
+	cr_assert_not(cap_reader__stats(r)->recovered, "%s", path);
+	cr_assert(cap_reader__stats(r)->has_end, "%s", path);
+	cr_assert_gt(events, 0, "%s", path);
+	cr_assert_gt(threads, 0, "%s: no THREAD records", path);
+	cr_assert_gt(maps, 0, "%s: no MAPPING records", path);
+	cap_reader__close(r);
+}
+
+/* Each rotated file symbolizes alone: burst's libc frames resolve. */
+static void check_report(const char *path)
+{
+	char *argv[] = { (char *)rl_stkrec(), "report", "--folded", "-i", (char *)path, NULL };
+	static struct rl_run r;
+
+	rl_run(argv, 60, 0, &r);
+	cr_assert_eq(rl_code(&r), 0, "%s: %s", path, r.err);
+	cr_assert(strstr(r.out, "burst;start_thread;"), "%s: %s", path, r.out);
+}
+
+static int rotated_files(const char *base, char names[][PATH_MAX], int max)
+{
+	const char *slash = strrchr(base, '/');
+	struct dirent **list;
+	int i, n, got = 0;
+
+	n = scandir(dir, &list, NULL, alphasort);
+	cr_assert_geq(n, 0);
+	for (i = 0; i < n; i++) {
+		if (got < max && !strncmp(list[i]->d_name, slash + 1, strlen(slash + 1)) &&
+		    list[i]->d_name[strlen(slash + 1)] == '.')
+			snprintf(names[got++], PATH_MAX, "%s/%s", dir, list[i]->d_name);
+		free(list[i]);
+	}
+	free(list);
+	return got;
+}
+
+Test(reliability_record, switch_output_files_stand_alone, .init = setup, .fini = teardown,
+     .timeout = 120)
+{
+	static char names[16][PATH_MAX];
+	char cap[PATH_MAX];
+	struct rl_run r = { 0 };
+	uint32_t reason;
+	int i, n, fo, fe;
+	pid_t pid;
+
+	rl_need_bpf();
+	start_load();
+	snprintf(cap, sizeof(cap), "%s/sw.cap", dir);
+	{
+		char *argv[] = { (char *)rl_stkrec(), "record", "-o", cap, "-a", "-e",
+				 "offcpu,cpu", "--switch-output", "1s", "-d", "3.5", NULL };
+
+		pid = rl_spawn(argv, &fo, &fe, 0);
+	}
+	rl_wait(pid, 60, &r);
+	rl_slurp_fd(fe, r.err, sizeof(r.err));
+	close(fo);
+	close(fe);
+	cr_assert_eq(rl_code(&r), 0, "%s", r.err);
+	cr_assert_eq(access(cap, F_OK), -1, "the base name itself is not written");
+	n = rotated_files(cap, names, 16);
+	cr_assert_geq(n, 3, "%d files: %s", n, r.err);
+	for (i = 0; i < n; i++) {
+		reason = 99;
+		check_self_contained(names[i], &reason);
+		cr_assert_eq(reason, i + 1 < n ? CAP_STOP_SWITCH : CAP_STOP_DURATION, "%s: %u",
+			     names[i], reason);
+		check_report(names[i]);
+	}
+	cr_log_info("--switch-output 1s for 3.5 s: %d files, each complete", n);
+}
+
+Test(reliability_record, switch_output_by_size, .init = setup, .fini = teardown,
+     .timeout = 120)
+{
+	static char names[64][PATH_MAX];
+	char cap[PATH_MAX];
+	struct rl_run r = { 0 };
+	struct stat st;
+	uint32_t reason;
+	int i, n, fo, fe;
+	pid_t pid;
+
+	rl_need_bpf();
+	start_load();
+	snprintf(cap, sizeof(cap), "%s/sz.cap", dir);
+	{
+		char *argv[] = { (char *)rl_stkrec(), "record", "-o", cap, "-a", "-e",
+				 "offcpu,cpu", "-F", "999", "--switch-output", "128K", "-d", "3",
+				 NULL };
+
+		pid = rl_spawn(argv, &fo, &fe, 0);
+	}
+	rl_wait(pid, 60, &r);
+	rl_slurp_fd(fe, r.err, sizeof(r.err));
+	close(fo);
+	close(fe);
+	cr_assert_eq(rl_code(&r), 0, "%s", r.err);
+	n = rotated_files(cap, names, 64);
+	cr_assert_geq(n, 2, "%d files: %s", n, r.err);
+	for (i = 0; i < n; i++) {
+		cr_assert_eq(stat(names[i], &st), 0);
+		reason = 99;
+		check_self_contained(names[i], &reason);
+		/* rotated at the first 100 ms tick past the size */
+		if (i + 1 < n)
+			cr_assert_lt(st.st_size, 1024 * 1024, "%s: %ld", names[i], (long)st.st_size);
+	}
+	cr_log_info("--switch-output 128K for 3 s: %d files", n);
 }
