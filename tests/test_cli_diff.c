@@ -222,3 +222,144 @@ Test(svg_cli, report_svg_to_stdout_and_file)
 	snprintf(args, sizeof(args), "report -i %s --svg /nonexistent/x.svg", caps[0]);
 	cr_expect_eq(run(args), 1);
 }
+
+/* ---- the real recorder ----------------------------------------------------- */
+
+/* Record `workload ARGS` into cap; skips when recording cannot work here. */
+static void record(const char *cap, const char *ropts, const char *name, const char *args)
+{
+	char rel[PATH_MAX], wl[PATH_MAX], *e;
+	int st;
+
+	if (geteuid() != 0)
+		cr_skip_test("recording needs root");
+	snprintf(rel, sizeof(rel), "%s/%s", env_or("STKREC_WORKLOADS", "build/workloads"), name);
+	if (!realpath(rel, wl))
+		cr_skip_test("workload %s not built (make test-build)", rel);
+	st = shell("%s record -o %s %s -- %s %s >%s 2>%s", bin, cap, ropts, wl, args,
+		   out_path, err_path);
+	e = err();
+	if (st == 1 && (strstr(e, "cannot load the BPF") || strstr(e, "has no BTF")))
+		cr_skip_test("BPF cannot load here: %s", e);
+	cr_assert_eq(st, 0, "record failed: %s", e);
+	free(e);
+}
+
+struct frow {
+	long long a, b, change;
+	char pct[32];
+	double sa, sb, dpp;
+};
+
+/* The row of name in the table after heading; false when absent. */
+static bool find_row(const char *text, const char *heading, const char *name, struct frow *r)
+{
+	const char *sec = strstr(text, heading), *end, *p;
+	char key[128];
+
+	if (!sec)
+		return false;
+	end = strstr(sec + 1, "\n\n");
+	snprintf(key, sizeof(key), "  %s\n", name);
+	p = strstr(sec, key);
+	if (!p || (end && p > end))
+		return false;
+	while (p > sec && p[-1] != '\n')
+		p--;
+	return sscanf(p, "%lld %lld %lld %31s %lf%% %lf%% %lf", &r->a, &r->b, &r->change,
+		      r->pct, &r->sa, &r->sb, &r->dpp) == 7;
+}
+
+/* Sum of the last field of every line of `stkrec ARGS` (report --folded). */
+static unsigned long long folded_sum(const char *args)
+{
+	unsigned long long sum = 0;
+	char *s, *line;
+
+	cr_assert_eq(run(args), 0, "%s", args);
+	s = out();
+	for (line = strtok(s, "\n"); line; line = strtok(NULL, "\n"))
+		sum += strtoull(strrchr(line, ' ') + 1, NULL, 10);
+	free(s);
+	return sum;
+}
+
+static void check_split(const char *table)
+{
+	struct frow a, b;
+
+	cr_assert(find_row(table, "\nFunctions", "burn_a", &a), "%s", table);
+	cr_assert(find_row(table, "\nFunctions", "burn_b", &b), "%s", table);
+	/* 25% -> 75% of the work units: about +50 and -50 points */
+	cr_expect(a.dpp > 30 && a.dpp < 70, "burn_a %+.2f pp\n%s", a.dpp, table);
+	cr_expect(b.dpp < -30 && b.dpp > -70, "burn_b %+.2f pp\n%s", b.dpp, table);
+	/* signs hold raw or normalized (2x apart at most when raw) */
+	cr_expect(a.change > 0 && a.b > a.a, "burn_a %lld -> %lld", a.a, a.b);
+	cr_expect(b.change < 0 && b.a > b.b, "burn_b %lld -> %lld", b.a, b.b);
+	cr_expect(a.sa > 10 && a.sa < 40 && a.sb > 60 && a.sb < 90, "burn_a %.2f%% -> %.2f%%",
+		  a.sa, a.sb);
+	cr_expect(a.pct[0] == '+' && atof(a.pct + 1) > 100, "burn_a %s", a.pct);
+	cr_expect(b.pct[0] == '-' && atof(b.pct + 1) > 40, "burn_b %s", b.pct);
+}
+
+/* --folded: "stack a b" lines whose sums are each capture's folded total. */
+static void check_folded(void)
+{
+	unsigned long long sa = 0, sb = 0, fa, fb, burn[2][2] = { { 0 } };
+	char args[PATH_MAX * 3], *s, *line, *pb, *pa;
+
+	snprintf(args, sizeof(args), "report -i %s --folded -e cpu --comm cpuburn", caps[0]);
+	fa = folded_sum(args);
+	snprintf(args, sizeof(args), "report -i %s --folded -e cpu --comm cpuburn", caps[1]);
+	fb = folded_sum(args);
+	snprintf(args, sizeof(args), "diff --folded --no-normalize --comm cpuburn %s %s",
+		 caps[0], caps[1]);
+	cr_assert_eq(run(args), 0);
+	s = out();
+	for (line = strtok(s, "\n"); line; line = strtok(NULL, "\n")) {
+		pb = strrchr(line, ' ');
+		cr_assert_not_null(pb, "%s", line);
+		*pb++ = '\0';
+		pa = strrchr(line, ' ');
+		cr_assert(pa && pa[1] >= '0' && pa[1] <= '9' && !strchr(pa, ';'), "%s", line);
+		*pa++ = '\0';
+		cr_assert(!strncmp(line, "cpuburn;", 8), "%s", line);
+		sa += strtoull(pa, NULL, 10);
+		sb += strtoull(pb, NULL, 10);
+		for (int i = 0; i < 2; i++) {
+			size_t n = strlen(line);
+
+			if (n > 7 && !strcmp(line + n - 7, i ? ";burn_b" : ";burn_a")) {
+				burn[i][0] += strtoull(pa, NULL, 10);
+				burn[i][1] += strtoull(pb, NULL, 10);
+			}
+		}
+	}
+	cr_expect_eq(sa, fa, "A: diff %llu, report --folded %llu", sa, fa);
+	cr_expect_eq(sb, fb, "B: diff %llu, report --folded %llu", sb, fb);
+	/* 999 Hz for at most 1.5 s of one busy thread (less on a loaded machine) */
+	cr_expect(sa > 100 && sa < 1700 && sb > 100 && sb < 1700, "totals %llu %llu", sa, sb);
+	/* shares: burn_a about 25% of A and 75% of B, burn_b the reverse */
+	cr_expect(burn[0][0] * 100 < sa * 40 && burn[0][1] * 100 > sb * 60 &&
+		  burn[1][0] * 100 > sa * 60 && burn[1][1] * 100 < sb * 40,
+		  "burn_a %llu/%llu -> %llu/%llu, burn_b %llu -> %llu", burn[0][0], sa,
+		  burn[0][1], sb, burn[1][0], burn[1][1]);
+	free(s);
+}
+
+TestSuite(diff_e2e, .init = setup, .fini = teardown);
+
+Test(diff_e2e, cpuburn_split_flipped, .timeout = 120)
+{
+	char args[PATH_MAX * 3], *s;
+
+	record(caps[0], "-e cpu -F 999", "cpuburn", "1500 25");
+	record(caps[1], "-e cpu -F 999", "cpuburn", "1500 75");
+	snprintf(args, sizeof(args), "diff --comm cpuburn %s %s", caps[0], caps[1]);
+	cr_assert_eq(run(args), 0);
+	s = out();
+	cr_expect(!strncmp(s, "# stkrec diff: CPU samples, values in samples\n", 46), "%s", s);
+	check_split(s);
+	free(s);
+	check_folded();
+}
