@@ -20,7 +20,7 @@
 
 #define CHROMIUM "/usr/bin/chromium"
 
-static char *caps[2], *out_path, *err_path;
+static char *caps[2], *out_path, *err_path, svg_path[PATH_MAX];
 static const char *bin;
 
 static const char *env_or(const char *name, const char *def)
@@ -39,12 +39,16 @@ static void setup(void)
 	caps[1] = rc_tmpname("cdiffb");
 	out_path = rc_tmpname("cdiff-out");
 	err_path = rc_tmpname("cdiff-err");
+	/* the browser shows a file as SVG by its name */
+	snprintf(svg_path, sizeof(svg_path), "%s.svg", out_path);
 }
 
 static void teardown(void)
 {
 	char *all[] = { caps[0], caps[1], out_path, err_path };
 
+	if (svg_path[0])
+		unlink(svg_path);
 	for (size_t i = 0; i < sizeof(all) / sizeof(all[0]); i++) {
 		if (all[i])
 			unlink(all[i]);
@@ -362,4 +366,94 @@ Test(diff_e2e, cpuburn_split_flipped, .timeout = 120)
 	check_split(s);
 	free(s);
 	check_folded();
+}
+
+/* ---- flame graphs of real captures in a browser ----------------------------- */
+
+/* node_modules is not committed: install the locked playwright-core once. */
+static void browser_setup(const char *dir)
+{
+	if (shell("test -d '%s/node_modules/playwright-core'", dir) == 0)
+		return;
+	if (!have("npm"))
+		cr_skip_test("npm not installed: cannot install playwright-core");
+	cr_assert_eq(shell("npm ci --prefix '%s' --no-audit --no-fund >/dev/null 2>&1", dir), 0,
+		     "npm ci in %s failed", dir);
+}
+
+/* flame_check.js on svg: expected frames, zoom on click; screenshots are
+ * kept in $STKREC_SHOTS when set. */
+static void browser_check(const char *svg, const char *tag, const char *args)
+{
+	char dir[PATH_MAX], tmp[] = "/tmp/stkrec-diffshot-XXXXXX", png[PATH_MAX];
+	const char *keep = getenv("STKREC_SHOTS");
+	int rc;
+
+	if (access(CHROMIUM, X_OK) != 0)
+		cr_skip_test("chromium not installed (Debian package chromium)");
+	if (!have("node"))
+		cr_skip_test("node not installed (Debian package nodejs)");
+	snprintf(dir, sizeof(dir), "%s/tests/browser", env_or("STKREC_SRCDIR", "."));
+	browser_setup(dir);
+	cr_assert_not_null(mkdtemp(tmp));
+	snprintf(png, sizeof(png), "%s/%s.png", keep && *keep ? keep : tmp, tag);
+	rc = shell("node '%s/flame_check.js' %s %s %s > %s/log 2>&1", dir, svg, png, args, tmp);
+	if (rc != 0)
+		shell("cat %s/log", tmp);
+	cr_assert_eq(rc, 0, "browser checks of %s failed", tag);
+	cr_expect_eq(access(png, R_OK), 0, "screenshot written");
+	shell("rm -rf %s", tmp);
+}
+
+static void expect_in_file(const char *path, const char *const *words, int n)
+{
+	char *s = rc_slurp(path, NULL);
+
+	cr_assert_not_null(s, "%s", path);
+	for (int i = 0; i < n; i++)
+		cr_expect_not_null(strstr(s, words[i]), "no '%s' in %s", words[i], path);
+	free(s);
+}
+
+TestSuite(svg_e2e, .init = setup, .fini = teardown);
+
+Test(svg_e2e, cpu_and_diff_flame_graphs_in_chromium, .timeout = 300)
+{
+	static const char *const cpu_words[] = { "CPU Flame Graph", "<title>burn_a (",
+						 "<title>burn_b (", " CPU samples</text>" };
+	static const char *const diff_words[] = { "Differential Flame Graph",
+						  "<title>burn_a (", "<title>burn_b (" };
+	char args[PATH_MAX * 3];
+
+	record(caps[0], "-e cpu -F 999", "cpuburn", "1000 25");
+	record(caps[1], "-e cpu -F 999", "cpuburn", "1000 75");
+	snprintf(args, sizeof(args), "report -i %s --svg %s", caps[0], svg_path);
+	cr_assert_eq(run(args), 0);
+	assert_xml(svg_path);
+	expect_in_file(svg_path, cpu_words, 4);
+	browser_check(svg_path, "cpu", "--expect burn_a --expect burn_b --click main");
+	snprintf(args, sizeof(args), "diff --comm cpuburn --svg %s %s %s", svg_path, caps[0],
+		 caps[1]);
+	cr_assert_eq(run(args), 0);
+	assert_xml(svg_path);
+	expect_in_file(svg_path, diff_words, 3);
+	browser_check(svg_path, "diff", "--expect burn_a --expect burn_b --click main");
+}
+
+Test(svg_e2e, offcpu_flame_graph_in_chromium, .timeout = 300)
+{
+	/* sleeper_nap calls into libc without a frame pointer: frame-pointer
+	 * unwinding skips it, as perf would; its callers are there */
+	static const char *const words[] = { "Off-CPU Time Flame Graph", "<title>sleeper_loop (",
+					     "<title>sleeper_thread (", " off-CPU intervals</text>",
+					     "<title>do_nanosleep (" };
+	char args[PATH_MAX * 3];
+
+	record(caps[0], "-e offcpu", "sleeper", "600 10");
+	snprintf(args, sizeof(args), "report -i %s --svg %s", caps[0], svg_path);
+	cr_assert_eq(run(args), 0);
+	assert_xml(svg_path);
+	expect_in_file(svg_path, words, 5);
+	browser_check(svg_path, "offcpu", "--expect sleeper_loop --expect sleeper_thread"
+		      " --click sleeper_loop");
 }
