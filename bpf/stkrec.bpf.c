@@ -128,16 +128,18 @@ static __always_inline void count_stat(__u32 key)
 	__u64 *v = bpf_map_lookup_elem(&stats, &key);
 
 	if (v)
-		*v += 1;
+		__sync_fetch_and_add(v, 1);
 }
 
+/* Atomic although per-CPU: a program in task context (preemptible under
+ * migrate_disable()) can be interrupted by one counting the same key. */
 static __always_inline void count_lost(__u32 kind, __u32 reason)
 {
 	__u32 key = kind * STKREC_LOST_NR + reason;
 	__u64 *v = bpf_map_lookup_elem(&counters, &key);
 
 	if (v)
-		*v += 1;
+		__sync_fetch_and_add(v, 1);
 }
 
 /* Wake the reader only once enough data waits: it polls with a short

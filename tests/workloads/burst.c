@@ -6,11 +6,13 @@
  *                              two pipes for SECONDS (0: until killed): a
  *                              high rate of off-CPU events; prints rounds=N
  *   burst odirect PATH COUNT   writes COUNT 4 KiB blocks to PATH and syncs,
- *                              prints "ready", waits for a byte on stdin,
- *                              overwrites the COUNT blocks with O_DIRECT
- *                              (exactly COUNT block I/O requests, no
- *                              metadata I/O of its own), prints
- *                              "done writes=COUNT", waits for EOF, unlinks
+ *                              prints "ready", then per byte on stdin:
+ *                              'p' overwrites block 0 with O_DIRECT and
+ *                              prints "probe"; 'x' overwrites the COUNT
+ *                              blocks and prints "done writes=COUNT".
+ *                              Each write is exactly one block I/O
+ *                              request, with no metadata I/O of its own.
+ *                              Unlinks PATH at EOF.
  */
 #define _GNU_SOURCE /* O_DIRECT */
 #include <fcntl.h>
@@ -104,10 +106,24 @@ static int prepare(const char *path, long count, char *buf)
 	return 0;
 }
 
+/* One O_DIRECT write of each of the first n blocks. */
+static int write_blocks(int fd, const char *buf, long n)
+{
+	long i;
+
+	for (i = 0; i < n; i++) {
+		if (pwrite(fd, buf, BLOCK, i * BLOCK) != BLOCK) {
+			perror("burst: pwrite");
+			return -1;
+		}
+	}
+	return 0;
+}
+
+/* Commands on stdin: 'p' one write ("probe"), 'x' the COUNT writes. */
 static int run_odirect(const char *path, long count)
 {
 	char *buf, c;
-	long i;
 	int fd;
 
 	if (count < 1 || posix_memalign((void **)&buf, BLOCK, BLOCK))
@@ -124,18 +140,15 @@ static int run_odirect(const char *path, long count)
 	}
 	printf("ready\n");
 	fflush(stdout);
-	if (read(0, &c, 1) != 1)
-		return 1;
-	for (i = 0; i < count; i++) {
-		if (pwrite(fd, buf, BLOCK, i * BLOCK) != BLOCK) {
-			perror("burst: pwrite");
+	while (read(0, &c, 1) == 1) {
+		if (write_blocks(fd, buf, c == 'x' ? count : 1))
 			return 1;
-		}
+		if (c == 'x')
+			printf("done writes=%ld\n", count);
+		else
+			printf("probe\n");
+		fflush(stdout);
 	}
-	printf("done writes=%ld\n", count);
-	fflush(stdout);
-	while (read(0, &c, 1) > 0)
-		;
 	close(fd);
 	unlink(path);
 	return 0;
