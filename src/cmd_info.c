@@ -426,9 +426,6 @@ int cmd_info(int argc, char **argv)
 		print_json(&in);
 	else
 		print_text(&in);
-	if (total_lost(&in))
-		log_warn("%s: %" PRIu64 " events were lost while recording (see 'lost "
-			 "events')", in.path, total_lost(&in));
 	if (in.st->recovered)
 		log_warn("%s: capture recovered with loss: %s", in.path, in.loss);
 	err = in.st->recovered ? EXIT_RECOVERED : EXIT_OK;
