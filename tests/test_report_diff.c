@@ -402,3 +402,54 @@ Test(svg_diff, differential_colours_and_widths)
 	free(s);
 	diff__free(d);
 }
+
+/* view_svg on the shared scene of tests/util_report.c */
+static char *scene_svg(unsigned kinds, bool icicle)
+{
+	struct filter f = { .kinds = kinds };
+	struct report_ctx ctx = { .filter = &f, .opts = { .icicle = icicle } };
+	struct model *m;
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *out;
+
+	cr_assert_eq(rc_write_scene(paths[0], NULL), 0);
+	cr_assert_eq(model__load(paths[0], &m), 0);
+	ctx.model = m;
+	cr_assert_eq(filter__bind(&f, m), 0);
+	cr_assert_eq(resolver__new(m, NULL, &ctx.res), 0);
+	out = open_memstream(&buf, &len);
+	cr_assert_not_null(out);
+	cr_assert_eq(view_svg(&ctx, out), 0);
+	fclose(out);
+	resolver__free(ctx.res);
+	filter__free(&f);
+	model__free(m);
+	return buf;
+}
+
+TestSuite(svg_report, .init = setup, .fini = teardown);
+
+Test(svg_report, kind_title_unit_and_palette)
+{
+	char *off = scene_svg(0, false), *cpu = scene_svg(1u << CAP_KIND_CPU, true);
+	char *bio = scene_svg(1u << CAP_KIND_BIO, false);
+	const char *p;
+
+	/* off-CPU wins when present, as with --folded: us, blues */
+	cr_expect_not_null(strstr(off, ">Off-CPU Time Flame Graph<"));
+	cr_expect_not_null(strstr(off, "host testhost, 2026-01-02T03:04:05.000000+00:00 + "
+				       "3.000 s, 10 off-CPU intervals"));
+	p = strstr(off, "<title>do_nanosleep (4,600 us");
+	cr_assert_not_null(p, "%s", off);
+	cr_expect_not_null(strstr(p, "fill=\"rgb("));
+	cr_expect_null(strstr(cpu, "Off-CPU"));
+	cr_expect_not_null(strstr(cpu, ">CPU Flame Graph<"));
+	cr_expect_not_null(strstr(cpu, "<title>ext4_file_read_iter (1 samples"), "%s", cpu);
+	cr_expect_not_null(strstr(bio, ">Block I/O Flame Graph<"));
+	/* 1 MiB discarded by fstrim on sda */
+	cr_expect_not_null(strstr(bio, "<title>fstrim (1,048,576 bytes"), "%s", bio);
+	free(off);
+	free(cpu);
+	free(bio);
+}
