@@ -213,17 +213,20 @@ static int parse_switch(const char *arg, struct record_opts *o, char *err, size_
 		uint64_t ns;
 	} units[] = { { 0, 1000000000ull }, { 's', 1000000000ull }, { 'm', 60000000000ull },
 		      { 'h', 3600000000000ull } };
-	uint64_t v;
+	uint64_t v = 0;
 	size_t i;
-	char *end;
+	char *end = NULL;
 
-	if (!parse_size(arg, 64u << 10, 1ull << 40, &o->switch_bytes) && strpbrk(arg, "BKMGbkg"))
-		return 0;
-	o->switch_bytes = 0;
+	o->switch_ns = o->switch_bytes = 0;
+	if (strpbrk(arg, "BKMGbkg")) { /* a size ('m' alone means minutes) */
+		if (!parse_size(arg, 64u << 10, 1ull << 40, &o->switch_bytes))
+			return 0;
+		goto bad;
+	}
 	errno = 0;
-	v = strtoull(arg, &end, 10);
-	for (i = 0; *arg >= '0' && *arg <= '9' && !errno && i < sizeof(units) / sizeof(units[0]);
-	     i++) {
+	if (*arg >= '0' && *arg <= '9')
+		v = strtoull(arg, &end, 10);
+	for (i = 0; end && !errno && i < sizeof(units) / sizeof(units[0]); i++) {
 		if (*end != units[i].suffix || (*end && end[1]))
 			continue;
 		if (v < 1 || v > UINT64_MAX / units[i].ns)
@@ -231,6 +234,8 @@ static int parse_switch(const char *arg, struct record_opts *o, char *err, size_
 		o->switch_ns = v * units[i].ns;
 		return 0;
 	}
+bad:
+	o->switch_bytes = 0;
 	return fail(err, len, "--switch-output: '%s' is neither a time (at least 1s; s, m, h) "
 		    "nor a size (at least 64K; K, M, G)", arg);
 }
