@@ -185,9 +185,32 @@ Test(reliability_record, sigkill_at_random_moments, .init = setup, .fini = teard
 		    n, seed, worst);
 }
 
+/* Wait for pid (at most timeout s), noting when cap last grew. */
+static void wait_noting_growth(pid_t pid, const char *cap, double timeout, struct rl_run *r,
+			       double *last_growth)
+{
+	double end = rl_now() + timeout;
+	off_t size = -1;
+	struct stat st;
+
+	*last_growth = rl_now();
+	while (waitpid(pid, &r->status, WNOHANG) != pid) {
+		if (!stat(cap, &st) && st.st_size != size) {
+			size = st.st_size;
+			*last_growth = rl_now();
+		}
+		if (rl_now() > end && !r->timed_out) {
+			r->timed_out = true;
+			kill(pid, SIGKILL);
+		}
+		usleep(5000);
+	}
+}
+
 Test(reliability_record, full_file_system, .init = setup, .fini = teardown, .timeout = 120)
 {
 	char cap[PATH_MAX], want[PATH_MAX + 64];
+	double full_at, stopped;
 	struct readback rb;
 	struct rl_run r = { 0 };
 	int fo, fe;
@@ -199,11 +222,14 @@ Test(reliability_record, full_file_system, .init = setup, .fini = teardown, .tim
 	start_load();
 	snprintf(cap, sizeof(cap), "%s/full.cap", dir);
 	pid = start_recorder(cap, NULL, NULL, &fo, &fe);
-	rl_wait(pid, 90, &r);
+	wait_noting_growth(pid, cap, 90, &r, &full_at);
+	stopped = rl_now() - full_at;
 	rl_slurp_fd(fe, r.err, sizeof(r.err));
 	close(fo);
 	close(fe);
 	cr_assert_not(r.timed_out, "the recorder did not stop on a full disk");
+	cr_log_info("exited %.3f s after the file stopped growing", stopped);
+	cr_assert_lt(stopped, 1.0, "%.3f s", stopped);
 	cr_assert_eq(rl_code(&r), 1, "exit %d: %s", rl_code(&r), r.err);
 	snprintf(want, sizeof(want), "stkrec: record: cannot write '%s': No space left on device",
 		 cap);
