@@ -46,7 +46,8 @@ fi
 median() { sort -n | awk '{a[NR]=$1} END {if (NR==0) {print 0} else if (NR%2) {print a[(NR+1)/2]} else {printf "%.1f\n", (a[NR/2]+a[NR/2+1])/2}}'; }
 ops() { awk '/ops\/sec/ {v=$1} END {print v+0}'; }
 div() { awk -v a="$1" -v b="$2" -v f="${3:-%.2f}" 'BEGIN {printf f, b ? a / b : 0}'; }
-loss() { awk -v a="$1" -v b="$2" 'BEGIN {printf "%.1f", (a > 0) ? 100 * (a - b) / a : 0}'; }
+# change from a to b in percent, signed
+loss() { awk -v a="$1" -v b="$2" 'BEGIN {printf "%+.1f", (a > 0) ? 100 * (b - a) / a : 0}'; }
 # stkrec info --json: one object, "events" and "lost" per kind
 info() { "$STKREC" info --json "$1" > "$1.json" || die "stkrec info $1 failed"; }
 jget() { jq -r "$2" "$1.json"; }
@@ -60,6 +61,12 @@ head_() { printf '\n== %s\n' "$1" | tee -a "$TABLE"; }
 
 MODEL=$(awk -F': ' '/model name/ {print $2; exit}' /proc/cpuinfo)
 head_ "machine: $(nproc) CPUs, ${MODEL:-unknown CPU}, kernel $(uname -r); $LAYOUT"
+# -a records the whole host: another busy program skews every figure.
+idle() { vmstat 1 2 | awk 'END {print $15}'; }
+IDLE=$(idle)
+[ "$IDLE" -ge 90 ] ||
+	echo "  warning: the host was only $IDLE% idle before the start; figures include that load" |
+	tee -a "$TABLE"
 
 # --- 1. recording overhead ----------------------------------------------------
 pipe() { $WL perf bench sched pipe -l "$LOOPS" 2>&1 | ops; }
@@ -69,8 +76,10 @@ pipe_stkrec() {
 		"$STKREC" record -a -o "$TMP/pipe.cap" -- \
 		$WL perf bench sched pipe -l "$LOOPS" 2>"$TMP/rec.err" | ops
 }
+# -B: perf's build-id pass at exit aborts at random here ("stack smashing
+# detected" in util/build-id.c); skipping it only makes perf cheaper.
 pipe_perf() {
-	$RC perf record -e sched:sched_switch -g -a -o "$TMP/perf.data" -- \
+	$RC perf record -B -e sched:sched_switch -g -a -o "$TMP/perf.data" -- \
 		$WL perf bench sched pipe -l "$LOOPS" 2>"$TMP/perf.err" | ops
 }
 
@@ -90,8 +99,8 @@ LB=$(loss "$A" "$B"); LC=$(loss "$A" "$C")
 BLOST=$(awk '{s+=$1} END {print s+0}' "$TMP/blost")
 CLOST=$(awk '{s+=$1} END {print s+0}' "$TMP/clost")
 row "A alone" "$A ops/s"
-row "B stkrec record -a (all kinds, u+k stacks)" "$B ops/s  -$LB%  lost $BLOST events"
-row "C perf record -e sched_switch -g -a" "$C ops/s  -$LC%  lost $CLOST events"
+row "B stkrec record -a (all kinds, u+k stacks)" "$B ops/s  $LB%  lost $BLOST events"
+row "C perf record -B -e sched_switch -g -a" "$C ops/s  $LC%  lost $CLOST events"
 
 # --- CPU-bound ----------------------------------------------------------------
 head_ "1b. CPU-bound: stress-ng --cpu 1 (int64) 5 s, 3 rounds of A B"
@@ -107,7 +116,7 @@ S0=$(median < "$TMP/s0"); S1=$(median < "$TMP/s1")
 info "$TMP/cpu.cap"
 SCPU=$(jget "$TMP/cpu.cap" .events.cpu)
 row "stress-ng alone" "$S0 bogo ops/s"
-row "under stkrec record -a -F 999" "$S1 bogo ops/s  -$(loss "$S0" "$S1")%  ($SCPU CPU samples)"
+row "under stkrec record -a -F 999" "$S1 bogo ops/s  $(loss "$S0" "$S1")%  ($SCPU CPU samples)"
 
 # --- 2. capture size ------------------------------------------------------------
 head_ "2. capture size (last round of 1: same workload, same seconds)"
@@ -155,7 +164,7 @@ row "recorder peak RSS" "$RSS KiB at $BEV events; $SRSS KiB at $SEV events"
 
 # --- 3. report speed --------------------------------------------------------------
 head_ "3. report speed on the big capture; perf report on perf.data of the same load"
-perf record -e sched:sched_switch -g -a -o "$TMP/big.data" -- sleep "$BIG_SECONDS" \
+perf record -B -e sched:sched_switch -g -a -o "$TMP/big.data" -- sleep "$BIG_SECONDS" \
 	>/dev/null 2>"$TMP/bigperf.err" &
 PREC=$!
 sleep 1
@@ -205,7 +214,7 @@ jq -n \
 	--arg layout "$LAYOUT" --argjson loops "$LOOPS" --argjson rounds "$ROUNDS" \
 	--argjson a "$A" --argjson b "$B" --argjson c "$C" \
 	--argjson lb "$LB" --argjson lc "$LC" --argjson blost "$BLOST" --argjson clost "$CLOST" \
-	--argjson s0 "$S0" --argjson s1 "$S1" \
+	--argjson s0 "$S0" --argjson s1 "$S1" --argjson scpu "$SCPU" \
 	--argjson ev "$EV" --argjson cb "$CB" --argjson bpe "$BPE" \
 	--argjson pn "$PN" --argjson pb "$PB" --argjson pbpe "$PBPE" --argjson pzpe "$PZPE" \
 	--argjson bev "$BEV" --argjson blostb "$BLOSTB" --argjson cpum "$CPUM" \
@@ -215,9 +224,9 @@ jq -n \
 	--argjson ceil "$CEIL" --slurpfile steps "$TMP/ceil" '{
 	machine: {kernel: $kernel, cpus: $cpus, model: $model, layout: $layout},
 	pipe_ops: {loops: $loops, rounds: $rounds, alone: $a, stkrec: $b, perf: $c,
-		   stkrec_loss_pct: $lb, perf_loss_pct: $lc,
+		   stkrec_change_pct: $lb, perf_change_pct: $lc,
 		   stkrec_lost_events: $blost, perf_lost_events: $clost},
-	cpu_bound: {alone: $s0, stkrec_f999: $s1},
+	cpu_bound: {alone: $s0, stkrec_f999: $s1, samples: $scpu},
 	capture: {stkrec_events: $ev, stkrec_bytes: $cb, stkrec_bytes_per_event: $bpe,
 		  perf_events: $pn, perf_bytes: $pb, perf_bytes_per_event: $pbpe,
 		  perf_zstd3_bytes_per_event: $pzpe},
