@@ -242,7 +242,22 @@ static const char *const stat_keys[] = {
 	"events.offcpu", "events.cpu", "events.bio", "stacks", "strings", "threads",
 	"ringbuf_size", "bad_ringbuf_records", "maps_unreadable", "sideband_lost",
 	"bio.unseen_completions", "bio.filtered_completions", "duration_ns", "bytes_raw",
+	"bpf.skipped.offcpu", "bpf.skipped.cpu", "bpf.skipped.bio",
 };
+
+/* Runs of a program the kernel skipped because it was already running on
+ * that CPU (a completion interrupting another, say): events the program
+ * could neither record nor count lost. */
+static uint64_t prog_skipped(const struct bpf_program *p)
+{
+	struct bpf_prog_info info = {};
+	__u32 len = sizeof(info);
+	int fd = bpf_program__fd(p);
+
+	if (fd < 0 || bpf_obj_get_info_by_fd(fd, &info, &len))
+		return 0;
+	return info.recursion_misses;
+}
 
 /* Intern the STAT keys up front: once --max-size is reached the writer
  * takes only LOST, STAT and END records, not the STRINGs naming keys. */
@@ -282,6 +297,10 @@ int record__write_stats(struct recorder *r, uint64_t now)
 		{ "bio.filtered_completions", bpf_stat(r, STKREC_STAT_BIO_FILTERED) },
 		{ "duration_ns", now - r->file_start_ns },
 		{ "bytes_raw", t->bytes_raw }, /* before these last records */
+		{ "bpf.skipped.offcpu", prog_skipped(r->skel->progs.stkrec_switch) +
+					prog_skipped(r->skel->progs.stkrec_switch_raw) },
+		{ "bpf.skipped.cpu", prog_skipped(r->skel->progs.stkrec_cpu) },
+		{ "bpf.skipped.bio", prog_skipped(r->skel->progs.stkrec_rq_complete) },
 	};
 	size_t i;
 	int err;

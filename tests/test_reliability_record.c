@@ -60,8 +60,10 @@ static pid_t start_recorder(const char *cap, const char *extra, const char *valu
 struct readback {
 	int open_err, next_err;
 	bool recovered, has_end;
+	uint64_t bad_blocks;               /* damaged blocks skipped */
 	uint64_t records, events, last_ns; /* last_ns: latest event time */
 	uint64_t bio, lost_bio;
+	uint64_t bio_skipped; /* STAT bpf.skipped.bio */
 	struct cap_end end;
 };
 
@@ -82,6 +84,7 @@ static void read_back(const char *path, struct readback *rb)
 {
 	struct cap_record rec;
 	struct cap_reader *r;
+	uint32_t skipped_id = 0;
 	int ret;
 
 	memset(rb, 0, sizeof(*rb));
@@ -101,10 +104,15 @@ static void read_back(const char *path, struct readback *rb)
 			rb->lost_bio += rec.lost.count;
 		if (rec.type == CAP_REC_END)
 			rb->end = rec.end;
+		if (rec.type == CAP_REC_STRING && !strcmp(rec.tail, "bpf.skipped.bio"))
+			skipped_id = rec.string.id;
+		if (rec.type == CAP_REC_STAT && skipped_id && rec.stat.key_id == skipped_id)
+			rb->bio_skipped = rec.stat.value;
 	}
 	rb->next_err = ret;
 	rb->recovered = cap_reader__stats(r)->recovered;
 	rb->has_end = cap_reader__stats(r)->has_end;
+	rb->bad_blocks = cap_reader__stats(r)->bad_blocks;
 	cap_reader__close(r);
 }
 
@@ -158,12 +166,15 @@ static void kill_once(int i, unsigned *seed, double *worst_gap)
 	cr_assert_eq(rb.next_err, 0, "kill %d: %s", i, cap_strerror(rb.next_err));
 	cr_assert(rb.recovered, "kill %d: a killed capture must read as recovered", i);
 	cr_assert_not(rb.has_end, "kill %d", i);
+	/* every block before the kill decodes: only the tail may be cut */
+	cr_assert_eq(rb.bad_blocks, 0, "kill %d: %" PRIu64 " damaged blocks", i, rb.bad_blocks);
 	cr_assert_gt(rb.events, 0, "kill %d: no event read back", i);
 	cr_assert_leq(rb.last_ns, killed_at, "kill %d", i);
 	if ((killed_at - rb.last_ns) / 1e9 > *worst_gap)
 		*worst_gap = (killed_at - rb.last_ns) / 1e9;
-	/* blocks age out every 100 ms: at most ~1 s may be lost */
-	cr_assert_lt(killed_at - rb.last_ns, 1500000000ull,
+	/* blocks age out every 100 ms: ~0.1 s is lost on an idle host; a
+	 * starved recorder (2 CPUs, other tests running) may trail by more */
+	cr_assert_lt(killed_at - rb.last_ns, 2000000000ull,
 		     "kill %d: last event %.3f s before the kill", i,
 		     (killed_at - rb.last_ns) / 1e9);
 	cr_assert_eq(info_exit(cap), 3, "kill %d: info must say recovered", i);
@@ -423,10 +434,16 @@ Test(reliability_record, drops_are_counted_exactly, .init = setup, .fini = teard
 	read_back(cap, &rb);
 	cr_assert_eq(rb.open_err, 0);
 	cr_log_info("bio: %" PRIu64 " recorded + %" PRIu64 " lost of %s + %" PRIu64
-		    " probes seen (of %d)", rb.bio, rb.lost_bio, count, seen, probes);
+		    " probes seen (of %d); %" PRIu64 " program runs skipped", rb.bio, rb.lost_bio,
+		    count, seen, probes, rb.bio_skipped);
 	cr_assert_gt(rb.lost_bio, 0, "the ring buffer did not overflow");
-	cr_assert_eq(rb.bio + rb.lost_bio, 3000 + seen, "recorded %" PRIu64 " + lost %"
-		     PRIu64 " of %" PRIu64, rb.bio, rb.lost_bio, 3000 + seen);
+	/* Exact, unless the kernel skipped runs of the completion program
+	 * (nested on a CPU): those are counted apart, for any process. */
+	cr_assert_leq(rb.bio + rb.lost_bio, 3000 + seen, "recorded %" PRIu64 " + lost %"
+		      PRIu64 " of %" PRIu64, rb.bio, rb.lost_bio, 3000 + seen);
+	cr_assert_geq(rb.bio + rb.lost_bio + rb.bio_skipped, 3000 + seen,
+		      "recorded %" PRIu64 " + lost %" PRIu64 " + skipped %" PRIu64 " of %" PRIu64,
+		      rb.bio, rb.lost_bio, rb.bio_skipped, 3000 + seen);
 	cr_assert_eq(info_exit(cap), 0);
 }
 
