@@ -15,7 +15,7 @@
 
 #define AS_LIMIT (1024ull << 20) /* the commands must work within 1 GiB */
 #define RSS_LIMIT_KB (256 * 1024)
-#define TIMEOUT 20
+#define TIMEOUT 60 /* catches a hang, not a busy host */
 
 static char dir[] = "/tmp/stkrec-relf-XXXXXX";
 static char path[PATH_MAX];

@@ -305,7 +305,7 @@ Test(reliability_record, rss_stays_flat, .init = setup, .fini = teardown, .timeo
 {
 	double secs = rl_soak() ? 600 : 16, every = rl_soak() ? 10 : 1, warm = 4;
 	long rss, base = -1, top = 0;
-	char cap[PATH_MAX];
+	char cap[PATH_MAX], target[16];
 	struct rl_run r = { 0 };
 	double t0;
 	int fo, fe;
@@ -314,7 +314,15 @@ Test(reliability_record, rss_stays_flat, .init = setup, .fini = teardown, .timeo
 	rl_need_bpf();
 	start_load();
 	snprintf(cap, sizeof(cap), "%s/rss.cap", dir);
-	pid = start_recorder(cap, NULL, NULL, &fo, &fe);
+	snprintf(target, sizeof(target), "%d", load_pid);
+	{
+		/* the steady load alone: the whole system's new processes and
+		 * stacks would grow the tables, as they should */
+		char *argv[] = { (char *)rl_stkrec(), "record", "-o", cap, "-p", target,
+				 "-e", "offcpu,cpu", "-F", "999", NULL };
+
+		pid = rl_spawn(argv, &fo, &fe, 0);
+	}
 	t0 = rl_now();
 	while (rl_now() - t0 < secs) {
 		usleep(every * 1e6);
