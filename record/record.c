@@ -443,12 +443,12 @@ static int start(struct recorder *r, const char **step)
 	err = ksyms__load(&r->ks);
 	if (err)
 		return err;
+	*step = "open output";
 	err = record__set_path(r);
 	if (err)
 		return err;
 	record__fill_header(r, &h);
 	r->start_ns = r->file_start_ns = h.start_time;
-	*step = "open output";
 	err = cap_writer__open(r->path, &h, &wo, &r->w);
 	if (err)
 		return err;
