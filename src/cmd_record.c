@@ -249,6 +249,7 @@ static bool write_error(int err)
 
 static int record(struct record_opts *o)
 {
+	struct record_progress p;
 	struct recorder *r = NULL;
 	const char *step = NULL;
 	int err;
@@ -265,11 +266,12 @@ static int record(struct record_opts *o)
 	err = recorder__run(r);
 	active = NULL;
 	summary(r, o->output);
-	if (err && o->command && recorder__command_pid(r) && err > -4000)
-		log_error("record: cannot run '%s': %s", o->command[0], cap_strerror(err));
-	else if (write_error(err))
+	recorder__progress(r, &p);
+	if (write_error(err))
 		log_error("record: cannot write '%s': %s (the capture ends at its last "
-			  "complete block)", o->output, cap_strerror(err));
+			  "complete block)", p.path, cap_strerror(err));
+	else if (err && o->command && recorder__command_pid(r) && err > -4000)
+		log_error("record: cannot run '%s': %s", o->command[0], cap_strerror(err));
 	else if (err)
 		log_error("record: stopped by an error: %s", cap_strerror(err));
 	recorder__free(r);
