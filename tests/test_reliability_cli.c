@@ -86,16 +86,22 @@ Test(reliability_cli, diff_bad_command_lines_exit_2)
 {
 	static const struct bad_cmd diff_cases[] = {
 		{ { "diff", "--bogus", "a", "b" }, "unknown option '--bogus'" },
+		{ { "diff", "a" }, "two captures needed" },
+		{ { "diff" }, "two captures needed" },
+		{ { "diff", "-r" }, "missing value for option '-r'" },
+		{ { "diff", "a", "b", "c" }, "more than two captures" },
 	};
 	char *argv[] = { (char *)rl_stkrec(), "diff", "-h", NULL };
 	struct rl_run r;
+	size_t i;
 
 	if (access(rl_stkrec(), X_OK))
 		cr_skip_test("no stkrec binary at %s", rl_stkrec());
 	rl_run(argv, 20, 0, &r);
 	if (rl_code(&r) != 0)
 		cr_skip_test("this stkrec has no diff command");
-	check_bad(&diff_cases[0]);
+	for (i = 0; i < sizeof(diff_cases) / sizeof(diff_cases[0]); i++)
+		check_bad(&diff_cases[i]);
 }
 
 Test(reliability_cli, help_and_unknown_command)
