@@ -29,7 +29,7 @@ trap 'rm -rf "$TMP"' EXIT
 die() { echo "bench: $*" >&2; exit 1; }
 [ "$(id -u)" = 0 ] || die "needs root (BPF and perf -a)"
 [ -x "$STKREC" ] || die "no stkrec binary at $STKREC"
-for t in perf stress-ng zstd jq /usr/bin/time; do
+for t in perf stress-ng zstd jq bpftool /usr/bin/time; do
 	command -v "$t" >/dev/null || die "$t missing (make bench installs it)"
 done
 [ "$(nproc)" -ge 2 ] || PIN=0
@@ -144,12 +144,22 @@ pipes_for() {
 	done
 	wait "${pids[@]}" || true # timeout's status 124 is the normal end
 }
+# run_time_ns / run_cnt of a loaded program (kernel.bpf_stats_enabled)
+prog_ns() {
+	bpftool prog show -j 2>/dev/null |
+		jq -r --arg n "$1" '[.[] | select(.name == $n and .run_cnt > 0)] |
+			if length > 0 then (.[0].run_time_ns / .[0].run_cnt | floor) else 0 end'
+}
 head_ "4. recorder cost: ${BIG_SECONDS} s of $PAIRS pipe pairs (unpinned)"
+STATS=$(sysctl -n kernel.bpf_stats_enabled)
+sysctl -q -w kernel.bpf_stats_enabled=1
 /usr/bin/time -f '%U %S %M' -o "$TMP/big.time" \
 	"$STKREC" record -a -F 999 -d "$BIG_SECONDS" -o "$TMP/big.cap" 2>"$TMP/big.err" &
 REC=$!
 sleep 1
 pipes_for "$((BIG_SECONDS - 2))"
+SWNS=$(prog_ns stkrec_switch)
+sysctl -q -w kernel.bpf_stats_enabled="$STATS"
 wait "$REC" || die "stkrec record failed: $(cat "$TMP/big.err")"
 read -r UT ST RSS < "$TMP/big.time"
 info "$TMP/big.cap"
@@ -158,6 +168,7 @@ CPUM=$(awk -v u="$UT" -v s="$ST" -v e="$BEV" 'BEGIN {printf "%.2f", e ? (u + s) 
 read -r SUT SST SRSS < "$TMP/pipe.time"
 SEV=$(nevents "$TMP/pipe.cap")
 row "big capture" "$BEV events, lost $BLOSTB"
+row "sched_switch program" "$SWNS ns per call (bpf_stats)"
 row "recorder CPU per 1M events" "$CPUM s (user $UT s + sys $ST s)"
 row "recorder peak RSS" "$RSS KiB at $BEV events; $SRSS KiB at $SEV events"
 [ "$BEV" -ge 1000000 ] || echo "  warning: fewer than 1M events; raise BENCH_BIG_SECONDS"
@@ -218,7 +229,7 @@ jq -n \
 	--argjson ev "$EV" --argjson cb "$CB" --argjson bpe "$BPE" \
 	--argjson pn "$PN" --argjson pb "$PB" --argjson pbpe "$PBPE" --argjson pzpe "$PZPE" \
 	--argjson bev "$BEV" --argjson blostb "$BLOSTB" --argjson cpum "$CPUM" \
-	--argjson rss "$RSS" --argjson srss "$SRSS" --argjson sev "$SEV" \
+	--argjson rss "$RSS" --argjson srss "$SRSS" --argjson sev "$SEV" --argjson swns "$SWNS" \
 	--argjson rr "$RR" --argjson rf "$RF" --argjson rp "$RP" --argjson pbn "$PBN" \
 	--argjson tr "$TR" --argjson tf "$TF" --argjson tp "$TP" \
 	--argjson ceil "$CEIL" --slurpfile steps "$TMP/ceil" '{
@@ -231,7 +242,8 @@ jq -n \
 		  perf_events: $pn, perf_bytes: $pb, perf_bytes_per_event: $pbpe,
 		  perf_zstd3_bytes_per_event: $pzpe},
 	recorder: {events: $bev, lost: $blostb, cpu_s_per_1m_events: $cpum,
-		   peak_rss_kib: $rss, small_events: $sev, small_peak_rss_kib: $srss},
+		   peak_rss_kib: $rss, small_events: $sev, small_peak_rss_kib: $srss,
+		   switch_prog_ns_per_call: $swns},
 	report: {stkrec_s: $tr, stkrec_folded_s: $tf, perf_s: $tp, perf_events: $pbn,
 		 stkrec_events_per_s: $rr, stkrec_folded_events_per_s: $rf,
 		 perf_events_per_s: $rp},
