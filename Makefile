@@ -125,7 +125,7 @@ test: deps browser-deps
 	$(Q)STKREC=$(CURDIR)/$(OUT)/stkrec STKREC_WORKLOADS=$(CURDIR)/$(OUT)/workloads \
 		STKREC_SRCDIR=$(CURDIR) $(OUT)/stkrec-tests --jobs 1 $(TEST_ARGS)
 
-# The reliability suites at full length (~20 min): 120 kills, 10 minutes of
+# The reliability suites at full length (~30 min): 120 kills, 10 minutes of
 # RSS sampling, every truncation offset, the whole fuzz corpus.
 soak: deps
 	$(Q)$(MAKE) --no-print-directory test-build

@@ -101,16 +101,14 @@ static uint8_t *small_capture(size_t *len)
 	return buf;
 }
 
-Test(reliability_files, every_truncation, .init = setup, .fini = teardown, .timeout = 900)
+/* Every cut of buf (near both ends) or every step-th, through info and
+ * report --folded; both exit codes 3 and 4 must show up. */
+static void truncations(const uint8_t *buf, size_t len, size_t step)
 {
-	size_t len, cut, step;
-	uint8_t *buf = small_capture(&len);
 	char what[64];
 	int codes[5] = { 0 };
+	size_t cut;
 
-	if (access(rl_stkrec(), X_OK))
-		cr_skip_test("no stkrec binary at %s", rl_stkrec());
-	step = rl_soak() ? 1 : len / 300 + 1;
 	for (cut = 0; cut <= len; cut += cut < 64 || len - cut < 64 ? 1 : step) {
 		put(path, buf, cut);
 		snprintf(what, sizeof(what), "cut at %zu of %zu", cut, len);
@@ -121,6 +119,41 @@ Test(reliability_files, every_truncation, .init = setup, .fini = teardown, .time
 		    codes[0], codes[3], codes[4]);
 	cr_assert_gt(codes[3], 0);
 	cr_assert_gt(codes[4], 0);
+}
+
+Test(reliability_files, every_truncation, .init = setup, .fini = teardown, .timeout = 900)
+{
+	size_t len;
+	uint8_t *buf = small_capture(&len);
+
+	if (access(rl_stkrec(), X_OK))
+		cr_skip_test("no stkrec binary at %s", rl_stkrec());
+	truncations(buf, len, rl_soak() ? 1 : len / 300 + 1);
+	free(buf);
+}
+
+/* The same on a capture the recorder wrote (a load of 0.3 s). */
+Test(reliability_files, every_truncation_of_a_recording, .init = setup, .fini = teardown,
+     .timeout = 1800)
+{
+	char burst[PATH_MAX], *argv[] = { (char *)rl_stkrec(), "record", "-o", path, "-F", "99",
+					  "--", burst, "pipe", "1", "0.3", NULL };
+	struct rl_run r;
+	uint8_t *buf;
+	size_t len;
+	FILE *f;
+
+	rl_need_bpf();
+	rl_workload("burst", burst);
+	rl_run(argv, 60, 0, &r);
+	cr_assert_eq(rl_code(&r), 0, "%s", r.err);
+	f = fopen(path, "rb");
+	cr_assert_not_null(f);
+	buf = malloc(1 << 20);
+	len = fread(buf, 1, 1 << 20, f);
+	fclose(f);
+	cr_assert_gt(len, 0);
+	truncations(buf, len, rl_soak() ? 1 : len / 300 + 1);
 	free(buf);
 }
 
