@@ -680,20 +680,45 @@ static void put_title(const struct svg *s, const struct fnode *n)
 	fputc(')', out);
 }
 
+/*
+ * Width of a glyph in hundredths of the font size: flamegraph.pl's average
+ * for most, more for those much wider than it in Verdana and DejaVu Sans
+ * (m, w, capitals, CJK), so that a label of them cannot overflow its box.
+ * flamegraph_js.h's glyphWidth() is the same rule.
+ */
+#define FG_GLYPH_W	59	/* FG_FONT_WIDTH, in hundredths */
+
+static unsigned int glyph_width(uint32_t cp)
+{
+	if (cp == 'm' || cp == 'w' || cp == 'M' || cp == 'W' || cp == '@' || cp == '%')
+		return 100;
+	if (cp >= 'A' && cp <= 'Z')
+		return 80;
+	return cp >= 0x1100 ? 100 : FG_GLYPH_W;
+}
+
 /* The label: the whole name, or its start and ".." so it never overflows. */
 static void put_label(FILE *out, const struct fnode *n, double w)
 {
-	double fit = (w - FG_TEXT_PAD) / (FG_FONT_SIZE * FG_FONT_WIDTH);
-	size_t chars;
+	const unsigned char *p = (const unsigned char *)n->name;
+	double avail = (w - FG_TEXT_PAD) * 100.0 / FG_FONT_SIZE;
+	unsigned long sum = 0;
+	size_t k = 0, best = 0;
+	uint32_t cp;
 
-	if (fit < 3)
-		return;
-	chars = (size_t)fit;	/* floor, fit being positive */
-	if (n->nchars <= chars) {
+	for (; *p; k++) {
+		if (sum + 2 * FG_GLYPH_W <= avail)
+			best = k;	/* k characters and ".." fit */
+		p += utf8_next(p, &cp);
+		sum += glyph_width(cp);
+	}
+	if (sum <= avail) {
 		put_xml(out, n->name, SIZE_MAX);
 		return;
 	}
-	put_xml(out, n->name, chars - 2);
+	if (best < 1)
+		return;
+	put_xml(out, n->name, best);
 	fputs("..", out);
 }
 

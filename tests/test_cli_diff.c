@@ -19,6 +19,9 @@
 #include "tests/util_report.h"
 
 #define CHROMIUM "/usr/bin/chromium"
+/* cpuburn's samples are its CPU time: run ahead of any other load on the
+ * machine, so that both captures have samples enough to show the split */
+#define NICE "nice -n -10"
 
 static char *caps[2], *out_path, *err_path, svg_path[PATH_MAX];
 static const char *bin;
@@ -229,8 +232,10 @@ Test(svg_cli, report_svg_to_stdout_and_file)
 
 /* ---- the real recorder ----------------------------------------------------- */
 
-/* Record `workload ARGS` into cap; skips when recording cannot work here. */
-static void record(const char *cap, const char *ropts, const char *name, const char *args)
+/* Record `launcher workload ARGS` into cap; skips when recording cannot
+ * work here. */
+static void record(const char *cap, const char *ropts, const char *launcher, const char *name,
+		   const char *args)
 {
 	char rel[PATH_MAX], wl[PATH_MAX], *e;
 	int st;
@@ -240,8 +245,8 @@ static void record(const char *cap, const char *ropts, const char *name, const c
 	snprintf(rel, sizeof(rel), "%s/%s", env_or("STKREC_WORKLOADS", "build/workloads"), name);
 	if (!realpath(rel, wl))
 		cr_skip_test("workload %s not built (make test-build)", rel);
-	st = shell("%s record -o %s %s -- %s %s >%s 2>%s", bin, cap, ropts, wl, args,
-		   out_path, err_path);
+	st = shell("%s record -o %s %s -- %s %s %s >%s 2>%s", bin, cap, ropts, launcher, wl,
+		   args, out_path, err_path);
 	e = err();
 	if (st == 1 && (strstr(e, "cannot load the BPF") || strstr(e, "has no BTF")))
 		cr_skip_test("BPF cannot load here: %s", e);
@@ -341,8 +346,9 @@ static void check_folded(void)
 	}
 	cr_expect_eq(sa, fa, "A: diff %llu, report --folded %llu", sa, fa);
 	cr_expect_eq(sb, fb, "B: diff %llu, report --folded %llu", sb, fb);
-	/* 999 Hz for at most 1.5 s of one busy thread (less on a loaded machine) */
-	cr_expect(sa > 100 && sa < 1700 && sb > 100 && sb < 1700, "totals %llu %llu", sa, sb);
+	/* 999 Hz for at most 1.5 s of one busy thread; far fewer when other
+	 * work takes the CPUs, but enough to see a 25/75 split */
+	cr_expect(sa >= 20 && sa < 1700 && sb >= 20 && sb < 1700, "totals %llu %llu", sa, sb);
 	/* shares: burn_a about 25% of A and 75% of B, burn_b the reverse */
 	cr_expect(burn[0][0] * 100 < sa * 40 && burn[0][1] * 100 > sb * 60 &&
 		  burn[1][0] * 100 > sa * 60 && burn[1][1] * 100 < sb * 40,
@@ -357,8 +363,8 @@ Test(diff_e2e, cpuburn_split_flipped, .timeout = 120)
 {
 	char args[PATH_MAX * 3], *s;
 
-	record(caps[0], "-e cpu -F 999", "cpuburn", "1500 25");
-	record(caps[1], "-e cpu -F 999", "cpuburn", "1500 75");
+	record(caps[0], "-e cpu -F 999", NICE, "cpuburn", "1500 25");
+	record(caps[1], "-e cpu -F 999", NICE, "cpuburn", "1500 75");
 	snprintf(args, sizeof(args), "diff --comm cpuburn %s %s", caps[0], caps[1]);
 	cr_assert_eq(run(args), 0);
 	s = out();
@@ -417,7 +423,7 @@ static void expect_in_file(const char *path, const char *const *words, int n)
 
 TestSuite(svg_e2e, .init = setup, .fini = teardown);
 
-Test(svg_e2e, cpu_and_diff_flame_graphs_in_chromium, .timeout = 300)
+Test(svg_e2e, cpu_and_diff_flame_graphs_in_chromium, .timeout = 600)
 {
 	static const char *const cpu_words[] = { "CPU Flame Graph", "<title>burn_a (",
 						 "<title>burn_b (", " CPU samples</text>" };
@@ -425,19 +431,19 @@ Test(svg_e2e, cpu_and_diff_flame_graphs_in_chromium, .timeout = 300)
 						  "<title>burn_a (", "<title>burn_b (" };
 	char args[PATH_MAX * 3];
 
-	record(caps[0], "-e cpu -F 999", "cpuburn", "1000 25");
-	record(caps[1], "-e cpu -F 999", "cpuburn", "1000 75");
+	record(caps[0], "-e cpu -F 999", NICE, "cpuburn", "1000 25");
+	record(caps[1], "-e cpu -F 999", NICE, "cpuburn", "1000 75");
 	snprintf(args, sizeof(args), "report -i %s --svg %s", caps[0], svg_path);
 	cr_assert_eq(run(args), 0);
 	assert_xml(svg_path);
 	expect_in_file(svg_path, cpu_words, 4);
-	browser_check(svg_path, "cpu", "--expect burn_a --expect burn_b --click main");
+	browser_check(svg_path, "cpu", "--expect burn_a --expect burn_b --click burn_a");
 	snprintf(args, sizeof(args), "diff --comm cpuburn --svg %s %s %s", svg_path, caps[0],
 		 caps[1]);
 	cr_assert_eq(run(args), 0);
 	assert_xml(svg_path);
 	expect_in_file(svg_path, diff_words, 3);
-	browser_check(svg_path, "diff", "--expect burn_a --expect burn_b --click main");
+	browser_check(svg_path, "diff", "--expect burn_a --expect burn_b --click burn_a");
 }
 
 Test(svg_e2e, offcpu_flame_graph_in_chromium, .timeout = 300)
@@ -449,7 +455,7 @@ Test(svg_e2e, offcpu_flame_graph_in_chromium, .timeout = 300)
 					     "<title>do_nanosleep (" };
 	char args[PATH_MAX * 3];
 
-	record(caps[0], "-e offcpu", "sleeper", "600 10");
+	record(caps[0], "-e offcpu", "", "sleeper", "600 10");
 	snprintf(args, sizeof(args), "report -i %s --svg %s", caps[0], svg_path);
 	cr_assert_eq(run(args), 0);
 	assert_xml(svg_path);

@@ -12,6 +12,7 @@
 #include <string.h>
 #include <unistd.h>
 #include "report/diff.h"
+#include "report/flamegraph.h"
 #include "tests/util_report.h"
 
 #define APP 10
@@ -452,4 +453,27 @@ Test(svg_report, kind_title_unit_and_palette)
 	free(off);
 	free(cpu);
 	free(bio);
+}
+
+/* A label of wide glyphs ("vm_mmap" in a diff of real captures) must still
+ * fit its box: 'm' counts a whole font size, not the 0.59 average. */
+Test(svg_report, wide_glyph_labels_fit)
+{
+	const char *wide[] = { "mmmmmmmmmmmmmmmmmmmm" }, *rest[] = { "z" };
+	struct flame_opts o = { .width = 1020 };
+	struct flame *f;
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *out = open_memstream(&buf, &len);
+
+	cr_assert_not_null(out);
+	cr_assert_eq(flame__new(&f), 0);
+	cr_assert_eq(flame__add(f, wide, 1, 20), 0);	/* 200 px */
+	cr_assert_eq(flame__add(f, rest, 1, 80), 0);
+	cr_assert_eq(flame__write_svg(f, &o, out), 0);
+	fclose(out);
+	/* (200 - 6) px = 1616 hundredths of 12 px: 14 m (1400) and ".." (118) */
+	cr_expect_not_null(strstr(buf, ">mmmmmmmmmmmmmm..</text>"), "%s", buf);
+	free(buf);
+	flame__free(f);
 }

@@ -173,7 +173,7 @@ async function withPage(js, fn) {
 		});
 		const page = ctx.pages()[0] || await ctx.newPage();
 
-		page.setDefaultTimeout(5000);
+		page.setDefaultTimeout(30000);	/* a loaded machine */
 		await fn(page);
 	} finally {
 		if (ctx)
@@ -219,7 +219,7 @@ async function run(a) {
 const watchdog = setTimeout(() => {
 	console.log('FAIL: timed out');
 	process.exit(2);
-}, 90000);
+}, 170000);
 
 run(parseArgs(process.argv.slice(2))).then(() => {
 	clearTimeout(watchdog);
