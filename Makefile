@@ -184,7 +184,7 @@ demo: deps
 	$(OUT)/stkrec record -a -d 5 -o $(OUT)/demo.stkrec
 	$(OUT)/stkrec report -i $(OUT)/demo.stkrec
 
-BENCH_PKGS := linux-perf stress-ng zstd time jq
+BENCH_PKGS := linux-perf stress-ng zstd time jq procps
 
 bench: deps
 	$(Q)$(MAKE) --no-print-directory deps DEB_PKGS="$(BENCH_PKGS)"

@@ -29,7 +29,7 @@ trap 'rm -rf "$TMP"' EXIT
 die() { echo "bench: $*" >&2; exit 1; }
 [ "$(id -u)" = 0 ] || die "needs root (BPF and perf -a)"
 [ -x "$STKREC" ] || die "no stkrec binary at $STKREC"
-for t in perf stress-ng zstd jq bpftool /usr/bin/time; do
+for t in perf stress-ng zstd jq bpftool vmstat taskset /usr/bin/time; do
 	command -v "$t" >/dev/null || die "$t missing (make bench installs it)"
 done
 [ "$(nproc)" -ge 2 ] || PIN=0
@@ -87,10 +87,10 @@ head_ "1. overhead: perf bench sched pipe -l $LOOPS, $ROUNDS rounds of A B C, me
 : > "$TMP/a"; : > "$TMP/b"; : > "$TMP/c"; : > "$TMP/blost"; : > "$TMP/clost"
 for i in $(seq "$ROUNDS"); do
 	pipe_alone >> "$TMP/a"
-	pipe_stkrec >> "$TMP/b"
+	pipe_stkrec >> "$TMP/b" || die "stkrec record failed: $(tail -3 "$TMP/rec.err")"
 	info "$TMP/pipe.cap"
 	nlost "$TMP/pipe.cap" >> "$TMP/blost"
-	pipe_perf >> "$TMP/c"
+	pipe_perf >> "$TMP/c" || die "perf record failed: $(tail -3 "$TMP/perf.err")"
 	perf_lost "$TMP/perf.data" >> "$TMP/clost"
 	echo "  round $i: A $(tail -1 "$TMP/a")  B $(tail -1 "$TMP/b")  C $(tail -1 "$TMP/c") ops/s"
 done
