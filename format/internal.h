@@ -42,6 +42,56 @@ static inline void cap__put32(void *p, uint32_t v)
 }
 
 
+/* §4.17 LEB128: 7 bits a byte, low group first, high bit set on all but
+ * the last byte. Returns the bytes written (at most 10). */
+static inline size_t cap__put_uvarint(uint8_t *p, uint64_t v)
+{
+	size_t n = 0;
+
+	while (v >= 0x80) {
+		p[n++] = (uint8_t)v | 0x80;
+		v >>= 7;
+	}
+	p[n++] = (uint8_t)v;
+	return n;
+}
+
+/* Decode one LEB128 value from [*p, end) into *v and advance *p. False
+ * when it runs past end, is longer than 10 bytes or overflows 64 bits. */
+static inline bool cap__get_uvarint(const uint8_t **p, const uint8_t *end,
+				    uint64_t *v)
+{
+	const uint8_t *q = *p;
+	uint64_t x = 0;
+	unsigned shift = 0;
+
+	while (q < end && shift < 64) {
+		uint8_t b = *q++;
+
+		if (shift == 63 && b > 1)
+			return false;
+		x |= (uint64_t)(b & 0x7f) << shift;
+		if (!(b & 0x80)) {
+			*p = q;
+			*v = x;
+			return true;
+		}
+		shift += 7;
+	}
+	return false;
+}
+
+/* ZigZag: small signed deltas become small unsigned values. */
+static inline uint64_t cap__zigzag(int64_t v)
+{
+	return ((uint64_t)v << 1) ^ (uint64_t)(v >> 63);
+}
+
+static inline int64_t cap__unzigzag(uint64_t v)
+{
+	return (int64_t)(v >> 1) ^ -(int64_t)(v & 1);
+}
+
 /* Reader state shared by reader.c (open, header, trailer) and scan.c
  * (frames and records). */
 struct cap_reader {
@@ -58,6 +108,8 @@ struct cap_reader {
 	size_t block_cap, block_len, block_pos;
 	uint64_t block_off;
 	uint64_t next_seq;       /* seq after the last block decoded */
+	uint64_t prev_end;       /* §4.17: last packed OFFCPU's end in the block */
+	bool packed_broken;      /* a packed OFFCPU failed: later ones can't be */
 	uint64_t ips[CAP_MAX_STACK_DEPTH];
 	char tail[CAP_MAX_STRING + 1];
 	/* damage bookkeeping for describe_loss() */

@@ -180,6 +180,8 @@ static int decode_frame(struct cap_reader *r, size_t *csize)
 		return CAP_ERR_CORRUPT;
 	r->block_len = usize;
 	r->block_pos = 0;
+	r->prev_end = 0;
+	r->packed_broken = false;
 	return 0;
 }
 
@@ -328,6 +330,43 @@ static void count_record(struct cap_reader *r, const struct cap_record *rec)
 		r->type_count[rec->type]++;
 }
 
+/* §4.17: a packed OFFCPU becomes the OFFCPU it encodes. Each end is a delta
+ * from the previous one, so after a bad one the rest of the block's packed
+ * records cannot be trusted and are counted bad too. */
+static bool decode_packed(struct cap_reader *r, struct cap_record *rec,
+			  const uint8_t *body, uint32_t body_len)
+{
+	const uint8_t *p = body, *end = body + body_len;
+	uint64_t v[8];
+	size_t i;
+
+	if (r->packed_broken)
+		return false;
+	for (i = 0; i < 8; i++) {
+		if (!cap__get_uvarint(&p, end, &v[i]) ||
+		    (i >= 2 && v[i] > UINT32_MAX)) {
+			r->packed_broken = true;
+			return false;
+		}
+	}
+	/* fields after these are a newer minor's, and ignored (§4.0 rule 4) */
+	rec->offcpu.start = r->prev_end + (uint64_t)cap__unzigzag(v[0]);
+	rec->offcpu.duration = v[1];
+	if (rec->offcpu.start + v[1] < rec->offcpu.start) {
+		r->packed_broken = true; /* would end past 2^64 ns */
+		return false;
+	}
+	r->prev_end = rec->offcpu.start + v[1];
+	rec->type = CAP_REC_OFFCPU;
+	rec->offcpu.tid = v[2];
+	rec->offcpu.pid = v[3];
+	rec->offcpu.cpu = v[4];
+	rec->offcpu.state = v[5];
+	rec->offcpu.ustack = v[6];
+	rec->offcpu.kstack = v[7];
+	return true;
+}
+
 /* Decode the record at block_pos: 1 filled, 0 skipped, -1 block exhausted. */
 static int decode_record(struct cap_reader *r, struct cap_record *rec)
 {
@@ -347,12 +386,23 @@ static int decode_record(struct cap_reader *r, struct cap_record *rec)
 	}
 	r->block_pos += rh.size;
 	r->st.counted.records++;
+	body_len = rh.size - sizeof(rh);
+	if (rh.type == CAP_REC_OFFCPU_PACKED) {
+		memset(rec, 0, sizeof(*rec));
+		rec->size = rh.size;
+		rec->file_offset = r->block_off;
+		if (!decode_packed(r, rec, p + sizeof(rh), body_len)) {
+			r->st.bad_records++;
+			return 0;
+		}
+		count_record(r, rec);
+		return 1;
+	}
 	fixed = cap__fixed_size(rh.type);
 	if (!fixed) {
 		r->st.unknown_records++;
 		return 0;
 	}
-	body_len = rh.size - sizeof(rh);
 	if (body_len < fixed) {
 		r->st.bad_records++;
 		return 0;

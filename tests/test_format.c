@@ -272,7 +272,7 @@ Test(format_writer, age_counts_from_last_tick_for_old_events)
 
 Test(format_writer, block_closed_by_size)
 {
-	struct cap_writer_opts wo = { .block_size = 1000 };
+	struct cap_writer_opts wo = { .block_size = 1000, .fixed_offcpu = true };
 	struct cap_header h;
 	struct cap_writer *w;
 	uint8_t *buf;

@@ -19,14 +19,16 @@ struct cap {
 	struct cap_reader *r;
 };
 
+/* Fixed OFFCPU records (§4.11): these tests edit record sizes and bytes. */
 static void cap_begin(struct cap *c)
 {
+	struct cap_writer_opts wo = { .fixed_offcpu = true };
 	struct cap_header h;
 
 	capgen_header(&h);
 	c->fd = memfd_create("compat", 0);
 	cr_assert_geq(c->fd, 0);
-	cr_assert_eq(cap_writer__fdopen(dup(c->fd), &h, NULL, &c->w), 0);
+	cr_assert_eq(cap_writer__fdopen(dup(c->fd), &h, &wo, &c->w), 0);
 }
 
 static void cap_end(struct cap *c)

@@ -84,7 +84,7 @@ Test(format_info, json_complete_capture)
 	cr_assert_has(r.out, "\"recovered\":false");
 	cr_assert_has(r.out, "\"stop_reason\":\"command exited\",\"exit_status\":0,");
 	cr_assert_has(r.out, "\"definitions\":{\"string\":3,\"stack\":2,");
-	cr_assert_has(r.out, "\"version\":\"1.0\"");
+	cr_assert_has(r.out, "\"version\":\"1.1\"");
 	cr_assert_has(r.out, "\"host\":\"capgen-host\"");
 	cr_assert_has(r.out, "\"kernel\":\"6.18.0-capgen\"");
 	cr_assert_has(r.out, "\"start\":\"2023-11-14T22:13:19.995Z\"");
@@ -199,7 +199,8 @@ Test(format_info, newer_version_named)
 	info(&r, path);
 	cr_assert_eq(r.status, 4);
 	snprintf(want, sizeof(want), "stkrec: %s: capture format 9.2 is newer than this "
-		 "stkrec's 1.0 (upgrade stkrec to read it)\n", path);
+		 "stkrec's %d.%d (upgrade stkrec to read it)\n", path,
+		 CAP_VERSION_MAJOR, CAP_VERSION_MINOR);
 	cr_assert_str_eq(r.err, want);
 	unlink(path);
 	free(buf);
