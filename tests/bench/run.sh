@@ -6,12 +6,15 @@
 # Layout: with 2+ CPUs the workload runs on CPU 0 and the recorder (stkrec or
 # perf) on CPU 1, so the figures show the cost of the in-kernel probes on the
 # traced CPU, not the recorder competing for it; the recorder's own CPU time
-# is measured apart (section 4). BENCH_PIN=0 lets the scheduler place both.
+# is measured apart (section 4). Sections 1u and 2u repeat the pipe benchmark
+# unpinned, the layout the reference figures were taken in. BENCH_PIN=0 lets
+# the scheduler place everything (and skips the pinned runs).
 #
 # Environment: STKREC (binary), BENCH_ROUNDS (alternations, default 5),
-# BENCH_LOOPS (perf bench sched pipe -l, default 200000), BENCH_BIG_SECONDS
-# (recording length for the >= 1M-event capture, default 12), BENCH_OUT
-# (default build/bench), BENCH_PIN (default 1).
+# BENCH_LOOPS (perf bench sched pipe -l pinned, default 200000), BENCH_ULOOPS
+# (unpinned, default 100000), BENCH_BIG_SECONDS (recording length for the
+# >= 1M-event capture, default 12), BENCH_OUT (default build/bench),
+# BENCH_PIN (default 1).
 set -euo pipefail
 
 STKREC=$(realpath "${STKREC:-build/stkrec}")
@@ -69,38 +72,63 @@ IDLE=$(idle)
 	tee -a "$TABLE"
 
 # --- 1. recording overhead ----------------------------------------------------
-pipe() { $WL perf bench sched pipe -l "$LOOPS" 2>&1 | ops; }
-pipe_alone() { pipe; }
+# Two layouts, each with its own alternation. Pinned (workload on CPU 0,
+# recorder on CPU 1): both pipe ends on one CPU switch ~10x faster than
+# across CPUs, so the figure is the probes' cost per switch at full rate.
+# Unpinned: the scheduler spreads the pair over the CPUs, with idle wakeups
+# between switches, the layout of the reference figures (perf record -10%,
+# libbpf-tools offcputime -24%, ~22,000 ops/s alone).
+pipe_alone() { $WL perf bench sched pipe -l "$L" 2>&1 | ops; }
 pipe_stkrec() {
-	$RC /usr/bin/time -f '%U %S %M' -o "$TMP/pipe.time" \
-		"$STKREC" record -a -o "$TMP/pipe.cap" -- \
-		$WL perf bench sched pipe -l "$LOOPS" 2>"$TMP/rec.err" | ops
+	$RC /usr/bin/time -f '%U %S %M' -o "$TMP/$T.time" \
+		"$STKREC" record -a -o "$TMP/$T.cap" -- \
+		$WL perf bench sched pipe -l "$L" 2>"$TMP/rec.err" | ops
 }
 # -B: perf's build-id pass at exit aborts at random here ("stack smashing
 # detected" in util/build-id.c); skipping it only makes perf cheaper.
 pipe_perf() {
-	$RC perf record -B -e sched:sched_switch -g -a -o "$TMP/perf.data" -- \
-		$WL perf bench sched pipe -l "$LOOPS" 2>"$TMP/perf.err" | ops
+	$RC perf record -B -e sched:sched_switch -g -a -o "$TMP/$T.data" -- \
+		$WL perf bench sched pipe -l "$L" 2>"$TMP/perf.err" | ops
 }
 
-head_ "1. overhead: perf bench sched pipe -l $LOOPS, $ROUNDS rounds of A B C, medians"
-: > "$TMP/a"; : > "$TMP/b"; : > "$TMP/c"; : > "$TMP/blost"; : > "$TMP/clost"
-for i in $(seq "$ROUNDS"); do
-	pipe_alone >> "$TMP/a"
-	pipe_stkrec >> "$TMP/b" || die "stkrec record failed: $(tail -3 "$TMP/rec.err")"
-	info "$TMP/pipe.cap"
-	nlost "$TMP/pipe.cap" >> "$TMP/blost"
-	pipe_perf >> "$TMP/c" || die "perf record failed: $(tail -3 "$TMP/perf.err")"
-	perf_lost "$TMP/perf.data" >> "$TMP/clost"
-	echo "  round $i: A $(tail -1 "$TMP/a")  B $(tail -1 "$TMP/b")  C $(tail -1 "$TMP/c") ops/s"
-done
-A=$(median < "$TMP/a"); B=$(median < "$TMP/b"); C=$(median < "$TMP/c")
-LB=$(loss "$A" "$B"); LC=$(loss "$A" "$C")
-BLOST=$(awk '{s+=$1} END {print s+0}' "$TMP/blost")
-CLOST=$(awk '{s+=$1} END {print s+0}' "$TMP/clost")
-row "A alone" "$A ops/s"
-row "B stkrec record -a (all kinds, u+k stacks)" "$B ops/s  $LB%  lost $BLOST events"
-row "C perf record -B -e sched_switch -g -a" "$C ops/s  $LC%  lost $CLOST events"
+# overhead TAG LOOPS: ROUNDS of A B C; sets A B C LB LC BLOST CLOST
+overhead() {
+	T=$1 L=$2
+	: > "$TMP/$T.a"; : > "$TMP/$T.b"; : > "$TMP/$T.c"; : > "$TMP/$T.bl"; : > "$TMP/$T.cl"
+	for i in $(seq "$ROUNDS"); do
+		pipe_alone >> "$TMP/$T.a"
+		pipe_stkrec >> "$TMP/$T.b" || die "stkrec record failed: $(tail -3 "$TMP/rec.err")"
+		info "$TMP/$T.cap"
+		nlost "$TMP/$T.cap" >> "$TMP/$T.bl"
+		pipe_perf >> "$TMP/$T.c" || die "perf record failed: $(tail -3 "$TMP/perf.err")"
+		perf_lost "$TMP/$T.data" >> "$TMP/$T.cl"
+		echo "  round $i: A $(tail -1 "$TMP/$T.a")  B $(tail -1 "$TMP/$T.b")  C $(tail -1 "$TMP/$T.c") ops/s"
+	done
+	A=$(median < "$TMP/$T.a"); B=$(median < "$TMP/$T.b"); C=$(median < "$TMP/$T.c")
+	LB=$(loss "$A" "$B"); LC=$(loss "$A" "$C")
+	BLOST=$(awk '{s+=$1} END {print s+0}' "$TMP/$T.bl")
+	CLOST=$(awk '{s+=$1} END {print s+0}' "$TMP/$T.cl")
+	row "A alone" "$A ops/s"
+	row "B stkrec record -a (all kinds, u+k stacks)" "$B ops/s  $LB%  lost $BLOST events"
+	row "C perf record -B -e sched_switch -g -a" "$C ops/s  $LC%  lost $CLOST events"
+}
+
+head_ "1. overhead, $LAYOUT: perf bench sched pipe -l $LOOPS, $ROUNDS rounds of A B C, medians"
+overhead pin "$LOOPS"
+cp "$TMP/pin.time" "$TMP/pipe.time"
+ULOOPS=${BENCH_ULOOPS:-100000}
+if [ "$PIN" = 1 ]; then
+	PA=$A PB_=$B PC=$C PLB=$LB PLC=$LC PBLOST=$BLOST PCLOST=$CLOST
+	head_ "1u. overhead, unpinned: perf bench sched pipe -l $ULOOPS, $ROUNDS rounds of A B C, medians"
+	WL0=$WL RC0=$RC WL="" RC=""
+	overhead free "$ULOOPS"
+	WL=$WL0 RC=$RC0
+	UA=$A UB=$B UC=$C ULB=$LB ULC=$LC UBLOST=$BLOST UCLOST=$CLOST
+	A=$PA B=$PB_ C=$PC LB=$PLB LC=$PLC BLOST=$PBLOST CLOST=$PCLOST
+else
+	cp "$TMP/pin.cap" "$TMP/free.cap"; cp "$TMP/pin.data" "$TMP/free.data"
+	UA=$A UB=$B UC=$C ULB=$LB ULC=$LC UBLOST=$BLOST UCLOST=$CLOST
+fi
 
 # --- CPU-bound ----------------------------------------------------------------
 head_ "1b. CPU-bound: stress-ng --cpu 1 (int64) 5 s, 3 rounds of A B"
@@ -119,19 +147,28 @@ row "stress-ng alone" "$S0 bogo ops/s"
 row "under stkrec record -a -F 999" "$S1 bogo ops/s  $(loss "$S0" "$S1")%  ($SCPU CPU samples)"
 
 # --- 2. capture size ------------------------------------------------------------
-head_ "2. capture size (last round of 1: same workload, same seconds)"
-info "$TMP/pipe.cap"
-EV=$(nevents "$TMP/pipe.cap"); OEV=$(jget "$TMP/pipe.cap" .events.offcpu)
-CB=$(stat -c %s "$TMP/pipe.cap")
-BPE=$(div "$CB" "$EV")
-PN=$(perf_samples "$TMP/perf.data")
-PB=$(stat -c %s "$TMP/perf.data")
-zstd -q -3 -f "$TMP/perf.data" -o "$TMP/perf.data.zst"
-PZ=$(stat -c %s "$TMP/perf.data.zst")
-PBPE=$(div "$PB" "$PN" %.1f); PZPE=$(div "$PZ" "$PN")
-row "stkrec capture (zstd inside)" "$BPE B/event  ($CB bytes, $EV events, $OEV off-CPU)"
-row "perf.data raw" "$PBPE B/event  ($PB bytes, $PN events)"
-row "perf.data after zstd -3" "$PZPE B/event  ($PZ bytes)"
+# size TAG: stkrec's capture and perf.data of the last round of that layout
+size() {
+	local T=$1
+	info "$TMP/$T.cap"
+	EV=$(nevents "$TMP/$T.cap"); OEV=$(jget "$TMP/$T.cap" .events.offcpu)
+	CB=$(stat -c %s "$TMP/$T.cap")
+	BPE=$(div "$CB" "$EV")
+	PN=$(perf_samples "$TMP/$T.data")
+	PB=$(stat -c %s "$TMP/$T.data")
+	zstd -q -3 -f "$TMP/$T.data" -o "$TMP/$T.data.zst"
+	PZ=$(stat -c %s "$TMP/$T.data.zst")
+	PBPE=$(div "$PB" "$PN" %.1f); PZPE=$(div "$PZ" "$PN")
+	row "stkrec capture (zstd inside)" "$BPE B/event  ($CB bytes, $EV events, $OEV off-CPU)"
+	row "perf.data raw" "$PBPE B/event  ($PB bytes, $PN events)"
+	row "perf.data after zstd -3" "$PZPE B/event  ($PZ bytes)"
+}
+head_ "2u. capture size, unpinned (last round of 1u)"
+size free
+UEV=$EV UCB=$CB UBPE=$BPE UPN=$PN UPB=$PB UPBPE=$PBPE UPZPE=$PZPE
+head_ "2. capture size, $LAYOUT (last round of 1: same workload, same seconds)"
+size pin
+cp "$TMP/pin.cap" "$TMP/pipe.cap"
 
 # --- 4. a big capture: recorder cost --------------------------------------------
 # Several pipe pairs, unpinned, for BIG_SECONDS: >= 1M events on 2 CPUs.
@@ -249,8 +286,18 @@ jq -n \
 	--argjson rss "$RSS" --argjson srss "$SRSS" --argjson sev "$SEV" --argjson swns "$SWNS" \
 	--argjson rr "$RR" --argjson rf "$RF" --argjson rp "$RP" --argjson pbn "$PBN" \
 	--argjson tr "$TR" --argjson tf "$TF" --argjson tp "$TP" \
-	--argjson ceil "$CEIL" --arg ceilw "$CEILW" --slurpfile steps "$TMP/ceil" '{
+	--argjson ceil "$CEIL" --arg ceilw "$CEILW" --slurpfile steps "$TMP/ceil" \
+	--argjson uloops "$ULOOPS" --argjson ua "$UA" --argjson ub "$UB" --argjson uc "$UC" \
+	--argjson ulb "$ULB" --argjson ulc "$ULC" --argjson ublost "$UBLOST" --argjson uclost "$UCLOST" \
+	--argjson uev "$UEV" --argjson ucb "$UCB" --argjson ubpe "$UBPE" --argjson upn "$UPN" \
+	--argjson upb "$UPB" --argjson upbpe "$UPBPE" --argjson upzpe "$UPZPE" '{
 	machine: {kernel: $kernel, cpus: $cpus, model: $model, layout: $layout},
+	pipe_ops_unpinned: {loops: $uloops, rounds: $rounds, alone: $ua, stkrec: $ub, perf: $uc,
+		   stkrec_change_pct: $ulb, perf_change_pct: $ulc,
+		   stkrec_lost_events: $ublost, perf_lost_events: $uclost},
+	capture_unpinned: {stkrec_events: $uev, stkrec_bytes: $ucb, stkrec_bytes_per_event: $ubpe,
+		  perf_events: $upn, perf_bytes: $upb, perf_bytes_per_event: $upbpe,
+		  perf_zstd3_bytes_per_event: $upzpe},
 	pipe_ops: {loops: $loops, rounds: $rounds, alone: $a, stkrec: $b, perf: $c,
 		   stkrec_change_pct: $lb, perf_change_pct: $lc,
 		   stkrec_lost_events: $blost, perf_lost_events: $clost},
