@@ -100,10 +100,13 @@ $(OUT):
 # --- tests -----------------------------------------------------------------
 # One Criterion binary runs every tests/test_*.c; build/tests/test_X runs one
 # file alone (handy while working on a module).
-$(OUT)/workloads/%: tests/workloads/%.c
+# clang: GCC 12 drops the frame pointer of leaf functions even with
+# -mno-omit-leaf-frame-pointer, and the caller of a leaf then vanishes.
+$(OUT)/workloads/%: tests/workloads/%.c Makefile
 	$(call msg,CC,$@)
 	$(Q)mkdir -p $(dir $@)
-	$(Q)$(CC) -g -O1 -fno-omit-frame-pointer -fno-inline -fno-optimize-sibling-calls \
+	$(Q)$(CLANG) -g -O1 -fno-omit-frame-pointer -mno-omit-leaf-frame-pointer -fno-inline \
+		-fno-optimize-sibling-calls \
 		-Wl,--build-id -pthread $< -o $@ -lm
 
 $(OUT)/stkrec-tests: $(TEST_OBJS) $(TESTUTIL_OBJS) $(ALL_LIBS)

@@ -461,8 +461,8 @@ Test(record_e2e, cpuburn_samples_split_as_configured)
 {
 	char exe[PATH_MAX];
 	struct elf_file f;
-	uint64_t alo, ahi, blo, bhi, va;
-	size_t i, a = 0, b = 0, n = 0;
+	uint64_t alo, ahi, blo, bhi, llo, lhi, va;
+	size_t i, a = 0, b = 0, n = 0, in_loop = 0;
 	uint32_t pid;
 	double share;
 
@@ -474,12 +474,16 @@ Test(record_e2e, cpuburn_samples_split_as_configured)
 	elf_open(&f, exe);
 	elf_sym(&f, "burn_a", &alo, &ahi);
 	elf_sym(&f, "burn_b", &blo, &bhi);
+	elf_sym(&f, "burn_loop", &llo, &lhi);
 	for (i = 0; i < cap.nr_cpu; i++) {
 		const struct cap_cpu *c = &cap.cpu[i];
 
 		if (c->pid != pid || c->ustack == CAP_STACK_NONE || c->ustack == CAP_STACK_LOST)
 			continue;
 		n++;
+		/* leaf functions keep their frame pointer (the workloads are
+		 * built with -mno-omit-leaf-frame-pointer): the caller shows */
+		in_loop += stack_has(&f, exe, pid, c->ustack, llo, lhi);
 		if (!resolve(&f, exe, pid, cap.stacks[c->ustack].ips[0], &va))
 			continue;
 		a += va >= alo && va < ahi;
@@ -490,6 +494,7 @@ Test(record_e2e, cpuburn_samples_split_as_configured)
 	 * tests run alongside; 200 still pin the share within a few percent */
 	cr_assert_geq(n, 200, "only %zu samples of cpuburn", n);
 	cr_assert_geq(a + b, n * 9 / 10, "%zu+%zu of %zu samples in burn_a/burn_b", a, b, n);
+	cr_assert_geq(in_loop, n * 9 / 10, "%zu of %zu stacks show burn_loop", in_loop, n);
 	share = (double)a / (a + b);
 	cr_assert(share > 0.25 - 0.07 && share < 0.25 + 0.07, "burn_a share %.3f (a %zu b %zu)",
 		  share, a, b);
