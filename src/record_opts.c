@@ -103,7 +103,7 @@ void record_opts__usage(FILE *f)
 "  stkrec record -e cpu -F 99 -C 0     # CPU profile of CPU 0 at 99 Hz\n"
 "  stkrec record -e bio -d 30          # block I/O latency, by issuing process\n"
 "  stkrec record -o make.cap -- make -j2  # a command and its children\n"
-"  stkrec record --switch-output 60s   # one file a minute: make.cap.2026...\n"
+"  stkrec record --switch-output 60s   # one file a minute: stkrec.cap.2026...\n"
 "  stkrec report -i make.cap           # then explain it\n",
 		RECORD_DEFAULT_OUTPUT, RECORD_DEFAULT_FREQ, RECORD_DEFAULT_MIN_US,
 		RECORD_DEFAULT_STORAGE, RECORD_DEFAULT_RINGBUF >> 20);
