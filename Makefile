@@ -153,7 +153,7 @@ fuzz-build: $(FUZZERS)
 fuzz: deps
 	$(Q)$(MAKE) --no-print-directory fuzz-build
 	$(Q)for f in $(FUZZERS); do \
-		n=$$(basename $$f); mkdir -p $(OUT)/corpus/$$n; \
+		n=$$(basename $$f); mkdir -p $(OUT)/corpus/$$n tests/fuzz/crashes; \
 		echo "fuzzing $$n for $(FUZZ_TIME)s"; \
 		$$f -max_total_time=$(FUZZ_TIME) -rss_limit_mb=2048 \
 			-artifact_prefix=tests/fuzz/crashes/$$n- \
