@@ -34,7 +34,7 @@ Test(report_model, tables)
 	cr_assert_str_eq(model__kmod(model, 0xffffffffc0100010ull, &off), "ext4");
 	cr_assert_eq(off, 0x10);
 	cr_assert_null(model__kmod(model, 0xffffffffc0026138ull, &off));
-	cr_assert_str_eq(model__string(model, 5), "/usr/bin/app2");
+	cr_assert_str_eq(model__string(model, 5), RC_ROOT "/usr/bin/app2");
 	cr_assert_null(model__string(model, 4242));
 	cr_assert_not(model__recovered(model));
 }

@@ -140,9 +140,11 @@ static int defs(struct cap_writer *w, const struct rc_opts *o)
 	size_t i;
 	int err;
 
-	err = rc_string(w, 1, "/usr/bin/app") ?: rc_string(w, 2, "/usr/lib/libc.so.6") ?:
-	      rc_string(w, 3, "ext4") ?: rc_string(w, 4, "/usr/bin/sh") ?:
-	      rc_string(w, 5, "/usr/bin/app2");
+	/* paths no host has (every host has /usr/bin/sh): the objects are
+	 * missing, never a build-ID mismatch that would warn */
+	err = rc_string(w, 1, RC_ROOT "/usr/bin/app") ?:
+	      rc_string(w, 2, RC_ROOT "/usr/lib/libc.so.6") ?: rc_string(w, 3, "ext4") ?:
+	      rc_string(w, 4, RC_ROOT "/usr/bin/sh") ?: rc_string(w, 5, RC_ROOT "/usr/bin/app2");
 	for (i = 0; !err && i < sizeof(ksyms) / sizeof(ksyms[0]); i++)
 		err = rc_ksym(w, ksyms[i].addr, 0x100, ksyms[i].name, 0);
 	err = err ?: rc_ksym(w, K_EXT4, 0x100, "ext4_file_read_iter", 3) ?:

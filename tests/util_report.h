@@ -24,6 +24,7 @@
 #define RC_KTHREAD 200
 #define RC_FSTRIM 300
 #define RC_EXEC_PID 400
+#define RC_ROOT "/nonexistent-stkrec-scene" /* prefix of the recorded paths */
 
 struct rc_opts {
 	const char *real_elf;     /* if set: pid 500 maps it, see RC_ELF_* */
