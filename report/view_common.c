@@ -132,6 +132,21 @@ int view_frames(const struct report_ctx *ctx, uint32_t pid, uint64_t time,
 	return nk + nu;
 }
 
+const char *view_srcline(const struct report_ctx *ctx, const char *file, int line, char *buf)
+{
+	const char *base;
+
+	if (!ctx->opts.srcline || !file || !*file)
+		return "";
+	base = strrchr(file, '/');
+	base = base && base[1] ? base + 1 : file;
+	if (line > 0)
+		snprintf(buf, VIEW_SRCLINE_MAX, " %s:%d", base, line);
+	else
+		snprintf(buf, VIEW_SRCLINE_MAX, " %s", base);
+	return buf;
+}
+
 void view_fmt_reltime(const struct model *m, uint64_t t, char *buf, size_t len)
 {
 	uint64_t start = model__header(m)->start_time, d;

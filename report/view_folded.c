@@ -44,14 +44,16 @@ static int put(struct folded *fo, const char *s, size_t len)
 	return 0;
 }
 
-/* A frame name must not contain the separators flamegraph.pl splits on. */
+/* A frame must not contain the separators flamegraph.pl splits on: ';'
+ * between frames, a newline between lines (spaces are fine: it takes the
+ * count after the last one). */
 static int put_frame(struct folded *fo, const char *name, const char *suffix)
 {
-	size_t start = fo->len, i, n = strlen(name);
+	size_t start = fo->len, i;
 	int err;
 
-	err = put(fo, ";", 1) ?: put(fo, name, n) ?: put(fo, suffix, strlen(suffix));
-	for (i = start + 1; !err && i < start + 1 + n; i++) {
+	err = put(fo, ";", 1) ?: put(fo, name, strlen(name)) ?: put(fo, suffix, strlen(suffix));
+	for (i = start + 1; !err && i < fo->len; i++) {
 		if (fo->buf[i] == ';')
 			fo->buf[i] = ':';
 		else if (fo->buf[i] == '\n' || fo->buf[i] == '\r')
@@ -98,6 +100,7 @@ static int fold_group(struct folded *fo, const struct report_ctx *ctx,
 		      const struct agg_group *g, struct rframe *fr, uint64_t value)
 {
 	const char *ksuffix = ctx->opts.annotate ? "_[k]" : "";
+	char src[VIEW_SRCLINE_MAX];
 	size_t start = fo->len;
 	int i, n, nk, err;
 
@@ -105,8 +108,9 @@ static int fold_group(struct folded *fo, const struct report_ctx *ctx,
 	if (n < 0)
 		return n;
 	err = put_comm(fo, ctx, g);
+	/* --srcline: "func file:line", as perf script's folded srcline */
 	for (i = n - 1; !err && i >= nk; i--)
-		err = put_frame(fo, fr[i].name, "");
+		err = put_frame(fo, fr[i].name, view_srcline(ctx, fr[i].srcfile, fr[i].line, src));
 	/* BCC: the delimiter only when both stacks were taken */
 	if (!err && ctx->opts.delimited && nk && n > nk && !fr[0].special && !fr[nk].special)
 		err = put(fo, ";-", 2);

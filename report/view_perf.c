@@ -14,6 +14,7 @@
 #include "report/views.h"
 
 #define GRAPH_PREFIX_MAX 4096
+#define GRAPH_LABEL_MAX 1024
 
 static const char *const col_names[SORT_MAX] = { "Command", "Pid", "Shared Object", "Symbol" };
 
@@ -21,6 +22,8 @@ struct prow {
 	uint32_t grp, comm, pid;
 	bool kernel;
 	const char *dso, *sym;
+	const char *src;      /* source file of sym's line (--srcline), or NULL */
+	int line;
 	uint64_t weight;
 };
 
@@ -55,7 +58,13 @@ static int cmp_key(const struct ptable *t, const struct prow *a, const struct pr
 		return strcmp(a->dso, b->dso);
 	default:
 		c = strcmp(a->sym, b->sym);
-		return c ? c : (int)a->kernel - (int)b->kernel;
+		if (c || a->kernel != b->kernel)
+			return c ? c : (int)a->kernel - (int)b->kernel;
+		/* --srcline: a row per source line, as perf's sym,srcline */
+		if (!a->src || !b->src)
+			return !!a->src - !!b->src;
+		c = strcmp(a->src, b->src);
+		return c ? c : (a->line > b->line) - (a->line < b->line);
 	}
 }
 
@@ -91,6 +100,8 @@ static int cmp_ent(const void *pa, const void *pb, void *arg)
 static void cell(const struct ptable *t, const struct prow *r, enum view_sort k,
 		 char *buf, size_t len)
 {
+	char src[VIEW_SRCLINE_MAX];
+
 	switch (k) {
 	case SORT_COMM:
 		snprintf(buf, len, "%s", model__comm_name(t->ctx->model, r->comm));
@@ -102,7 +113,8 @@ static void cell(const struct ptable *t, const struct prow *r, enum view_sort k,
 		snprintf(buf, len, "%s", r->dso);
 		break;
 	default:
-		snprintf(buf, len, "[%c] %s", r->kernel ? 'k' : '.', r->sym);
+		snprintf(buf, len, "[%c] %s%s", r->kernel ? 'k' : '.', r->sym,
+			 view_srcline(t->ctx, r->src, r->line, src));
 		break;
 	}
 }
@@ -129,6 +141,10 @@ static int build_rows(struct ptable *t, enum cap_kind kind, struct rframe *fr)
 			r->kernel = fr[0].kernel;
 			r->dso = fr[0].dso;
 			r->sym = fr[0].name;
+			if (t->ctx->opts.srcline) {
+				r->src = fr[0].srcfile;
+				r->line = fr[0].line;
+			}
 		}
 	}
 	return 0;
@@ -361,22 +377,38 @@ static int perf_bio_table(const struct report_ctx *ctx, FILE *out)
 
 struct gnode {
 	const char *name;
+	const char *src;      /* --srcline: the frame's source file and line */
+	int line;
 	uint64_t weight;
 	uint32_t child, next; /* first child, next sibling; 0 = none */
 };
 
 struct graph {
+	const struct report_ctx *ctx;
 	struct gnode *n;
 	size_t len, cap;
 	uint64_t total;
+	bool srcline;
 };
 
-static int gnode_child(struct graph *g, uint32_t parent, const char *name, uint32_t *out)
+static bool gnode_is(const struct gnode *n, const struct rframe *f, bool srcline)
+{
+	if (strcmp(n->name, f->name))
+		return false;
+	if (!srcline)
+		return true;
+	if (!n->src || !f->srcfile)
+		return !n->src && !f->srcfile;
+	return n->line == f->line && !strcmp(n->src, f->srcfile);
+}
+
+static int gnode_child(struct graph *g, uint32_t parent, const struct rframe *f,
+		       uint32_t *out)
 {
 	uint32_t c;
 
 	for (c = g->n[parent].child; c; c = g->n[c].next) {
-		if (!strcmp(g->n[c].name, name)) {
+		if (gnode_is(&g->n[c], f, g->srcline)) {
 			*out = c;
 			return 0;
 		}
@@ -391,7 +423,11 @@ static int gnode_child(struct graph *g, uint32_t parent, const char *name, uint3
 		g->cap = nc;
 	}
 	c = g->len++;
-	g->n[c] = (struct gnode){ .name = name, .next = g->n[parent].child };
+	g->n[c] = (struct gnode){ .name = f->name, .next = g->n[parent].child };
+	if (g->srcline) {
+		g->n[c].src = f->srcfile;
+		g->n[c].line = f->line;
+	}
 	g->n[parent].child = c;
 	*out = c;
 	return 0;
@@ -404,12 +440,36 @@ static int graph_add(struct graph *g, const struct rframe *fr, int n, uint64_t w
 
 	g->n[0].weight += w;
 	for (i = 0; i < n; i++) {
-		err = gnode_child(g, cur, fr[i].name, &cur);
+		err = gnode_child(g, cur, &fr[i], &cur);
 		if (err)
 			return err;
 		g->n[cur].weight += w;
 	}
 	return 0;
+}
+
+static int gnode_cmp(const struct gnode *a, const struct gnode *b)
+{
+	int c = strcmp(a->name, b->name);
+
+	if (c || (!a->src && !b->src))
+		return c;
+	if (!a->src || !b->src)
+		return !!a->src - !!b->src;
+	c = strcmp(a->src, b->src);
+	return c ? c : (a->line > b->line) - (a->line < b->line);
+}
+
+/* "name" or, with --srcline, "name file:line" into buf. */
+static const char *gnode_label(const struct graph *g, const struct gnode *n, char *buf,
+			       size_t len)
+{
+	char src[VIEW_SRCLINE_MAX];
+
+	if (!n->src)
+		return n->name;
+	snprintf(buf, len, "%s%s", n->name, view_srcline(g->ctx, n->src, n->line, src));
+	return buf;
 }
 
 /* Children by weight, then name: deterministic. */
@@ -429,7 +489,7 @@ static int sorted_children(const struct graph *g, uint32_t node, uint32_t **out)
 			const struct gnode *a = &g->n[v[j - 1]], *b = &g->n[v[j]];
 
 			if (a->weight > b->weight ||
-			    (a->weight == b->weight && strcmp(a->name, b->name) <= 0))
+			    (a->weight == b->weight && gnode_cmp(a, b) <= 0))
 				break;
 			t = v[j];
 			v[j] = v[j - 1];
@@ -447,10 +507,12 @@ static int graph_chain(const struct graph *g, uint32_t node, char *prefix, size_
 		       FILE *out)
 {
 	uint32_t c = g->n[node].child;
+	char label[GRAPH_LABEL_MAX];
 
 	/* a single caller carrying all the weight continues the straight line */
 	while (c && !g->n[c].next && g->n[c].weight == g->n[node].weight) {
-		fprintf(out, "%.*s%s\n", (int)plen, prefix, g->n[c].name);
+		fprintf(out, "%.*s%s\n", (int)plen, prefix,
+			gnode_label(g, &g->n[c], label, sizeof(label)));
 		node = c;
 		c = g->n[c].child;
 	}
@@ -461,7 +523,7 @@ static int graph_print(const struct graph *g, uint32_t node, char *prefix, size_
 		       FILE *out)
 {
 	uint32_t *kids;
-	char pct[32];
+	char pct[32], label[GRAPH_LABEL_MAX];
 	int n, i, err = 0;
 	size_t add;
 
@@ -474,7 +536,8 @@ static int graph_print(const struct graph *g, uint32_t node, char *prefix, size_
 
 		snprintf(pct, sizeof(pct), "%.2f%%", g->total ? 100.0 * c->weight / g->total : 0.0);
 		fprintf(out, "%.*s|\n", (int)plen, prefix);
-		fprintf(out, "%.*s%c--%s--%s\n", (int)plen, prefix, last ? ' ' : '|', pct, c->name);
+		fprintf(out, "%.*s%c--%s--%s\n", (int)plen, prefix, last ? ' ' : '|', pct,
+			gnode_label(g, c, label, sizeof(label)));
 		add = 1 + 2 + strlen(pct) + 2;
 		if (plen + add >= GRAPH_PREFIX_MAX)
 			continue; /* absurdly deep: stop drawing this branch */
@@ -490,8 +553,9 @@ static int perf_callgraph(const struct report_ctx *ctx, const struct ptable *t,
 			  const struct pentry *e, enum cap_kind kind, uint64_t total,
 			  struct rframe *fr, FILE *out)
 {
-	struct graph g = { .cap = 64, .len = 1, .total = total };
-	char *prefix;
+	struct graph g = { .ctx = ctx, .cap = 64, .len = 1, .total = total,
+			   .srcline = ctx->opts.srcline };
+	char *prefix, label[GRAPH_LABEL_MAX];
 	size_t i;
 	int n, err = 0;
 
@@ -511,7 +575,8 @@ static int perf_callgraph(const struct report_ctx *ctx, const struct ptable *t,
 	if (!err && g.n[0].child) {
 		memset(prefix, ' ', 12);
 		if (!g.n[g.n[0].child].next) {
-			fprintf(out, "            |\n            ---%s\n", g.n[g.n[0].child].name);
+			fprintf(out, "            |\n            ---%s\n",
+				gnode_label(&g, &g.n[g.n[0].child], label, sizeof(label)));
 			memset(prefix, ' ', 15);
 			err = graph_chain(&g, g.n[0].child, prefix, 15, out);
 		} else {

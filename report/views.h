@@ -30,7 +30,7 @@ struct report_opts {
 	bool annotate;      /* folded -a: "_[k]" after kernel frames */
 	bool with_pid;      /* folded --pid: first frame "comm-PID" */
 	bool json;          /* top-waits --json */
-	bool srcline;       /* script: file:line after names when known */
+	bool srcline;       /* file:line after names when known (view_srcline) */
 	bool script_folded; /* script --folded */
 	uint64_t interval_ns; /* biotop; 0: 1 s */
 	uint64_t count;     /* biotop intervals to print; 0: all */
@@ -100,6 +100,13 @@ void agg__fini(struct agg *a);
 #define VIEW_MAX_FRAMES (2 * RESOLVE_MAX_FRAMES)
 int view_frames(const struct report_ctx *ctx, uint32_t pid, uint64_t time,
 		uint32_t ustack, uint32_t kstack, struct rframe *buf, int *nkernel);
+
+/* With opts.srcline, " FILE:LINE" of a frame's source line (rframe srcfile
+ * and line), FILE the basename as perf report shows it; "" when unknown or
+ * without opts.srcline. Written into buf (VIEW_SRCLINE_MAX bytes) unless "".
+ * The tables, -g, the folded stacks and top-waits put it after the name. */
+#define VIEW_SRCLINE_MAX 256
+const char *view_srcline(const struct report_ctx *ctx, const char *file, int line, char *buf);
 
 /* "seconds.microseconds" of a monotonic time since the capture start. */
 void view_fmt_reltime(const struct model *m, uint64_t t, char *buf, size_t len);

@@ -192,7 +192,8 @@ static enum cap_kind pick_kind(const struct diff_cli *c)
 /* Fold one side: the filter is bound to its model again first. */
 static int add_side(struct diff_cli *c, struct diff *d, int side)
 {
-	struct report_ctx ctx = { .model = c->m[side], .filter = &c->com.flt };
+	struct report_ctx ctx = { .model = c->m[side], .filter = &c->com.flt,
+				  .opts.srcline = c->com.sym.srclines };
 	int err;
 
 	err = filter__bind(&c->com.flt, c->m[side]) ?: resolver__new(c->m[side], &c->com.sym,

@@ -119,7 +119,9 @@ const char report_common_help[] =
 	"  --symfs DIR           look for the recorded binaries under DIR\n"
 	"  --debug-dir DIR       debug files root (default /usr/lib/debug)\n"
 	"  --inline              expand inlined functions (needs DWARF)\n"
-	"  --srcline             file:line where known (needs DWARF)\n"
+	"  --srcline             file:line after function names where known (needs\n"
+	"                        DWARF), \"func file.c:12\": rows and stacks split by\n"
+	"                        line; script shows the file's whole path\n"
 	"  -v, --verbose         symbolization statistics on stderr\n"
 	"  --max-memory SIZE     stop loading past SIZE of tables (K, M, G; default\n"
 	"                        4G): the output is then partial (exit status 3)\n";

@@ -162,12 +162,14 @@ static int defs(struct cap_writer *w, const struct rc_opts *o)
 	{
 		uint64_t base = 0x555555554000ull;
 		uint64_t ips[2] = { base + o->real_elf_off[0], base + o->real_elf_off[1] };
+		uint64_t ips2[2] = { base + o->real_elf_off[2], base + o->real_elf_off[1] };
 
 		return rc_string(w, 6, o->real_elf) ?:
 		       map_bid(w, RC_T0, 500, base, base + 0x100000, 0, 6, o->real_bid,
 			       o->real_bid_size) ?:
 		       rc_thread(w, RC_T0, 500, 500, 0, "realprog") ?:
-		       cap_writer__stack(w, 13, CAP_STACK_USER, ips, 2);
+		       cap_writer__stack(w, 13, CAP_STACK_USER, ips, 2) ?:
+		       (o->real_elf_off[2] ? cap_writer__stack(w, 14, CAP_STACK_USER, ips2, 2) : 0);
 	}
 }
 
@@ -213,7 +215,10 @@ static int events(struct cap_writer *w, const struct rc_opts *o)
 	      rc_cpu(w, t + 1100 * RC_MS, 200, 200, CAP_STACK_NONE, 3);
 	if (!err && o->real_elf)
 		err = rc_cpu(w, t + 1300 * RC_MS, 500, 500, 13, CAP_STACK_NONE) ?:
-		      rc_cpu(w, t + 1310 * RC_MS, 500, 500, 13, CAP_STACK_NONE);
+		      rc_cpu(w, t + 1310 * RC_MS, 500, 500, 13, CAP_STACK_NONE) ?:
+		      rc_offcpu(w, t + 1320 * RC_MS, 2000000, 500, 500, 1, 13, 1);
+	if (!err && o->real_elf && o->real_elf_off[2])
+		err = rc_cpu(w, t + 1330 * RC_MS, 500, 500, 14, CAP_STACK_NONE);
 	for (i = 0; !err && i < o->extra_cpu; i++)
 		err = rc_cpu(w, t + 2900 * RC_MS + i, 100, 100, 10, 3);
 	return err ?: rc_bio(w, t + 100 * RC_MS, 2 * RC_MS, 100, "app", CAP_BIO_READ, 4096, 8, 0) ?:

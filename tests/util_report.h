@@ -27,8 +27,11 @@
 #define RC_ROOT "/nonexistent-stkrec-scene" /* prefix of the recorded paths */
 
 struct rc_opts {
-	const char *real_elf;     /* if set: pid 500 maps it, see RC_ELF_* */
-	uint64_t real_elf_off[2]; /* file offsets of two functions in it */
+	const char *real_elf;     /* if set: pid 500 ("realprog") maps it */
+	/* file offsets in it: user stack 13 is {[0], [1]} (2 CPU samples, one
+	 * off-CPU wait under kernel stack 1); if [2] is set, stack 14 is
+	 * {[2], [1]} (1 CPU sample) */
+	uint64_t real_elf_off[3];
 	const uint8_t *real_bid;  /* its build ID (or NULL) */
 	uint8_t real_bid_size;
 	bool truncate;            /* drop the trailer and cut the last block */
