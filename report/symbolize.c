@@ -55,6 +55,7 @@ struct symbolizer {
 	size_t mod_index_cap;
 	struct sym_image **imgs;
 	size_t nimgs, imgs_cap;
+	char *first_mismatched;
 	struct sym_cached *cache;
 	size_t cache_cap, cache_used;
 	struct sym_frame *frames;
@@ -163,6 +164,7 @@ void symbolizer__free(struct symbolizer *s)
 	free(s->mod_index);
 	free(s->cache);
 	free(s->frames);
+	free(s->first_mismatched);
 	free((char *)s->opts.symfs);
 	free((char *)s->opts.debug_dir);
 	free(s);
@@ -171,6 +173,7 @@ void symbolizer__free(struct symbolizer *s)
 void symbolizer__stats(const struct symbolizer *s, struct symbolizer_stats *out)
 {
 	*out = s->stats;
+	out->first_mismatched = s->first_mismatched;
 }
 
 /* ---- images ------------------------------------------------------------ */
@@ -255,9 +258,20 @@ static int image_load(struct symbolizer *s, const struct sym_module *m,
 	return 0;
 }
 
+/* Nothing usable for m although files were found: they had other build
+ * IDs. Counted, and the first one kept, for the caller's warning. */
+static int note_mismatch(struct symbolizer *s, const struct sym_module *m)
+{
+	s->stats.modules_mismatched++;
+	if (!s->first_mismatched && !(s->first_mismatched = strdup(m->path)))
+		return -ENOMEM;
+	return 0;
+}
+
 static int image_get(struct symbolizer *s, const struct sym_module *m,
 		     struct sym_image **out)
 {
+	uint64_t refused = s->stats.buildid_mismatches;
 	size_t i;
 	int err;
 
@@ -276,7 +290,7 @@ static int image_get(struct symbolizer *s, const struct sym_module *m,
 		return err;
 	if (!*out) {
 		s->stats.modules_missing++;
-		return 0;
+		return s->stats.buildid_mismatches > refused ? note_mismatch(s, m) : 0;
 	}
 	s->imgs[s->nimgs++] = *out;
 	s->stats.modules_found++;

@@ -60,6 +60,11 @@ struct symbolizer_stats {
 	uint64_t modules_found;      /* objects opened with a usable symbol source */
 	uint64_t modules_missing;    /* objects with no acceptable file at all */
 	uint64_t buildid_mismatches; /* candidate files refused: other build ID */
+	uint64_t modules_mismatched; /* objects left unnamed because the only
+				      * files found had another build ID (a
+				      * binary replaced since the recording) */
+	const char *first_mismatched; /* recorded path of the first of those, or
+				       * NULL; valid until symbolizer__free() */
 	uint64_t debug_files;        /* separate debug files used */
 	uint64_t debuginfod_fetches; /* files obtained from debuginfod */
 	uint64_t lookups;            /* symbolizer__resolve() calls */

@@ -201,7 +201,7 @@ static int add_side(struct diff_cli *c, struct diff *d, int side)
 	if (!err)
 		err = diff__add(d, side, c->path[side], &ctx);
 	if (!err)
-		report_common_sym_stats(ctx.res);
+		report_common_sym_stats(c->path[side], ctx.res);
 	resolver__free(ctx.res);
 	return err;
 }

@@ -548,13 +548,30 @@ static int run_view(struct cli *c, struct report_ctx *ctx)
 	}
 }
 
-void report_common_sym_stats(const struct resolver *res)
+/* A binary replaced since the recording is never named from the new file:
+ * say so once, or its frames look like missing symbols. */
+static void warn_mismatched(const char *path, const struct symbolizer_stats *st)
+{
+	const char *obj = st->first_mismatched ? st->first_mismatched : "?";
+	const char *base = strrchr(obj, '/');
+
+	if (!st->modules_mismatched)
+		return;
+	if (st->modules_mismatched == 1)
+		log_warn("%s: %s did not match its recorded build ID (frames shown as "
+			 "%s+0xOFFSET); see --symfs", path, obj, base ? base + 1 : obj);
+	else
+		log_warn("%s: %llu files did not match their recorded build IDs, %s the first "
+			 "(frames shown as module+0xOFFSET); see --symfs", path,
+			 (unsigned long long)st->modules_mismatched, obj);
+}
+
+void report_common_sym_stats(const char *path, const struct resolver *res)
 {
 	struct symbolizer_stats st;
 
-	if (log_verbosity < 1)
-		return;
 	resolver__sym_stats(res, &st);
+	warn_mismatched(path, &st);
 	log_debug(1, "symbols: %llu objects found, %llu missing, %llu build-ID mismatches, "
 		  "%llu addresses named, %llu unnamed",
 		  (unsigned long long)st.modules_found, (unsigned long long)st.modules_missing,
@@ -610,7 +627,7 @@ static int report_run(struct cli *c)
 			  cap_strerror(err));
 		goto out;
 	}
-	report_common_sym_stats(res);
+	report_common_sym_stats(c->input, res);
 	ret = EXIT_OK;
 	if (model__recovered(m)) {
 		log_warn("%s: output is partial: %s", c->input,

@@ -43,8 +43,10 @@ extern const char report_common_help[];
 /* Load path with c->load and bind c->flt to it, printing any error.
  * Returns 0 (the model in *m) or the exit code to return. */
 int report_common_load(struct report_common *c, const char *path, struct model **m);
-/* Symbolization statistics on stderr with -v. */
-void report_common_sym_stats(const struct resolver *res);
+/* Symbolization statistics on stderr with -v; always a warning when
+ * objects of the capture at path stayed unnamed because the files found
+ * had other build IDs. */
+void report_common_sym_stats(const char *path, const struct resolver *res);
 /* Parse "offcpu,cpu,bio" into a bit mask per enum cap_kind: 0 or -EINVAL. */
 int report_parse_kinds(const char *s, unsigned *kinds);
 

@@ -197,6 +197,29 @@ Test(diff_cli, same_capture_folded_and_default_kind)
 	free(s);
 }
 
+/* A binary replaced since B was recorded: B's frames stay module+offset,
+ * and diff says so for B alone. */
+Test(diff_cli, replaced_binary_warns_for_its_capture)
+{
+	static const uint8_t old_build[20] = { 0x0b, 0x50, 0x1e, 0x7e };
+	struct rc_opts o = { .real_bid = old_build, .real_bid_size = 20,
+			     .real_elf_off = { 0x1000, 0x2000 } };
+	char exe[PATH_MAX], args[PATH_MAX * 3], want[PATH_MAX * 3], *e;
+
+	cr_assert_not_null(realpath(bin, exe));
+	o.real_elf = exe;
+	cr_assert_eq(rc_write_scene(caps[0], NULL), 0);
+	cr_assert_eq(rc_write_scene(caps[1], &o), 0);
+	snprintf(args, sizeof(args), "diff -e cpu --folded %s %s", caps[0], caps[1]);
+	cr_assert_eq(run(args), 0);
+	snprintf(want, sizeof(want), "stkrec: warning: %s: %s did not match its recorded "
+		 "build ID (frames shown as %s+0xOFFSET); see --symfs\n", caps[1], exe,
+		 strrchr(exe, '/') + 1);
+	e = err();
+	cr_expect_str_eq(e, want);
+	free(e);
+}
+
 TestSuite(svg_cli, .init = setup, .fini = teardown);
 
 Test(svg_cli, report_svg_to_stdout_and_file)

@@ -5,6 +5,7 @@
  * golden files. Runs $STKREC (default build/stkrec).
  */
 #include <criterion/criterion.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -192,4 +193,93 @@ Test(report_cli, default_input_file)
 	cr_assert(WIFEXITED(st) && WEXITSTATUS(st) == 0);
 	snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
 	cr_assert_eq(system(cmd), 0);
+}
+
+/* ---- a binary replaced since the recording --------------------------------- */
+
+static const uint8_t old_build[20] = { 0x0b, 0x50, 0x1e, 0x7e }; /* no file has it */
+
+/* The scene, its pid 500 running `exe` as recorded under another build. */
+static void replaced_scene(const char *exe)
+{
+	struct rc_opts o = { .real_elf = exe, .real_elf_off = { 0x1000, 0x2000 },
+			     .real_bid = old_build, .real_bid_size = 20 };
+
+	cr_assert_eq(rc_write_scene(cap, &o), 0);
+}
+
+/* A capture whose one thread ran in two replaced objects, a then b. */
+static void two_replaced(const char *a, const char *b)
+{
+	uint64_t ips[2] = { 0x401000, 0x501000 };
+	struct cap_writer *w = rc_open(cap);
+
+	cr_assert_not_null(w);
+	cr_assert_eq(rc_string(w, 1, a) ?: rc_string(w, 2, b) ?:
+		     rc_thread(w, RC_T0, 7, 7, 0, "two") ?:
+		     rc_map(w, RC_T0, 7, 0x400000, 0x480000, 0, 1) ?:
+		     rc_map(w, RC_T0, 7, 0x500000, 0x580000, 0, 2) ?:
+		     cap_writer__stack(w, 1, CAP_STACK_USER, ips, 2) ?:
+		     rc_cpu(w, RC_T0 + RC_MS, 7, 7, 1, CAP_STACK_NONE), 0);
+	cr_assert_eq(cap_writer__finish(w), 0);
+}
+
+Test(report_cli, replaced_binary_warns_by_default)
+{
+	char exe[PATH_MAX], want[3 * PATH_MAX], fold[3 * PATH_MAX], *s, *e, *base;
+
+	cr_assert_not_null(realpath(bin, exe));
+	base = strrchr(exe, '/') + 1;
+	snprintf(fold, sizeof(fold), "realprog;%s+0x2000;%s+0x1000 2\n", base, base);
+	/* the scene's own objects are missing, not mismatched: no warning */
+	cr_assert_eq(sh("report -i %1$s"), 0);
+	e = err();
+	cr_assert_str_eq(e, "");
+	free(e);
+	replaced_scene(exe);
+	snprintf(want, sizeof(want), "stkrec: warning: %s: %s did not match its recorded "
+		 "build ID (frames shown as %s+0xOFFSET); see --symfs\n", cap, exe, base);
+	cr_assert_eq(sh("report -i %1$s --folded -e cpu -p 500"), 0);
+	s = out();
+	e = err();
+	cr_assert_str_eq(s, fold);
+	cr_assert_str_eq(e, want);
+	free(s);
+	free(e);
+	cr_assert_eq(sh("report -i %1$s"), 0);
+	e = err();
+	cr_assert_str_eq(e, want);
+	free(e);
+	cr_assert_eq(sh("script -i %1$s -p 500"), 0);
+	e = err();
+	cr_assert_str_eq(e, want);
+	free(e);
+	/* -v adds the statistics line after it */
+	cr_assert_eq(sh("script -i %1$s -p 500 -v"), 0);
+	e = err();
+	cr_assert(!strncmp(e, want, strlen(want)), "%s", e);
+	cr_assert_not_null(strstr(e + strlen(want), "1 build-ID mismatches"), "%s", e);
+	cr_assert_eq(lines(e), 2, "%s", e);
+	free(e);
+}
+
+Test(report_cli, replaced_binaries_counted_first_named)
+{
+	char a[PATH_MAX], b[PATH_MAX], want[3 * PATH_MAX], fold[PATH_MAX + 64], *s, *e;
+
+	cr_assert_not_null(realpath(bin, a));
+	cr_assert_not_null(realpath("/proc/self/exe", b));
+	snprintf(fold, sizeof(fold), "two;%s+0x1000;%s+0x1000 1\n", strrchr(b, '/') + 1,
+		 strrchr(a, '/') + 1);
+	two_replaced(a, b);
+	snprintf(want, sizeof(want), "stkrec: warning: %s: 2 files did not match their "
+		 "recorded build IDs, %s the first (frames shown as module+0xOFFSET); "
+		 "see --symfs\n", cap, a);
+	cr_assert_eq(sh("report -i %1$s --folded"), 0);
+	s = out();
+	e = err();
+	cr_assert_str_eq(s, fold);
+	cr_assert_str_eq(e, want);
+	free(s);
+	free(e);
 }

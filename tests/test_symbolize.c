@@ -514,6 +514,9 @@ Test(sym_debug, debug_file_of_another_build_is_refused)
 	symbolizer__stats(s, &st);
 	cr_assert_eq(st.buildid_mismatches, 1);
 	cr_assert_eq(st.debug_files, 0);
+	/* the object itself is the recorded build: not a replaced binary */
+	cr_assert_eq(st.modules_mismatched, 0);
+	cr_assert_null(st.first_mismatched);
 	symbolizer__free(s);
 }
 
@@ -694,6 +697,9 @@ Test(sym_lookup, replaced_binary_with_other_build_id_names_nothing)
 	cr_assert_eq(st.buildid_mismatches, 1);
 	cr_assert_eq(st.modules_missing, 1);
 	cr_assert_eq(st.modules_found, 1);
+	/* what the commands warn about: the recorded object, replaced */
+	cr_assert_eq(st.modules_mismatched, 1);
+	cr_assert_str_eq(st.first_mismatched, exe);
 	symbolizer__free(s);
 }
 
