@@ -52,7 +52,22 @@ void diff__free(struct diff *d)
 		free(d->side[i].lines);
 	}
 	free(d->rows);
+	free(d->note);
 	free(d);
+}
+
+int diff__set_note(struct diff *d, const char *note)
+{
+	char *copy;
+
+	if (!d || !note || strchr(note, '\n'))
+		return -EINVAL;
+	copy = strdup(note);
+	if (!copy)
+		return -ENOMEM;
+	free(d->note);
+	d->note = copy;
+	return 0;
 }
 
 static int grow(void **p, size_t *cap, size_t need, size_t size, size_t first)

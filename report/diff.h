@@ -40,6 +40,10 @@ void diff__free(struct diff *d);
  * first. 0, -EINVAL or -ENOMEM. */
 int diff__add(struct diff *d, enum diff_side side, const char *label,
 	      struct report_ctx *ctx);
+/* A line for the table's header, after the first ("# " and a newline
+ * added), e.g. how the kind was chosen; copied, the last one kept. 0,
+ * -EINVAL or -ENOMEM. */
+int diff__set_note(struct diff *d, const char *note);
 /* Join the sides and decide the normalization. 0, -EINVAL or -ENOMEM. */
 int diff__join(struct diff *d, enum diff_norm norm);
 

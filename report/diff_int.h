@@ -41,6 +41,7 @@ struct diff {
 	size_t nrows;
 	bool joined, normalized;
 	enum diff_norm norm;
+	char *note;            /* diff__set_note(), or NULL */
 };
 
 /* Both totals nonzero and one more than DIFF_AUTO_NORM_RATIO times the other. */

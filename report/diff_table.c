@@ -146,6 +146,8 @@ static void print_header(const struct diff *d, FILE *out)
 
 	fprintf(out, "# stkrec diff: %s, values in %s\n", diff_kind_events(d->kind),
 		diff__unit(d));
+	if (d->note)
+		fprintf(out, "# %s\n", d->note);
 	print_capture(d, "A", &d->side[DIFF_A], out);
 	print_capture(d, "B", &d->side[DIFF_B], out);
 	if (d->normalized)

@@ -51,8 +51,9 @@ static void usage(FILE *f)
 		   "took a larger or smaller share of B than of A. Stacks match by their\n"
 		   "symbolized names, so captures of two hosts or builds compare by function.\n\n"
 		   "  -e, --event KIND      offcpu (us), cpu (samples) or bio (bytes per process\n"
-		   "                        and disk); default: cpu when both captures have CPU\n"
-		   "                        samples, else offcpu\n"
+		   "                        and disk); default: the first of cpu, offcpu, bio\n"
+		   "                        with events in both captures, else in either (the\n"
+		   "                        header says which)\n"
 		   "Output (default: both captures described, then the functions (self: the\n"
 		   "innermost frame) and the stacks whose share grew and shrank most, with\n"
 		   "A, B, B - A, the change in %%, both shares and their difference in\n"
@@ -177,16 +178,58 @@ static int parse_args(struct diff_cli *c, int argc, char **argv)
 	return err ?: check_args(c, argc - optind, argv + optind);
 }
 
-/* cpu when both captures have CPU samples, else offcpu; or -e's kind. */
-static enum cap_kind pick_kind(const struct diff_cli *c)
-{
-	unsigned k = c->com.flt.kinds;
+/* The default kind: the first of these with events in both captures, else
+ * in either (CPU first, as the most common question is "where did the CPU
+ * time go"). */
+static const enum cap_kind kind_order[] = { CAP_KIND_CPU, CAP_KIND_OFFCPU, CAP_KIND_BIO };
+#define NKINDS (sizeof(kind_order) / sizeof(kind_order[0]))
 
+static bool has(const struct diff_cli *c, int side, enum cap_kind k)
+{
+	return model__nr_events(c->m[side], k) > 0;
+}
+
+/* -e's kind, else the default, with the header line saying how it was
+ * chosen (note, DIFF_NOTE_MAX bytes). */
+#define DIFF_NOTE_MAX 160
+static enum cap_kind pick_kind(const struct diff_cli *c, char *note)
+{
+	static const char order[] = "the first of cpu, offcpu, bio";
+	unsigned k = c->com.flt.kinds;
+	size_t i;
+
+	note[0] = '\0';
 	if (k)
 		return (enum cap_kind)__builtin_ctz(k);
-	if (model__nr_events(c->m[0], CAP_KIND_CPU) && model__nr_events(c->m[1], CAP_KIND_CPU))
-		return CAP_KIND_CPU;
-	return CAP_KIND_OFFCPU;
+	for (i = 0; i < NKINDS; i++) {
+		if (has(c, 0, kind_order[i]) && has(c, 1, kind_order[i])) {
+			snprintf(note, DIFF_NOTE_MAX, "kind: %s, %s with events in both "
+				 "captures (-e chooses)", cap_kind_name(kind_order[i]), order);
+			return kind_order[i];
+		}
+	}
+	for (i = 0; i < NKINDS; i++) {
+		if (has(c, 0, kind_order[i]) || has(c, 1, kind_order[i])) {
+			snprintf(note, DIFF_NOTE_MAX, "kind: %s, no kind has events in both "
+				 "captures: %s in either (-e chooses)",
+				 cap_kind_name(kind_order[i]), order);
+			return kind_order[i];
+		}
+	}
+	snprintf(note, DIFF_NOTE_MAX, "kind: %s, neither capture has events (-e chooses)",
+		 cap_kind_name(kind_order[0]));
+	return kind_order[0];
+}
+
+/* Nothing to compare is not an error, but it must not pass unseen. */
+static void warn_empty(const struct diff_cli *c, const struct diff *d, enum cap_kind k)
+{
+	if (!has(c, 0, k) && !has(c, 1, k))
+		log_warn("diff: neither capture has %s events: nothing to compare",
+			 cap_kind_name(k));
+	else if (!diff__total(d, DIFF_A) && !diff__total(d, DIFF_B))
+		log_warn("diff: no %s events of either capture pass the filters: nothing "
+			 "to compare", cap_kind_name(k));
 }
 
 /* Fold one side: the filter is bound to its model again first. */
@@ -231,6 +274,20 @@ static int write_out(struct diff_cli *c, const struct diff *d)
 	return err;
 }
 
+/* Fold both sides and join them into *d. */
+static int diff_build(struct diff_cli *c, struct diff **d)
+{
+	char note[DIFF_NOTE_MAX];
+	enum cap_kind k = pick_kind(c, note);
+	int err;
+
+	err = diff__new(k, d) ?: (note[0] ? diff__set_note(*d, note) : 0) ?:
+	      add_side(c, *d, DIFF_A) ?: add_side(c, *d, DIFF_B) ?: diff__join(*d, c->norm);
+	if (!err)
+		warn_empty(c, *d, k);
+	return err;
+}
+
 static int diff_run(struct diff_cli *c)
 {
 	struct diff *d = NULL;
@@ -240,8 +297,7 @@ static int diff_run(struct diff_cli *c)
 		ret = report_common_load(&c->com, c->path[i], &c->m[i]);
 	if (ret)
 		return ret;
-	err = diff__new(pick_kind(c), &d) ?: add_side(c, d, DIFF_A) ?: add_side(c, d, DIFF_B) ?:
-	      diff__join(d, c->norm) ?: write_out(c, d);
+	err = diff_build(c, &d) ?: write_out(c, d);
 	diff__free(d);
 	if (err) {
 		log_error("%s: %s", c->output == DIFF_OUT_SVG ? c->svg_path : "diff",

@@ -220,6 +220,81 @@ Test(diff_cli, replaced_binary_warns_for_its_capture)
 	free(e);
 }
 
+/* A capture of `kb` KiB written by app to sda (bio != 0) and `samples` CPU
+ * samples (no stacks); nothing else. */
+static void write_only(const char *path, unsigned kb, unsigned samples)
+{
+	struct cap_blockdev sda = { .major = 8, .minor = 0, .name = "sda" };
+	struct cap_bio b = { .issue_time = RC_T0, .complete_time = RC_T0 + RC_MS,
+			     .bytes = kb * 1024, .tid = 10, .pid = 10, .major = 8,
+			     .op = CAP_BIO_WRITE, .comm = "app" };
+	struct cap_writer *w = rc_open(path);
+	unsigned i;
+
+	cr_assert_not_null(w);
+	cr_assert_eq(rc_thread(w, RC_T0, 10, 10, 0, "app") ?:
+		     cap_writer__append(w, CAP_REC_BLOCKDEV, &sda, sizeof(sda), NULL, 0), 0);
+	if (kb)
+		cr_assert_eq(cap_writer__append(w, CAP_REC_BIO, &b, sizeof(b), NULL, 0), 0);
+	for (i = 0; i < samples; i++)
+		cr_assert_eq(rc_cpu(w, RC_T0 + i, 10, 10, CAP_STACK_NONE, CAP_STACK_NONE), 0);
+	cr_assert_eq(cap_writer__finish(w), 0);
+}
+
+/* The first two lines of the output, and stderr, of `stkrec diff ARGS A B`. */
+static void expect_diff(const char *args, const char *head, const char *errs)
+{
+	char cmd[PATH_MAX * 3], *s, *e;
+
+	snprintf(cmd, sizeof(cmd), "diff %s %s %s", args, caps[0], caps[1]);
+	cr_assert_eq(run(cmd), 0, "%s", cmd);
+	s = out();
+	e = err();
+	cr_expect(!strncmp(s, head, strlen(head)), "%s:\n%s", cmd, s);
+	cr_expect_str_eq(e, errs, "%s", cmd);
+	free(s);
+	free(e);
+}
+
+Test(diff_cli, default_kind_is_one_with_events)
+{
+	/* block I/O only: bio, not an empty off-CPU table */
+	write_only(caps[0], 64, 0);
+	write_only(caps[1], 256, 0);
+	expect_diff("", "# stkrec diff: block I/O requests, values in bytes\n"
+		    "# kind: bio, the first of cpu, offcpu, bio with events in both captures "
+		    "(-e chooses)\n", "");
+	/* -e as given: no line about the choice */
+	expect_diff("-e bio", "# stkrec diff: block I/O requests, values in bytes\n# A: ", "");
+	/* CPU in both wins over bio in both */
+	write_only(caps[0], 64, 3);
+	write_only(caps[1], 64, 3);
+	expect_diff("", "# stkrec diff: CPU samples, values in samples\n# kind: cpu, ", "");
+	/* nothing in both: the first in either */
+	write_only(caps[0], 0, 3);
+	write_only(caps[1], 64, 0);
+	expect_diff("", "# stkrec diff: CPU samples, values in samples\n"
+		    "# kind: cpu, no kind has events in both captures: the first of cpu, "
+		    "offcpu, bio in either (-e chooses)\n", "");
+}
+
+Test(diff_cli, nothing_to_compare_is_noted)
+{
+	write_only(caps[0], 0, 0);
+	write_only(caps[1], 0, 0);
+	expect_diff("", "# stkrec diff: CPU samples, values in samples\n"
+		    "# kind: cpu, neither capture has events (-e chooses)\n",
+		    "stkrec: warning: diff: neither capture has cpu events: nothing to compare\n");
+	write_only(caps[0], 64, 0);
+	write_only(caps[1], 64, 0);
+	expect_diff("-e offcpu", "# stkrec diff: off-CPU intervals, values in us\n# A: ",
+		    "stkrec: warning: diff: neither capture has offcpu events: nothing to "
+		    "compare\n");
+	expect_diff("-p 999 --folded", "",
+		    "stkrec: warning: diff: no bio events of either capture pass the filters: "
+		    "nothing to compare\n");
+}
+
 TestSuite(svg_cli, .init = setup, .fini = teardown);
 
 Test(svg_cli, report_svg_to_stdout_and_file)
