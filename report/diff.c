@@ -260,10 +260,21 @@ int diff__write_folded(const struct diff *d, FILE *out)
 	for (i = 0; i < d->nrows; i++) {
 		const struct diff_row *r = &d->rows[i];
 
+		if (!r->a && !r->b)
+			continue; /* "stack 0 0" draws nothing and misleads */
 		fwrite(r->name, 1, r->len, out);
 		fprintf(out, " %" PRIu64 " %" PRIu64 "\n", r->a, r->b);
 	}
 	return ferror(out) ? -EIO : 0;
+}
+
+size_t diff__nr_zero_stacks(const struct diff *d)
+{
+	size_t i, n = 0;
+
+	for (i = 0; d && d->joined && i < d->nrows; i++)
+		n += !d->rows[i].a && !d->rows[i].b;
+	return n;
 }
 
 /* Split a stack on ';' into frames (outermost first); line is scratch. */

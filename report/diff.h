@@ -59,8 +59,11 @@ const char *diff__unit(const struct diff *d);
  * up to max_rows that grew and max_rows that shrank (0: 10 each). */
 int diff__write_table(const struct diff *d, uint32_t max_rows, FILE *out);
 /* "stack countA countB" per stack in bytewise order (difffolded.pl's
- * output; countB normalized when diff__normalized()). */
+ * output; countB normalized when diff__normalized()). Stacks whose two
+ * values are 0 (rounded: off-CPU ns to us, B scaled to A's total) are left
+ * out; diff__nr_zero_stacks() counts them. */
 int diff__write_folded(const struct diff *d, FILE *out);
+size_t diff__nr_zero_stacks(const struct diff *d);
 /* Differential flame graph: widths from B (normalized when
  * diff__normalized()), red where a frame grew, blue where it shrank. */
 int diff__write_svg(const struct diff *d, bool icicle, FILE *out);

@@ -60,7 +60,8 @@ static void usage(FILE *f)
 		   "percentage points):\n"
 		   "  -r, --maxrows N       rows per direction and table (default 10)\n"
 		   "  -f, --folded          \"stack countA countB\" per stack, sorted (the input\n"
-		   "                        of flamegraph.pl, as difffolded.pl writes it)\n"
+		   "                        of flamegraph.pl, as difffolded.pl writes it);\n"
+		   "                        stacks 0 on both sides after rounding left out\n"
 		   "  --svg FILE            differential flame graph into FILE ('-': stdout):\n"
 		   "                        widths from B, red grew, blue shrank\n"
 		   "    --icicle            root at the top, stacks growing down\n"
@@ -249,6 +250,22 @@ static int add_side(struct diff_cli *c, struct diff *d, int side)
 	return err;
 }
 
+/* --folded has no header: say what automatic normalization did. */
+static void note_folded(const struct diff_cli *c, const struct diff *d)
+{
+	uint64_t ta = diff__total(d, DIFF_A), tb = diff__total(d, DIFF_B);
+	size_t zero = diff__nr_zero_stacks(d);
+	char dropped[96] = "";
+
+	if (c->output != DIFF_OUT_FOLDED || c->norm != DIFF_NORM_AUTO || !diff__normalized(d))
+		return;
+	if (zero)
+		snprintf(dropped, sizeof(dropped), "; %zu stack%s 0 on both sides left out",
+			 zero, zero == 1 ? "" : "s");
+	log_warn("diff: B normalized to A's total (B values x%.4f): the totals differ by "
+		 "more than 2x (--no-normalize: raw values)%s", (double)ta / (double)tb, dropped);
+}
+
 static int write_out(struct diff_cli *c, const struct diff *d)
 {
 	FILE *f = stdout;
@@ -265,6 +282,8 @@ static int write_out(struct diff_cli *c, const struct diff *d)
 		err = diff__write_folded(d, f);
 	else
 		err = diff__write_table(d, c->max_rows, f);
+	if (!err)
+		note_folded(c, d);
 	if (f != stdout) {
 		if (fclose(f) && !err)
 			err = -errno;

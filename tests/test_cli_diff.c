@@ -220,25 +220,40 @@ Test(diff_cli, replaced_binary_warns_for_its_capture)
 	free(e);
 }
 
-/* A capture of `kb` KiB written by app to sda (bio != 0) and `samples` CPU
- * samples (no stacks); nothing else. */
-static void write_only(const char *path, unsigned kb, unsigned samples)
+static void write_bio(struct cap_writer *w, uint32_t minor, uint32_t bytes)
+{
+	struct cap_bio b = { .issue_time = RC_T0, .complete_time = RC_T0 + RC_MS,
+			     .bytes = bytes, .tid = 10, .pid = 10, .major = 8, .minor = minor,
+			     .op = CAP_BIO_WRITE, .comm = "app" };
+
+	cr_assert_eq(cap_writer__append(w, CAP_REC_BIO, &b, sizeof(b), NULL, 0), 0);
+}
+
+/* A capture of `kb` KiB written by app to sda (if kb), sdb_bytes to sdb
+ * (if any) and `samples` CPU samples (no stacks); nothing else. */
+static void write_some(const char *path, unsigned kb, unsigned samples, unsigned sdb_bytes)
 {
 	struct cap_blockdev sda = { .major = 8, .minor = 0, .name = "sda" };
-	struct cap_bio b = { .issue_time = RC_T0, .complete_time = RC_T0 + RC_MS,
-			     .bytes = kb * 1024, .tid = 10, .pid = 10, .major = 8,
-			     .op = CAP_BIO_WRITE, .comm = "app" };
+	struct cap_blockdev sdb = { .major = 8, .minor = 16, .name = "sdb" };
 	struct cap_writer *w = rc_open(path);
 	unsigned i;
 
 	cr_assert_not_null(w);
 	cr_assert_eq(rc_thread(w, RC_T0, 10, 10, 0, "app") ?:
-		     cap_writer__append(w, CAP_REC_BLOCKDEV, &sda, sizeof(sda), NULL, 0), 0);
+		     cap_writer__append(w, CAP_REC_BLOCKDEV, &sda, sizeof(sda), NULL, 0) ?:
+		     cap_writer__append(w, CAP_REC_BLOCKDEV, &sdb, sizeof(sdb), NULL, 0), 0);
 	if (kb)
-		cr_assert_eq(cap_writer__append(w, CAP_REC_BIO, &b, sizeof(b), NULL, 0), 0);
+		write_bio(w, 0, kb * 1024);
+	if (sdb_bytes)
+		write_bio(w, 16, sdb_bytes);
 	for (i = 0; i < samples; i++)
 		cr_assert_eq(rc_cpu(w, RC_T0 + i, 10, 10, CAP_STACK_NONE, CAP_STACK_NONE), 0);
 	cr_assert_eq(cap_writer__finish(w), 0);
+}
+
+static void write_only(const char *path, unsigned kb, unsigned samples)
+{
+	write_some(path, kb, samples, 0);
 }
 
 /* The first two lines of the output, and stderr, of `stkrec diff ARGS A B`. */
@@ -264,6 +279,9 @@ Test(diff_cli, default_kind_is_one_with_events)
 	expect_diff("", "# stkrec diff: block I/O requests, values in bytes\n"
 		    "# kind: bio, the first of cpu, offcpu, bio with events in both captures "
 		    "(-e chooses)\n", "");
+	expect_diff("--folded", "app;sda 65536 65536\n",
+		    "stkrec: warning: diff: B normalized to A's total (B values x0.2500): the "
+		    "totals differ by more than 2x (--no-normalize: raw values)\n");
 	/* -e as given: no line about the choice */
 	expect_diff("-e bio", "# stkrec diff: block I/O requests, values in bytes\n# A: ", "");
 	/* CPU in both wins over bio in both */
@@ -293,6 +311,21 @@ Test(diff_cli, nothing_to_compare_is_noted)
 	expect_diff("-p 999 --folded", "",
 		    "stkrec: warning: diff: no bio events of either capture pass the filters: "
 		    "nothing to compare\n");
+}
+
+/* B 1024x A: B's 512 bytes to sdb scale to 0.5 byte, rounded down to
+ * "app;sdb 0 0", which is left out, and the note says so. */
+Test(diff_cli, folded_normalized_drops_zero_stacks)
+{
+	write_some(caps[0], 1, 0, 0);
+	write_some(caps[1], 1024, 0, 512);
+	expect_diff("--folded", "app;sda 1024 1024\n",
+		    "stkrec: warning: diff: B normalized to A's total (B values x0.0010): the "
+		    "totals differ by more than 2x (--no-normalize: raw values); 1 stack 0 on "
+		    "both sides left out\n");
+	expect_diff("--folded --no-normalize", "app;sda 1024 1048576\napp;sdb 0 512\n", "");
+	/* asked for: no note */
+	expect_diff("--folded -n", "app;sda 1024 1024\n", "");
 }
 
 TestSuite(svg_cli, .init = setup, .fini = teardown);

@@ -308,6 +308,23 @@ Test(diff_report, normalization_forced_rounds)
 	diff__free(d);
 }
 
+Test(diff_report, folded_leaves_out_stacks_zero_after_scaling)
+{
+	struct spec b = { .kbase = 0xffffffff81002000ull, .cpu = { 1000, 3000, 400, 1 } };
+	struct diff *d = run_diff(&a_only_app, &b, CAP_KIND_CPU, NULL, DIFF_NORM_AUTO);
+	char *s = output(d, diff__write_folded);
+
+	/* x110/4401: helper;func_c's 1 sample scales to 0.025, "0 0": left out */
+	cr_assert_str_eq(s,
+		"app;work_loop;func_a 25 25\n"
+		"app;work_loop;func_b 75 75\n"
+		"app;work_loop;func_c 10 10\n");
+	cr_expect_eq(diff__nr_zero_stacks(d), 1);
+	cr_expect_eq(diff__nr_stacks(d), 4);
+	free(s);
+	diff__free(d);
+}
+
 Test(diff_report, offcpu_microseconds_summed_then_rounded)
 {
 	struct filter f = { .kinds = 1u << CAP_KIND_OFFCPU };
