@@ -1,10 +1,18 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 /*
  * The default output of `stkrec diff`: both captures described, then the
- * functions (self: the innermost frame) and the stacks whose share of their
- * side's total changed most, growth first, then shrinkage. Shares are exact
- * fractions compared as integers, so the order never depends on rounding;
- * ties go to the larger absolute change, then the name, bytewise.
+ * functions (self: the innermost frame) and the stacks that changed most,
+ * growth first, then shrinkage. What "most" means follows the values shown:
+ *
+ *   - B not normalized: the change B - A first, then the change in share;
+ *   - B normalized to A's total (B - A is then the change in share, scaled):
+ *     the change in share first, then the change of the raw values.
+ *
+ * A row grew (or shrank) by the sign of the first key that is not zero, so
+ * a row whose share held while its value changed (one process doing 4x the
+ * work) is still shown; only rows equal on both keys are left out. Shares
+ * are exact fractions compared as integers, so the order never depends on
+ * rounding; last come the names, bytewise.
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -16,8 +24,7 @@
 
 struct diff_rank {
 	const struct diff_row *row;
-	__int128 num;	/* share B - share A, times totalA * totalB */
-	uint64_t mag;	/* |b - a| */
+	__int128 key[2]; /* signed: the primary and the secondary change */
 };
 
 static uint64_t nonzero(uint64_t v)
@@ -30,16 +37,34 @@ static double share(uint64_t v, uint64_t total)
 	return total ? 100.0 * (double)v / (double)total : 0.0;
 }
 
+static __int128 abs128(__int128 v)
+{
+	return v < 0 ? -v : v;
+}
+
+/* +1 grew, -1 shrank, 0 unchanged: the sign of the first nonzero key. */
+static int direction(const struct diff_rank *r)
+{
+	int i;
+
+	for (i = 0; i < 2; i++) {
+		if (r->key[i])
+			return r->key[i] > 0 ? 1 : -1;
+	}
+	return 0;
+}
+
+/* Within one direction: the larger change first, key by key, then names. */
 static int cmp_rank(const void *pa, const void *pb)
 {
 	const struct diff_rank *a = pa, *b = pb;
 	uint32_t la = a->row->len, lb = b->row->len;
-	int c;
+	int i, c;
 
-	if (a->num != b->num)
-		return a->num > b->num ? -1 : 1;
-	if (a->mag != b->mag)
-		return a->mag > b->mag ? -1 : 1;
+	for (i = 0; i < 2; i++) {
+		if (abs128(a->key[i]) != abs128(b->key[i]))
+			return abs128(a->key[i]) > abs128(b->key[i]) ? -1 : 1;
+	}
 	c = memcmp(a->row->name, b->row->name, la < lb ? la : lb);
 	return c ? c : la < lb ? -1 : la > lb;
 }
@@ -55,35 +80,53 @@ static void print_row(const struct diff *d, const struct diff_row *r, FILE *out)
 			 100.0 * ((double)r->b - (double)r->a) / (double)r->a);
 	else
 		snprintf(pct, sizeof(pct), "new");
-	fprintf(out, "%12" PRIu64 " %12" PRIu64 " %+12" PRId64 " %9s %7.2f%% %7.2f%% %+9.2f  ",
+	fprintf(out, "%12" PRIu64 " %12" PRIu64 " %+12" PRId64 " %9s %7.2f%% %7.2f%% %+9.2f",
 		r->a, r->b, (int64_t)(r->b - r->a), pct, sa, sb, sb - sa);
+	if (d->normalized)
+		fprintf(out, " %12" PRIu64, r->b_raw);
+	fputs("  ", out);
 	fwrite(r->name, 1, r->len, out);
 	fputc('\n', out);
+}
+
+/* The two keys of a row (see the top of the file). */
+static void rank_keys(const struct diff *d, const struct diff_row *r, struct diff_rank *rk)
+{
+	uint64_t ta = nonzero(d->side[DIFF_A].total), tb = nonzero(d->side[DIFF_B].total);
+	/* share B - share A, times totalA * totalB */
+	__int128 share = (__int128)r->b_raw * ta - (__int128)r->a * tb;
+	__int128 raw = (__int128)r->b_raw - (__int128)r->a;
+
+	rk->row = r;
+	rk->key[0] = d->normalized ? share : raw;
+	rk->key[1] = d->normalized ? raw : share;
 }
 
 /* Rows that grew (most first), then rows that shrank (most first). */
 static int print_ranked(const struct diff *d, const struct diff_row *rows, size_t n,
 			uint32_t max, FILE *out)
 {
-	uint64_t ta = nonzero(d->side[DIFF_A].total), tb = nonzero(d->side[DIFF_B].total);
-	struct diff_rank *rk = malloc((n ? n : 1) * sizeof(*rk));
-	size_t i, shown;
+	struct diff_rank *rk = malloc((n ? n : 1) * sizeof(*rk)), t;
+	size_t i, ngrew = 0, nshrank = 0;
 
 	if (!rk)
 		return -ENOMEM;
+	/* grew at the front, shrank at the back, unchanged dropped */
 	for (i = 0; i < n; i++) {
-		rk[i].row = &rows[i];
-		rk[i].num = (__int128)rows[i].b_raw * ta - (__int128)rows[i].a * tb;
-		rk[i].mag = rows[i].b > rows[i].a ? rows[i].b - rows[i].a :
-						    rows[i].a - rows[i].b;
+		rank_keys(d, &rows[i], &t);
+		if (direction(&t) > 0)
+			rk[ngrew++] = t;
+		else if (direction(&t) < 0)
+			rk[n - ++nshrank] = t;
 	}
-	qsort(rk, n, sizeof(*rk), cmp_rank);
+	qsort(rk, ngrew, sizeof(*rk), cmp_rank);
+	qsort(rk + n - nshrank, nshrank, sizeof(*rk), cmp_rank);
 	fprintf(out, "grew:\n");
-	for (i = 0; i < n && i < max && rk[i].num > 0; i++)
+	for (i = 0; i < ngrew && i < max; i++)
 		print_row(d, rk[i].row, out);
 	fprintf(out, "shrank:\n");
-	for (i = n, shown = 0; i > 0 && shown < max && rk[i - 1].num < 0; i--, shown++)
-		print_row(d, rk[i - 1].row, out);
+	for (i = 0; i < nshrank && i < max; i++)
+		print_row(d, rk[n - nshrank + i].row, out);
 	free(rk);
 	return 0;
 }
@@ -160,12 +203,21 @@ static void print_header(const struct diff *d, FILE *out)
 			     "(--no-normalize)\n");
 	fprintf(out, "# Share: of the side's total; Delta pp: share B - share A in "
 		     "percentage points\n");
+	if (d->normalized)
+		fprintf(out, "# Rows: largest Delta pp first, then largest change of the raw "
+			     "values (B raw - A); unchanged rows left out\n");
+	else
+		fprintf(out, "# Rows: largest Change (B - A) first, then largest Delta pp; "
+			     "unchanged rows left out\n");
 }
 
-static void print_columns(const char *what, FILE *out)
+static void print_columns(const struct diff *d, const char *what, FILE *out)
 {
-	fprintf(out, "%12s %12s %12s %9s %8s %8s %9s  %s\n", "A", "B", "Change", "Change%",
-		"Share A", "Share B", "Delta pp", what);
+	fprintf(out, "%12s %12s %12s %9s %8s %8s %9s", "A", "B", "Change", "Change%",
+		"Share A", "Share B", "Delta pp");
+	if (d->normalized)
+		fprintf(out, " %12s", "B raw");
+	fprintf(out, "  %s\n", what);
 }
 
 int diff__write_table(const struct diff *d, uint32_t max_rows, FILE *out)
@@ -183,14 +235,12 @@ int diff__write_table(const struct diff *d, uint32_t max_rows, FILE *out)
 	if (err)
 		return err;
 	print_header(d, out);
-	fprintf(out, "\n%s, by change in share:\n",
-		bio ? "Disks" : "Functions (self: the innermost frame)");
-	print_columns(bio ? "Disk" : "Function", out);
+	fprintf(out, "\n%s:\n", bio ? "Disks" : "Functions (self: the innermost frame)");
+	print_columns(d, bio ? "Disk" : "Function", out);
 	err = print_ranked(d, funcs, nfuncs, max_rows, out);
 	if (!err) {
-		fprintf(out, "\n%s, by change in share:\n",
-			bio ? "Processes and disks" : "Stacks");
-		print_columns(bio ? "Comm;disk" : "Stack", out);
+		fprintf(out, "\n%s:\n", bio ? "Processes and disks" : "Stacks");
+		print_columns(d, bio ? "Comm;disk" : "Stack", out);
 		err = print_ranked(d, d->rows, d->nrows, max_rows, out);
 	}
 	free(funcs);

@@ -214,15 +214,17 @@ Test(diff_report, table_exact)
 		"2026-01-02T03:04:05.000000+00:00, span 0.002 s, 117 CPU samples, "
 		"total 110 samples\n"
 		"# Share: of the side's total; Delta pp: share B - share A in percentage points\n"
+		"# Rows: largest Change (B - A) first, then largest Delta pp; unchanged rows "
+		"left out\n"
 		"\n"
-		"Functions (self: the innermost frame), by change in share:\n"
+		"Functions (self: the innermost frame):\n"
 		"           A            B       Change   Change%  Share A  Share B  Delta pp  Function\n"
 		"grew:\n"
 		"          25           75          +50   +200.0%   22.73%   68.18%    +45.45  func_a\n"
 		"shrank:\n"
 		"          75           25          -50    -66.7%   68.18%   22.73%    -45.45  func_b\n"
 		"\n"
-		"Stacks, by change in share:\n"
+		"Stacks:\n"
 		"           A            B       Change   Change%  Share A  Share B  Delta pp  Stack\n"
 		"grew:\n"
 		"          25           75          +50   +200.0%   22.73%   68.18%    +45.45  app;work_loop;func_a\n"
@@ -253,8 +255,9 @@ Test(diff_report, normalization_automatic_past_2x)
 		"app;work_loop;helper;func_c 0 5\n");
 	cr_expect_not_null(strstr(t, "\n# B normalized to A's total (B values x0.3333): the "
 				     "totals differ by more than 2x (--no-normalize: raw values)\n"));
+	/* normalized: B raw in a column of its own */
 	cr_expect_not_null(strstr(t, "\n          25           75          +50   +200.0%   "
-				     "22.73%   68.18%    +45.45  func_a\n"), "%s", t);
+				     "22.73%   68.18%    +45.45          225  func_a\n"), "%s", t);
 	free(s);
 	free(t);
 	diff__free(d);
@@ -302,8 +305,126 @@ Test(diff_report, normalization_forced_rounds)
 	/* func_a self: 25 -> 69 + 9 = 78 scaled; its share of B's raw 120 is
 	 * 85 = 70.83%, 48.11 points more than 25 of 110 */
 	cr_expect_not_null(strstr(t, "\n          25           78          +53   +212.0%   "
-				     "22.73%   70.83%    +48.11  func_a\n"), "%s", t);
+				     "22.73%   70.83%    +48.11           85  func_a\n"), "%s", t);
 	free(s);
+	free(t);
+	diff__free(d);
+}
+
+/* Everything 4x: no share moves, every value does. Normalized (automatic
+ * past 2x) the rows come by the change of the raw values; raw, by B - A. */
+static const struct spec all_4x = { .kbase = 0xffffffff81002000ull,
+				    .cpu = { 100, 300, 40, 0 } };
+
+Test(diff_report, shares_held_values_grew_normalized)
+{
+	struct diff *d = run_diff(&a_only_app, &all_4x, CAP_KIND_CPU, NULL, DIFF_NORM_AUTO);
+	char *t = output(d, table10);
+
+	cr_assert_str_eq(strstr(t, "# B normalized"),
+		"# B normalized to A's total (B values x0.2500): the totals differ by more "
+		"than 2x (--no-normalize: raw values)\n"
+		"# Share: of the side's total; Delta pp: share B - share A in percentage points\n"
+		"# Rows: largest Delta pp first, then largest change of the raw values "
+		"(B raw - A); unchanged rows left out\n"
+		"\n"
+		"Functions (self: the innermost frame):\n"
+		"           A            B       Change   Change%  Share A  Share B  Delta pp"
+		"        B raw  Function\n"
+		"grew:\n"
+		"          75           75           +0     +0.0%   68.18%   68.18%     +0.00"
+		"          300  func_b\n"
+		"          25           25           +0     +0.0%   22.73%   22.73%     +0.00"
+		"          100  func_a\n"
+		"          10           10           +0     +0.0%    9.09%    9.09%     +0.00"
+		"           40  func_c\n"
+		"shrank:\n"
+		"\n"
+		"Stacks:\n"
+		"           A            B       Change   Change%  Share A  Share B  Delta pp"
+		"        B raw  Stack\n"
+		"grew:\n"
+		"          75           75           +0     +0.0%   68.18%   68.18%     +0.00"
+		"          300  app;work_loop;func_b\n"
+		"          25           25           +0     +0.0%   22.73%   22.73%     +0.00"
+		"          100  app;work_loop;func_a\n"
+		"          10           10           +0     +0.0%    9.09%    9.09%     +0.00"
+		"           40  app;work_loop;func_c\n"
+		"shrank:\n");
+	free(t);
+	diff__free(d);
+}
+
+Test(diff_report, shares_held_values_grew_raw)
+{
+	struct diff *d = run_diff(&a_only_app, &all_4x, CAP_KIND_CPU, NULL, DIFF_NORM_OFF);
+	char *t = output(d, table10);
+
+	cr_assert_str_eq(strstr(t, "# Rows"),
+		"# Rows: largest Change (B - A) first, then largest Delta pp; unchanged rows "
+		"left out\n"
+		"\n"
+		"Functions (self: the innermost frame):\n"
+		"           A            B       Change   Change%  Share A  Share B  Delta pp"
+		"  Function\n"
+		"grew:\n"
+		"          75          300         +225   +300.0%   68.18%   68.18%     +0.00"
+		"  func_b\n"
+		"          25          100          +75   +300.0%   22.73%   22.73%     +0.00"
+		"  func_a\n"
+		"          10           40          +30   +300.0%    9.09%    9.09%     +0.00"
+		"  func_c\n"
+		"shrank:\n"
+		"\n"
+		"Stacks:\n"
+		"           A            B       Change   Change%  Share A  Share B  Delta pp"
+		"  Stack\n"
+		"grew:\n"
+		"          75          300         +225   +300.0%   68.18%   68.18%     +0.00"
+		"  app;work_loop;func_b\n"
+		"          25          100          +75   +300.0%   22.73%   22.73%     +0.00"
+		"  app;work_loop;func_a\n"
+		"          10           40          +30   +300.0%    9.09%    9.09%     +0.00"
+		"  app;work_loop;func_c\n"
+		"shrank:\n");
+	free(t);
+	diff__free(d);
+}
+
+/* Without normalization the order is B - A's: a row whose share fell while
+ * its value held is still shown, after the rows whose value moved. */
+Test(diff_report, raw_order_then_share)
+{
+	struct spec b3 = { .kbase = 0xffffffff81002000ull, .cpu = { 225, 75, 15, 15 } };
+	struct diff *d = run_diff(&a_only_app, &b3, CAP_KIND_CPU, NULL, DIFF_NORM_OFF);
+	char *t = output(d, table10);
+
+	cr_assert_str_eq(strstr(t, "Functions"),
+		"Functions (self: the innermost frame):\n"
+		"           A            B       Change   Change%  Share A  Share B  Delta pp"
+		"  Function\n"
+		"grew:\n"
+		"          25          225         +200   +800.0%   22.73%   68.18%    +45.45"
+		"  func_a\n"
+		"          10           30          +20   +200.0%    9.09%    9.09%     +0.00"
+		"  func_c\n"
+		"shrank:\n"
+		"          75           75           +0     +0.0%   68.18%   22.73%    -45.45"
+		"  func_b\n"
+		"\n"
+		"Stacks:\n"
+		"           A            B       Change   Change%  Share A  Share B  Delta pp"
+		"  Stack\n"
+		"grew:\n"
+		"          25          225         +200   +800.0%   22.73%   68.18%    +45.45"
+		"  app;work_loop;func_a\n"
+		"           0           15          +15       new    0.00%    4.55%     +4.55"
+		"  app;work_loop;helper;func_c\n"
+		"          10           15           +5    +50.0%    9.09%    4.55%     -4.55"
+		"  app;work_loop;func_c\n"
+		"shrank:\n"
+		"          75           75           +0     +0.0%   68.18%   22.73%    -45.45"
+		"  app;work_loop;func_b\n");
 	free(t);
 	diff__free(d);
 }
@@ -346,8 +467,8 @@ Test(diff_report, bio_bytes_per_comm_and_disk)
 	cr_assert_str_eq(s, "app;sda 65536 16384\napp;sdb 0 49152\n");
 	cr_expect_str_eq(diff__unit(d), "bytes");
 	cr_expect_not_null(strstr(t, "# stkrec diff: block I/O requests, values in bytes\n"));
-	cr_expect_not_null(strstr(t, "\nDisks, by change in share:\n"));
-	cr_expect_not_null(strstr(t, "\nProcesses and disks, by change in share:\n"));
+	cr_expect_not_null(strstr(t, "\nDisks:\n"));
+	cr_expect_not_null(strstr(t, "\nProcesses and disks:\n"));
 	cr_expect_not_null(strstr(t, "\n           0        49152       +49152       new    "
 				     "0.00%   75.00%    +75.00  sdb\n"), "%s", t);
 	free(s);
