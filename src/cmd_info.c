@@ -337,25 +337,6 @@ static void print_json(const struct info *in)
 	json_str("loss", st->recovered ? in->loss : "", "}\n");
 }
 
-/* One line naming why the capture cannot be read at all. */
-static void open_error(const char *path, int err)
-{
-	uint16_t major = 0, minor = 0;
-	uint32_t feat = 0;
-
-	if (err == CAP_ERR_VERSION && !cap_file_version(path, &major, &minor, NULL)) {
-		log_error("%s: capture format %u.%u is newer than this stkrec's %u.%u "
-			  "(upgrade stkrec to read it)", path, major, minor,
-			  CAP_VERSION_MAJOR, CAP_VERSION_MINOR);
-	} else if (err == CAP_ERR_FEATURE && !cap_file_version(path, NULL, NULL, &feat)) {
-		log_error("%s: capture uses incompatible features 0x%08x this stkrec "
-			  "does not know (upgrade stkrec)", path,
-			  feat & CAP_FEAT_INCOMPAT_MASK & ~CAP_FEAT_KNOWN);
-	} else {
-		log_error("%s: %s", path, cap_strerror(err));
-	}
-}
-
 static int parse_args(int argc, char **argv, const char **path, bool *json)
 {
 	static const struct option opts[] = {
@@ -412,7 +393,7 @@ int cmd_info(int argc, char **argv)
 		return err > 0 ? EXIT_OK : EXIT_USAGE;
 	err = cap_reader__open(in.path, &r);
 	if (err) {
-		open_error(in.path, err);
+		log_capture_error(in.path, err);
 		return EXIT_UNREADABLE;
 	}
 	in.hdr = cap_reader__header(r);

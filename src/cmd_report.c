@@ -586,7 +586,7 @@ int report_common_load(struct report_common *c, const char *path, struct model *
 	*m = NULL;
 	err = model__load_opts(path, &c->load, m);
 	if (err) {
-		log_error("%s: %s", path, cap_strerror(err));
+		log_capture_error(path, err);
 		return err == -ENOMEM ? EXIT_FAIL : EXIT_UNREADABLE;
 	}
 	err = filter__bind(&c->flt, *m);

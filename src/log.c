@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 #include <stdarg.h>
 #include <stdio.h>
+#include "format/capture.h"
 #include "src/log.h"
 
 int log_verbosity;
@@ -50,4 +51,27 @@ void log_usage_error(const char *cmd, const char *fmt, ...)
 	vfprintf(stderr, fmt, ap);
 	fprintf(stderr, "\nTry 'stkrec %s -h' for more information.\n", cmd);
 	va_end(ap);
+}
+
+void log_capture_error(const char *path, int err)
+{
+	uint16_t major = 0, minor = 0;
+	uint32_t feat = 0;
+
+	if (err == CAP_ERR_VERSION && !cap_file_version(path, &major, &minor, NULL)) {
+		if (major > CAP_VERSION_MAJOR)
+			log_error("%s: capture format %u.%u is newer than this stkrec's %u.%u "
+				  "(upgrade stkrec to read it)", path, major, minor,
+				  CAP_VERSION_MAJOR, CAP_VERSION_MINOR);
+		else
+			log_error("%s: capture format %u.%u does not exist (this stkrec reads "
+				  "%u.x): not a capture, or a damaged one", path, major, minor,
+				  CAP_VERSION_MAJOR);
+	} else if (err == CAP_ERR_FEATURE && !cap_file_version(path, NULL, NULL, &feat)) {
+		log_error("%s: capture uses incompatible features 0x%08x this stkrec "
+			  "does not know (upgrade stkrec)", path,
+			  feat & CAP_FEAT_INCOMPAT_MASK & ~CAP_FEAT_KNOWN);
+	} else {
+		log_error("%s: %s", path, cap_strerror(err));
+	}
 }

@@ -16,4 +16,8 @@ void log_debug(int level, const char *fmt, ...) __attribute__((format(printf, 2,
 /* Error plus "Try 'stkrec CMD -h'." for bad command lines. */
 void log_usage_error(const char *cmd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
+/* Why the capture at path cannot be read (err from the reader), in one
+ * line that names the versions or features involved. */
+void log_capture_error(const char *path, int err);
+
 #endif

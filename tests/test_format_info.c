@@ -2,6 +2,7 @@
 /* `stkrec info` end to end: the built binary ($STKREC, default build/stkrec)
  * on captures made by util_capgen; output fields and exit codes. */
 #include <criterion/criterion.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -30,7 +31,8 @@ static void slurp(const char *path, char *buf, size_t len)
 }
 
 /* Run `stkrec info ARGS` and capture both streams and the exit status. */
-static void info(struct run *r, const char *args)
+/* stkrec CMD ARGS, its exit status, stdout and stderr. */
+static void stkrec(struct run *r, const char *cmd_args)
 {
 	const char *bin = getenv("STKREC") ? getenv("STKREC") : "build/stkrec";
 	char cmd[1024], out[] = "/tmp/stkrec-info-outXXXXXX", err[] = "/tmp/stkrec-info-errXXXXXX";
@@ -40,12 +42,22 @@ static void info(struct run *r, const char *args)
 		cr_skip_test("%s not built", bin);
 	close(mkstemp(out));
 	close(mkstemp(err));
-	snprintf(cmd, sizeof(cmd), "'%s' info %s >%s 2>%s", bin, args, out, err);
+	snprintf(cmd, sizeof(cmd), "'%s' %s >%s 2>%s", bin, cmd_args, out, err);
 	st = system(cmd);
 	cr_assert(WIFEXITED(st));
 	r->status = WEXITSTATUS(st);
 	slurp(out, r->out, sizeof(r->out));
 	slurp(err, r->err, sizeof(r->err));
+	unlink(out);
+	unlink(err);
+}
+
+static void info(struct run *r, const char *args)
+{
+	char cmd[512];
+
+	snprintf(cmd, sizeof(cmd), "info %s", args);
+	stkrec(r, cmd);
 }
 
 static char *tmp_capture(const struct capgen_opts *o, struct capgen_info *ci)
@@ -178,32 +190,64 @@ Test(format_info, unreadable_exit_4)
 	cr_assert_has(r.err, "No such file or directory");
 }
 
-Test(format_info, newer_version_named)
+/* A copy of the generated capture with another version in its header. */
+static void write_version(const char *path, uint8_t major, uint8_t minor)
 {
-	struct run r;
-	char want[256];
 	uint8_t *buf;
 	size_t len;
 	uint32_t size, crc;
-	char path[] = "/tmp/stkrec-info-XXXXXX";
-	int fd = mkstemp(path);
+	int fd = open(path, O_WRONLY | O_TRUNC);
 
+	cr_assert_geq(fd, 0);
 	cr_assert_eq(capgen_write_mem(NULL, &buf, &len, NULL), 0);
-	buf[16] = 9;            /* major: header payload offset 8 -> file 16 */
-	buf[18] = 2;            /* minor */
+	buf[16] = major;        /* header payload offset 8 -> file 16 */
+	buf[18] = minor;
 	memcpy(&size, buf + 4, 4);
 	crc = cap_crc32(0, buf + 8, size - 4);
 	memcpy(buf + 8 + size - 4, &crc, 4);
 	cr_assert_eq(write(fd, buf, len), (ssize_t)len);
 	close(fd);
-	info(&r, path);
-	cr_assert_eq(r.status, 4);
+	free(buf);
+}
+
+/* Every command that reads a capture names both versions, in one line. */
+Test(format_info, newer_version_named)
+{
+	static const char *const cmds[] = { "info", "report -i", "script -i", "diff" };
+	char path[] = "/tmp/stkrec-info-XXXXXX", want[256], cmd[256];
+	struct run r;
+	size_t i;
+
+	close(mkstemp(path));
+	write_version(path, 9, 2);
 	snprintf(want, sizeof(want), "stkrec: %s: capture format 9.2 is newer than this "
 		 "stkrec's %d.%d (upgrade stkrec to read it)\n", path,
 		 CAP_VERSION_MAJOR, CAP_VERSION_MINOR);
+	for (i = 0; i < sizeof(cmds) / sizeof(cmds[0]); i++) {
+		snprintf(cmd, sizeof(cmd), "%s %s%s%s", cmds[i], path, i == 3 ? " " : "",
+			 i == 3 ? path : "");
+		stkrec(&r, cmd);
+		cr_assert_eq(r.status, 4, "%s", cmds[i]);
+		cr_assert_str_eq(r.err, want, "%s", cmds[i]);
+	}
+	unlink(path);
+}
+
+/* Major 0 never existed: not "newer". */
+Test(format_info, major_zero_is_not_newer)
+{
+	char path[] = "/tmp/stkrec-info-XXXXXX", want[256];
+	struct run r;
+
+	close(mkstemp(path));
+	write_version(path, 0, 3);
+	info(&r, path);
+	cr_assert_eq(r.status, 4);
+	snprintf(want, sizeof(want), "stkrec: %s: capture format 0.3 does not exist (this "
+		 "stkrec reads %d.x): not a capture, or a damaged one\n", path,
+		 CAP_VERSION_MAJOR);
 	cr_assert_str_eq(r.err, want);
 	unlink(path);
-	free(buf);
 }
 
 Test(format_info, usage_errors_exit_2)
