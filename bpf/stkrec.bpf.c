@@ -102,20 +102,11 @@ struct {
 
 /* A block request between block_io_start/block_rq_insert and its last
  * completion: who issued it and when it went to the device. */
-struct bio_state {
-	__u64 issue_time;
-	__u32 tid;
-	__u32 pid;
-	__u32 issuer_flags;
-	__u32 pad;
-	char comm[STKREC_COMM_LEN];
-};
-
 struct {
 	__uint(type, BPF_MAP_TYPE_HASH);
 	__uint(max_entries, 16384);
 	__type(key, __u64);
-	__type(value, struct bio_state);
+	__type(value, struct stkrec_bio_state);
 } bio_inflight SEC(".maps");
 
 /* Kernels before 5.14 named task_struct::__state `state`. */
@@ -416,27 +407,71 @@ int BPF_PROG(stkrec_exit, struct task_struct *p)
 	return 0;
 }
 
-static __always_inline struct bio_state *bio_issuer(struct request *rq, __u64 flags)
+static __always_inline bool bio_allowed(const struct stkrec_bio_state *s)
+{
+	if (!s->tid)
+		return !filter_tgid && !filter_tid && !user_only && !kernel_only;
+	return task_allowed(s->pid, s->tid, s->issuer_flags ? STKREC_PF_KTHREAD : 0);
+}
+
+/* Which use of a request an entry belongs to: the block layer stamps
+ * start_time_ns when it sets a request up (0 when it keeps no times). */
+static __always_inline __u64 rq_gen(struct request *rq)
+{
+	if (bpf_core_field_exists(rq->start_time_ns))
+		return BPF_CORE_READ(rq, start_time_ns);
+	return 0;
+}
+
+/* The entry was left by an earlier use of the same request. */
+static __always_inline bool bio_stale(const struct stkrec_bio_state *s, __u64 gen)
+{
+	return s->gen && gen && s->gen != gen;
+}
+
+/*
+ * An entry goes before its completion was seen: the request completed but
+ * the kernel did not run stkrec_rq_complete for it (nested on a CPU, or in
+ * a context where it runs no BPF program at all). Counted when it would
+ * have been recorded, so that no I/O goes missing silently.
+ */
+static __always_inline void bio_forget(const struct stkrec_bio_state *s)
+{
+	if (s->issue_time && s->traced)
+		count_stat(STKREC_STAT_BIO_MISSED);
+}
+
+/* The current task issues rq. block_io_start runs once per use of a
+ * request, so an entry it finds is a former use's; block_rq_insert also
+ * runs when a request is requeued, and keeps an entry of the same use. */
+static __always_inline void bio_issuer(struct request *rq, bool first)
 {
 	struct task_struct *t = (void *)bpf_get_current_task();
-	__u64 id = bpf_get_current_pid_tgid(), key = (__u64)rq;
-	struct bio_state s = {};
+	__u64 id = bpf_get_current_pid_tgid(), key = (__u64)rq, gen = rq_gen(rq);
+	struct stkrec_bio_state s = {}, *old;
 
+	old = bpf_map_lookup_elem(&bio_inflight, &key);
+	if (old) {
+		if (!first && !bio_stale(old, gen))
+			return;
+		bio_forget(old);
+	}
+	s.gen = gen;
 	s.tid = (__u32)id;
 	s.pid = id >> 32;
 	if (BPF_CORE_READ(t, flags) & STKREC_PF_KTHREAD)
 		s.issuer_flags = STKREC_F_KTHREAD;
+	s.traced = bio_allowed(&s);
 	bpf_get_current_comm(s.comm, sizeof(s.comm));
-	if (bpf_map_update_elem(&bio_inflight, &key, &s, flags) == -E2BIG)
+	if (bpf_map_update_elem(&bio_inflight, &key, &s, BPF_ANY) == -E2BIG)
 		count_lost(STKREC_KIND_BIO, STKREC_LOST_STATE);
-	return bpf_map_lookup_elem(&bio_inflight, &key);
 }
 
 /* Fires in the submitter's context. */
 SEC("tp_btf/block_io_start")
 int BPF_PROG(stkrec_io_start, struct request *rq)
 {
-	bio_issuer(rq, BPF_ANY);
+	bio_issuer(rq, true);
 	return 0;
 }
 
@@ -444,21 +479,27 @@ int BPF_PROG(stkrec_io_start, struct request *rq)
 SEC("tp_btf/block_rq_insert")
 int BPF_PROG(stkrec_rq_insert, struct request *rq)
 {
-	bio_issuer(rq, BPF_NOEXIST);
+	bio_issuer(rq, false);
 	return 0;
 }
 
 SEC("tp_btf/block_rq_issue")
 int BPF_PROG(stkrec_rq_issue, struct request *rq)
 {
-	__u64 key = (__u64)rq;
-	struct bio_state *s, empty = {};
+	__u64 key = (__u64)rq, gen = rq_gen(rq);
+	struct stkrec_bio_state *s, empty = {};
 
 	s = bpf_map_lookup_elem(&bio_inflight, &key);
+	if (s && bio_stale(s, gen)) {
+		bio_forget(s);
+		s = NULL;
+	}
 	if (!s) {
 		/* Issuer unknown (submitted before the start, or from a path
 		 * neither tracepoint saw): keep the I/O, tid 0. */
-		if (bpf_map_update_elem(&bio_inflight, &key, &empty, BPF_NOEXIST) == -E2BIG)
+		empty.gen = gen;
+		empty.traced = bio_allowed(&empty);
+		if (bpf_map_update_elem(&bio_inflight, &key, &empty, BPF_ANY) == -E2BIG)
 			count_lost(STKREC_KIND_BIO, STKREC_LOST_STATE);
 		s = bpf_map_lookup_elem(&bio_inflight, &key);
 		if (!s)
@@ -466,13 +507,6 @@ int BPF_PROG(stkrec_rq_issue, struct request *rq)
 	}
 	s->issue_time = bpf_ktime_get_ns();
 	return 0;
-}
-
-static __always_inline bool bio_allowed(const struct bio_state *s)
-{
-	if (!s->tid)
-		return !filter_tgid && !filter_tid && !user_only && !kernel_only;
-	return task_allowed(s->pid, s->tid, s->issuer_flags ? STKREC_PF_KTHREAD : 0);
 }
 
 static __always_inline __u16 bio_flags(__u32 opf)
@@ -498,7 +532,7 @@ static __always_inline __u8 bio_op(__u32 opf)
 	return op <= STKREC_BIO_DISCARD ? op : STKREC_BIO_OTHER;
 }
 
-static __always_inline void bio_fill(struct stkrec_bio_ev *ev, const struct bio_state *s,
+static __always_inline void bio_fill(struct stkrec_bio_ev *ev, const struct stkrec_bio_state *s,
 				     struct request *rq, __u32 nr_bytes)
 {
 	__u32 opf = BPF_CORE_READ(rq, cmd_flags);
@@ -523,9 +557,15 @@ int BPF_PROG(stkrec_rq_complete, struct request *rq, blk_status_t error, unsigne
 {
 	struct stkrec_bio_ev ev = {};
 	__u64 key = (__u64)rq;
-	struct bio_state *s;
+	struct stkrec_bio_state *s;
 
 	s = bpf_map_lookup_elem(&bio_inflight, &key);
+	if (s && bio_stale(s, rq_gen(rq))) {
+		/* this use of rq was never seen issued */
+		bio_forget(s);
+		bpf_map_delete_elem(&bio_inflight, &key);
+		s = NULL;
+	}
 	if (!s || !s->issue_time) {
 		count_stat(STKREC_STAT_BIO_UNSEEN);
 	} else if (!bio_allowed(s)) {

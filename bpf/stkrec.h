@@ -84,6 +84,22 @@ struct stkrec_bio_ev {
 _Static_assert(sizeof(struct stkrec_bio_ev) == 72, "stkrec_bio_ev layout");
 
 /*
+ * Map `bio_inflight`, key the request's address: a block request between
+ * block_io_start (or block_rq_insert/block_rq_issue) and its last
+ * completion. User space reads what is left at the end of a file.
+ */
+struct stkrec_bio_state {
+	__u64 issue_time;   /* block_rq_issue, 0 until then */
+	__u64 gen;          /* request::start_time_ns at entry: which use of rq */
+	__u32 tid;          /* issuer, 0 when unknown */
+	__u32 pid;
+	__u32 issuer_flags; /* STKREC_F_KTHREAD */
+	__u32 traced;       /* the issuer passed the filters when it issued */
+	char comm[STKREC_COMM_LEN];
+};
+_Static_assert(sizeof(struct stkrec_bio_state) == 48, "stkrec_bio_state layout");
+
+/*
  * Per-CPU drop counters: array index kind * STKREC_LOST_NR + reason. The
  * values match format's enum cap_kind and enum cap_lost_reason (record/
  * asserts it), so user space writes them into LOST records unchanged.
@@ -107,6 +123,7 @@ enum stkrec_lost {
 enum stkrec_stat {
 	STKREC_STAT_BIO_UNSEEN = 0,  /* completion of a request not seen issued */
 	STKREC_STAT_BIO_FILTERED,    /* completion filtered out (issuer not traced) */
+	STKREC_STAT_BIO_MISSED,      /* request seen issued, completion never seen */
 	STKREC_STAT_NR,
 };
 

@@ -243,6 +243,7 @@ static const char *const stat_keys[] = {
 	"ringbuf_size", "bad_ringbuf_records", "maps_unreadable", "sideband_lost",
 	"bio.unseen_completions", "bio.filtered_completions", "duration_ns", "bytes_raw",
 	"bpf.skipped.offcpu", "bpf.skipped.cpu", "bpf.skipped.bio",
+	"bio.missed_completions", "bio.incomplete",
 };
 
 /* Runs of a program the kernel skipped because it was already running on
@@ -257,6 +258,57 @@ static uint64_t prog_skipped(const struct bpf_program *p)
 	if (fd < 0 || bpf_obj_get_info_by_fd(fd, &info, &len))
 		return 0;
 	return info.recursion_misses;
+}
+
+/* Requests of traced issuers seen issued whose completion was not seen
+ * (yet): in flight when the file ended, or completed where the kernel ran
+ * no program (their entries stay until the request is used again). */
+static bool bio_incomplete_entry(const struct stkrec_bio_state *s)
+{
+	return s->issue_time && s->traced;
+}
+
+/* Before 5.6 (no batch lookup): one key at a time, which restarts when the
+ * key just read goes meanwhile, hence the bound. */
+static uint64_t bio_incomplete_slow(int fd, uint32_t max)
+{
+	struct stkrec_bio_state s;
+	uint64_t key, next, *prev = NULL, n = 0;
+	uint32_t i;
+
+	for (i = 0; i < max && !bpf_map_get_next_key(fd, prev, &next); i++) {
+		key = next;
+		prev = &key;
+		if (!bpf_map_lookup_elem(fd, &key, &s) && bio_incomplete_entry(&s))
+			n++;
+	}
+	return n;
+}
+
+static uint64_t bio_incomplete(struct recorder *r)
+{
+	const struct bpf_map *m = r->skel->maps.bio_inflight;
+	struct stkrec_bio_state vals[128];
+	uint64_t keys[128], batch = 0, n = 0;
+	int err, fd = bpf_map__fd(m);
+	bool first = true;
+	__u32 count, i;
+
+	if (fd < 0)
+		return 0;
+	do {
+		/* a batch takes whole hash buckets: an entry that comes or
+		 * goes meanwhile is read once at most */
+		count = 128;
+		err = bpf_map_lookup_batch(fd, first ? NULL : &batch, &batch, keys, vals, &count,
+					   NULL);
+		if (err && err != -ENOENT)
+			return first ? bio_incomplete_slow(fd, bpf_map__max_entries(m)) : n;
+		for (i = 0; i < count; i++)
+			n += bio_incomplete_entry(&vals[i]);
+		first = false;
+	} while (!err);
+	return n;
 }
 
 /* Intern the STAT keys up front: once --max-size is reached the writer
@@ -301,6 +353,8 @@ int record__write_stats(struct recorder *r, uint64_t now)
 					prog_skipped(r->skel->progs.stkrec_switch_raw) },
 		{ "bpf.skipped.cpu", prog_skipped(r->skel->progs.stkrec_cpu) },
 		{ "bpf.skipped.bio", prog_skipped(r->skel->progs.stkrec_rq_complete) },
+		{ "bio.missed_completions", bpf_stat(r, STKREC_STAT_BIO_MISSED) },
+		{ "bio.incomplete", bio_incomplete(r) },
 	};
 	size_t i;
 	int err;
