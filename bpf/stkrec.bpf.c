@@ -34,6 +34,10 @@ const volatile bool want_kstack = true;
 const volatile bool include_idle = false;  /* CPU samples of pid 0 */
 const volatile __s32 target_cpu = -1;      /* off-CPU: only this CPU */
 const volatile __u64 wakeup_bytes = 1 << 20; /* wake the reader past this */
+/* Tests only: skip every Nth run of stkrec_rq_complete, as the kernel may
+ * (0: never; the verifier drops the test then). */
+const volatile __u32 test_skip_complete = 0;
+__u32 test_complete_runs;
 
 struct {
 	__uint(type, BPF_MAP_TYPE_RINGBUF);
@@ -559,6 +563,8 @@ int BPF_PROG(stkrec_rq_complete, struct request *rq, blk_status_t error, unsigne
 	__u64 key = (__u64)rq;
 	struct stkrec_bio_state *s;
 
+	if (test_skip_complete && ++test_complete_runs % test_skip_complete == 0)
+		return 0;
 	s = bpf_map_lookup_elem(&bio_inflight, &key);
 	if (s && bio_stale(s, rq_gen(rq))) {
 		/* this use of rq was never seen issued */

@@ -223,6 +223,7 @@ static void set_tunables(struct recorder *r, struct stkrec_bpf *s)
 	s->rodata->target_cpu = o->cpu;
 	/* Wake the reader at 1/8 full: the rest absorbs bursts while it runs. */
 	s->rodata->wakeup_bytes = o->ringbuf_size / 8;
+	s->rodata->test_skip_complete = o->test_skip_bio;
 }
 
 /* Open, size and load the skeleton; raw_tp/sched_switch when tp_btf fails. */

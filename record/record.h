@@ -69,6 +69,9 @@ struct record_opts {
 	uint64_t switch_ns;          /* --switch-output: a new file this often, */
 	uint64_t switch_bytes;       /* or past this size; 0 = never */
 	char **command;              /* -- COMMAND ARGS..., NULL-terminated */
+	/* tests only: the kernel side skips every Nth run of its block I/O
+	 * completion program, as a kernel may; 0 = never */
+	uint32_t test_skip_bio;
 	const char *cmdline;         /* for the header */
 	int verbose;
 	/* libbpf's log, or NULL to silence it */

@@ -299,6 +299,9 @@ int cmd_record(int argc, char **argv)
 	o.libbpf_log = libbpf_log;
 	o.progress = on_progress;
 	o.cmdline = join_cmdline(argc, argv); /* argv[0] is "record" */
+	/* tests only: a kernel that skips completion runs, on demand */
+	if (getenv("STKREC_TEST_SKIP_BIO"))
+		o.test_skip_bio = strtoul(getenv("STKREC_TEST_SKIP_BIO"), NULL, 10);
 	ret = EXIT_FAIL;
 	if (!preflight(&o) && !install_signals())
 		ret = record(&o);
