@@ -212,6 +212,26 @@ static void print_row(const struct ptable *t, const struct pentry *e, uint64_t t
 
 /* ---- header ------------------------------------------------------------ */
 
+/* Events the kernel did not run the recorder's program for: the recorder
+ * stats count them (README), and they are missing all the same. */
+static void print_not_run(const struct model *m, FILE *out)
+{
+	const char *key;
+	uint64_t v;
+	size_t i;
+
+	for (i = 0; !model__stat(m, i, &key, &v); i++) {
+		if (!v)
+			continue;
+		if (!strncmp(key, "bpf.skipped.", 12) || !strcmp(key, "bio.missed_completions"))
+			fprintf(out, "# WARNING: %" PRIu64 " events not recorded, the kernel "
+				"did not run the recorder's program (%s)\n", v, key);
+		else if (!strcmp(key, "bio.incomplete"))
+			fprintf(out, "# WARNING: %" PRIu64 " block requests not seen completing: "
+				"in flight at the end, or not recorded (%s)\n", v, key);
+	}
+}
+
 static void print_loss(const struct model *m, FILE *out)
 {
 	static const char *const what[CAP_LOST_MAX] = {
@@ -230,6 +250,7 @@ static void print_loss(const struct model *m, FILE *out)
 					cap_kind_name(k), what[r]);
 		}
 	}
+	print_not_run(m, out);
 	if (model__recovered(m))
 		fprintf(out, "# WARNING: output is partial: %s\n",
 			model__loss_text(m));

@@ -159,6 +159,46 @@ Test(report_views, perf_golden)
 	free(s);
 }
 
+/* Events the kernel ran no program for are in the recorder stats, and the
+ * header warns of them as of LOST records. */
+Test(report_views, perf_warns_of_runs_not_made)
+{
+	static const struct {
+		uint32_t id;
+		const char *key;
+		uint64_t value;
+	} st[] = {
+		{ 1, "bpf.skipped.bio", 0 },
+		{ 2, "bio.missed_completions", 2 },
+		{ 3, "bio.incomplete", 5 },
+	};
+	char *path = rc_tmpname("stats"), *s;
+	struct cap_writer *w;
+	size_t i;
+
+	cr_assert_not_null(path);
+	w = rc_open(path);
+	cr_assert_not_null(w);
+	for (i = 0; i < sizeof(st) / sizeof(st[0]); i++) {
+		struct cap_stat r = { .value = st[i].value, .key_id = st[i].id };
+
+		cr_assert_eq(rc_string(w, st[i].id, st[i].key), 0);
+		cr_assert_geq(cap_writer__append(w, CAP_REC_STAT, &r, sizeof(r), NULL, 0), 0);
+	}
+	cr_assert_eq(cap_writer__finish(w), 0);
+	model__free(model);
+	cr_assert_eq(model__load(path, &model), 0);
+	s = run(view_perf, NULL, NULL);
+	cr_assert_not_null(strstr(s, "# WARNING: 2 events not recorded, the kernel did not run "
+				     "the recorder's program (bio.missed_completions)\n"), "%s", s);
+	cr_assert_not_null(strstr(s, "# WARNING: 5 block requests not seen completing: in "
+				     "flight at the end, or not recorded (bio.incomplete)\n"), "%s", s);
+	cr_assert_null(strstr(s, "(bpf.skipped.bio)"), "%s", s);
+	free(s);
+	unlink(path);
+	free(path);
+}
+
 Test(report_views, perf_callgraph_golden)
 {
 	struct report_opts o = { .callgraph = true };
