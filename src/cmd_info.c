@@ -23,6 +23,12 @@ struct info {
 	uint64_t types[CAP_REC_END + 1]; /* records read per type */
 	uint64_t lost_events[CAP_KIND_MAX]; /* LOST counts minus stack misses */
 	uint64_t stacks_missed[2];          /* user, kernel (events kept) */
+	struct {
+		uint32_t id;    /* STRING id of a key not_run_key() knows */
+		int which;
+	} keys[8];
+	int nr_keys;
+	uint64_t not_run[2];    /* events no program ran for; requests unseen ending */
 	char loss[512];
 };
 
@@ -84,6 +90,37 @@ static void split_lost(struct info *in)
 	}
 }
 
+/* Recorder STATs that count events missing without a LOST record: the
+ * kernel ran no program for them (FORMAT.md §4.15). */
+static int not_run_key(const char *key)
+{
+	if (!strncmp(key, "bpf.skipped.", 12) || !strcmp(key, "bio.missed_completions"))
+		return 0;
+	if (!strcmp(key, "bio.incomplete"))
+		return 1;
+	return -1;
+}
+
+static void scan_stat(struct info *in, const struct cap_record *rec)
+{
+	int i;
+
+	if (rec->type == CAP_REC_STRING) {
+		i = not_run_key(rec->tail);
+		if (i >= 0 && in->nr_keys < (int)(sizeof(in->keys) / sizeof(in->keys[0]))) {
+			in->keys[in->nr_keys].id = rec->string.id;
+			in->keys[in->nr_keys++].which = i;
+		}
+		return;
+	}
+	if (rec->type != CAP_REC_STAT)
+		return;
+	for (i = 0; i < in->nr_keys; i++) {
+		if (rec->stat.key_id == in->keys[i].id)
+			in->not_run[in->keys[i].which] += rec->stat.value;
+	}
+}
+
 static int scan(struct cap_reader *r, struct info *in)
 {
 	struct cap_record rec;
@@ -96,6 +133,7 @@ static int scan(struct cap_reader *r, struct info *in)
 			latest = t;
 		if (rec.type == CAP_REC_END)
 			in->end = rec.end;
+		scan_stat(in, &rec);
 	}
 	if (ret < 0)
 		return ret;
@@ -224,6 +262,13 @@ static void print_text(const struct info *in)
 	if (total_lost(in))
 		printf("WARNING:      %" PRIu64 " events lost while recording: counts and "
 		       "profiles undercount\n", total_lost(in));
+	if (in->not_run[0])
+		printf("WARNING:      %" PRIu64 " events not recorded: the kernel did not run "
+		       "the recorder's program (bpf.skipped.*, bio.missed_completions)\n",
+		       in->not_run[0]);
+	if (in->not_run[1])
+		printf("WARNING:      %" PRIu64 " block requests not seen completing: in flight "
+		       "at the end, or not recorded (bio.incomplete)\n", in->not_run[1]);
 	printf("stacks missed: user %" PRIu64 ", kernel %" PRIu64 " (events kept)\n",
 	       in->stacks_missed[0], in->stacks_missed[1]);
 	print_defs_text(in);
@@ -322,6 +367,8 @@ static void print_json(const struct info *in)
 	json_lost_reasons(in);
 	printf("\"stacks_missed\":{\"user\":%" PRIu64 ",\"kernel\":%" PRIu64 "},",
 	       in->stacks_missed[0], in->stacks_missed[1]);
+	printf("\"not_run\":%" PRIu64 ",\"bio_incomplete\":%" PRIu64 ",", in->not_run[0],
+	       in->not_run[1]);
 	json_defs(in);
 	if (in->st->has_end)
 		printf("\"stop_reason\":\"%s\",\"exit_status\":%d,",

@@ -267,3 +267,42 @@ Test(format_info, usage_errors_exit_2)
 	cr_assert_has(r.out, "Examples:");
 	cr_assert_has(r.out, "--json");
 }
+
+/* Events the kernel ran no recorder program for are missing without a LOST
+ * record; the recorder's STATs count them and info warns (text and JSON). */
+Test(format_info, stats_of_events_not_run_warned)
+{
+	static const char *const keys[] = { "bpf.skipped.cpu", "bio.missed_completions",
+					    "bpf.skipped.bio", "bio.incomplete", "threads" };
+	static const uint64_t vals[] = { 5, 2, 1, 4, 9 };
+	char path[] = "/tmp/stkrec-info-XXXXXX", args[64];
+	struct cap_header h;
+	struct cap_writer *w;
+	struct cap_stat st;
+	struct run r;
+	uint32_t i;
+	int fd = mkstemp(path);
+
+	capgen_header(&h);
+	cr_assert_eq(cap_writer__fdopen(fd, &h, NULL, &w), 0);
+	cr_assert_eq(capgen_prologue(w), 0);
+	cr_assert_eq(capgen_events(w, 0, 4), 0);
+	for (i = 0; i < 5; i++) {
+		cr_assert_eq(cap_writer__string(w, 100 + i, keys[i], strlen(keys[i])), 0);
+		st = (struct cap_stat){ .value = vals[i], .key_id = 100 + i };
+		cr_assert_eq(cap_writer__append(w, CAP_REC_STAT, &st, sizeof(st), NULL, 0), 0);
+	}
+	cr_assert_eq(capgen_epilogue(w, 4, true), 0);
+	cr_assert_eq(cap_writer__finish(w), 0);
+
+	info(&r, path);
+	cr_assert_eq(r.status, 0);
+	cr_assert_has(r.out, "WARNING:      8 events not recorded: the kernel did not run "
+			     "the recorder's program (bpf.skipped.*, bio.missed_completions)\n");
+	cr_assert_has(r.out, "WARNING:      4 block requests not seen completing: in flight "
+			     "at the end, or not recorded (bio.incomplete)\n");
+	snprintf(args, sizeof(args), "--json %s", path);
+	info(&r, args);
+	cr_assert_has(r.out, "\"not_run\":8,\"bio_incomplete\":4,");
+	unlink(path);
+}
