@@ -11,49 +11,12 @@
 #include "format/capture.h"
 #include "tests/util_capgen.h"
 
-struct cap {
-	int fd;
-	struct cap_writer *w;
-	uint8_t *buf;
-	size_t len;
-	struct cap_reader *r;
-};
-
 /* Fixed OFFCPU records (§4.11): these tests edit record sizes and bytes. */
-static void cap_begin(struct cap *c)
+static void cap_begin(struct capgen_mem *c)
 {
-	struct cap_writer_opts wo = { .fixed_offcpu = true };
-	struct cap_header h;
+	static const struct cap_writer_opts wo = { .fixed_offcpu = true };
 
-	capgen_header(&h);
-	c->fd = memfd_create("compat", 0);
-	cr_assert_geq(c->fd, 0);
-	cr_assert_eq(cap_writer__fdopen(dup(c->fd), &h, &wo, &c->w), 0);
-}
-
-static void cap_end(struct cap *c)
-{
-	cr_assert_eq(cap_writer__finish(c->w), 0);
-	c->buf = capgen_slurp_fd(c->fd, &c->len);
-	cr_assert_not_null(c->buf);
-	cr_assert_eq(cap_reader__open_mem(c->buf, c->len, &c->r), 0);
-}
-
-static void cap_free(struct cap *c)
-{
-	cap_reader__close(c->r);
-	free(c->buf);
-	close(c->fd);
-}
-
-/* Next record that is not BLOCK. */
-static int next(struct cap *c, struct cap_record *rec)
-{
-	int ret;
-
-	while ((ret = cap_reader__next(c->r, rec)) == 1 && rec->type == CAP_REC_BLOCK)
-		;
-	return ret;
+	cr_assert_eq(capgen_mem_begin(c, &wo), 0);
 }
 
 Test(format_compat, unknown_types_skipped_and_counted)
@@ -61,29 +24,29 @@ Test(format_compat, unknown_types_skipped_and_counted)
 	uint8_t junk[37] = { 1, 2, 3 };
 	struct cap_record rec;
 	struct cap_offcpu oc;
-	struct cap c;
+	struct capgen_mem c;
 
 	cap_begin(&c);
 	capgen_offcpu(1, &oc);
 	cr_assert_eq(cap_writer__append(c.w, 200, junk, sizeof(junk), NULL, 0), 0);
 	cr_assert_eq(cap_writer__append(c.w, CAP_REC_OFFCPU, &oc, sizeof(oc), NULL, 0), 0);
 	cr_assert_eq(cap_writer__append(c.w, 31, NULL, 0, NULL, 0), 0);
-	cap_end(&c);
-	cr_assert_eq(next(&c, &rec), 1);
+	cr_assert_eq(capgen_mem_end(&c), 0);
+	cr_assert_eq(capgen_mem_next(&c, &rec), 1);
 	cr_assert_eq(rec.type, CAP_REC_OFFCPU);
 	cr_assert_eq(memcmp(&rec.offcpu, &oc, sizeof(oc)), 0);
-	cr_assert_eq(next(&c, &rec), 0);
+	cr_assert_eq(capgen_mem_next(&c, &rec), 0);
 	cr_assert_eq(cap_reader__stats(c.r)->unknown_records, 2);
 	cr_assert_eq(cap_reader__stats(c.r)->bad_records, 0);
 	cr_assert_not(cap_reader__stats(c.r)->recovered, "unknown types are not loss");
-	cap_free(&c);
+	capgen_mem_free(&c);
 }
 
 Test(format_compat, short_record_counted_never_decoded)
 {
 	struct cap_record rec;
 	struct cap_offcpu oc;
-	struct cap c;
+	struct capgen_mem c;
 
 	cap_begin(&c);
 	capgen_offcpu(2, &oc);
@@ -91,16 +54,16 @@ Test(format_compat, short_record_counted_never_decoded)
 	cr_assert_eq(cap_writer__append(c.w, CAP_REC_END, &oc, 0, NULL, 0), 0);
 	cr_assert_eq(cap_writer__totals(c.w)->events[CAP_KIND_OFFCPU], 0);
 	cr_assert_eq(cap_writer__append(c.w, CAP_REC_OFFCPU, &oc, sizeof(oc), NULL, 0), 0);
-	cap_end(&c);
-	cr_assert_eq(next(&c, &rec), 1);
+	cr_assert_eq(capgen_mem_end(&c), 0);
+	cr_assert_eq(capgen_mem_next(&c, &rec), 1);
 	cr_assert_eq(rec.size, 44);
 	cr_assert_eq(rec.offcpu.duration, oc.duration);
-	cr_assert_eq(next(&c, &rec), 0);
+	cr_assert_eq(capgen_mem_next(&c, &rec), 0);
 	cr_assert_eq(cap_reader__stats(c.r)->bad_records, 2);
 	cr_assert_eq(cap_reader__stats(c.r)->counted.events[CAP_KIND_OFFCPU], 1);
 	cr_assert_not(cap_reader__stats(c.r)->has_end);
 	cr_assert(cap_reader__stats(c.r)->recovered);
-	cap_free(&c);
+	capgen_mem_free(&c);
 }
 
 Test(format_compat, long_record_extra_bytes_ignored)
@@ -108,20 +71,20 @@ Test(format_compat, long_record_extra_bytes_ignored)
 	uint8_t big[sizeof(struct cap_cpu) + 12];
 	struct cap_record rec;
 	struct cap_cpu cpu;
-	struct cap c;
+	struct capgen_mem c;
 
 	cap_begin(&c);
 	capgen_cpu(3, &cpu);
 	memcpy(big, &cpu, sizeof(cpu));
 	memset(big + sizeof(cpu), 0xee, 12);   /* fields of a future minor */
 	cr_assert_eq(cap_writer__append(c.w, CAP_REC_CPU, big, sizeof(big), NULL, 0), 0);
-	cap_end(&c);
-	cr_assert_eq(next(&c, &rec), 1);
+	cr_assert_eq(capgen_mem_end(&c), 0);
+	cr_assert_eq(capgen_mem_next(&c, &rec), 1);
 	cr_assert_eq(rec.size, 4 + sizeof(big));
 	cr_assert_eq(memcmp(&rec.cpu, &cpu, sizeof(cpu)), 0);
 	cr_assert_eq(rec.raw[sizeof(cpu)], 0, "no byte past the known struct leaks in");
 	cr_assert_not(cap_reader__stats(c.r)->recovered);
-	cap_free(&c);
+	capgen_mem_free(&c);
 }
 
 Test(format_compat, tail_follows_newer_fixed_fields)
@@ -132,7 +95,7 @@ Test(format_compat, tail_follows_newer_fixed_fields)
 	uint8_t kfixed[sizeof(struct cap_ksym) + 8];
 	struct cap_ksym ks;
 	struct cap_record rec;
-	struct cap c;
+	struct capgen_mem c;
 
 	cap_begin(&c);
 	cr_assert_eq(cap_writer__append(c.w, CAP_REC_STRING, fixed, sizeof(fixed), "hello", 5), 0);
@@ -141,15 +104,15 @@ Test(format_compat, tail_follows_newer_fixed_fields)
 	memset(kfixed, 0x55, sizeof(kfixed));
 	memcpy(kfixed, &ks, sizeof(ks));
 	cr_assert_eq(cap_writer__append(c.w, CAP_REC_KSYM, kfixed, sizeof(kfixed), "foo", 3), 0);
-	cap_end(&c);
-	cr_assert_eq(next(&c, &rec), 1);
+	cr_assert_eq(capgen_mem_end(&c), 0);
+	cr_assert_eq(capgen_mem_next(&c, &rec), 1);
 	cr_assert_eq(rec.string.id, 7);
 	cr_assert_eq(rec.tail_len, 5);
 	cr_assert_str_eq(rec.tail, "hello");
-	cr_assert_eq(next(&c, &rec), 1);
+	cr_assert_eq(capgen_mem_next(&c, &rec), 1);
 	cr_assert_eq(rec.ksym.addr, ks.addr);
 	cr_assert_str_eq(rec.tail, "foo");
-	cap_free(&c);
+	capgen_mem_free(&c);
 }
 
 Test(format_compat, bad_tails_refused)
@@ -160,7 +123,7 @@ Test(format_compat, bad_tails_refused)
 	struct cap_ksym ks = { .addr = 1, .name_len = 5000 };
 	uint64_t ips[128] = { 0 };
 	struct cap_record rec;
-	struct cap c;
+	struct capgen_mem c;
 
 	cap_begin(&c);
 	cr_assert_eq(cap_writer__append(c.w, CAP_REC_STRING, &s, sizeof(s), "short", 5), 0);
@@ -168,13 +131,13 @@ Test(format_compat, bad_tails_refused)
 	cr_assert_eq(cap_writer__append(c.w, CAP_REC_STACK, &st2, sizeof(st2), ips, 16), 0);
 	cr_assert_eq(cap_writer__append(c.w, CAP_REC_KSYM, &ks, sizeof(ks), "x", 1), 0);
 	cr_assert_eq(cap_writer__string(c.w, 9, "ok", 2), 0);
-	cap_end(&c);
-	cr_assert_eq(next(&c, &rec), 1);
+	cr_assert_eq(capgen_mem_end(&c), 0);
+	cr_assert_eq(capgen_mem_next(&c, &rec), 1);
 	cr_assert_eq(rec.type, CAP_REC_STRING);
 	cr_assert_str_eq(rec.tail, "ok");
-	cr_assert_eq(next(&c, &rec), 0);
+	cr_assert_eq(capgen_mem_next(&c, &rec), 0);
 	cr_assert_eq(cap_reader__stats(c.r)->bad_records, 4);
-	cap_free(&c);
+	capgen_mem_free(&c);
 }
 
 /* Rewrite the header's fixed fields through `edit` and fix its CRC. */

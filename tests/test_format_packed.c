@@ -10,49 +10,6 @@
 #include "format/capture.h"
 #include "tests/util_capgen.h"
 
-struct cap {
-	int fd;
-	struct cap_writer *w;
-	uint8_t *buf;
-	size_t len;
-	struct cap_reader *r;
-};
-
-static void cap_begin(struct cap *c, const struct cap_writer_opts *wo)
-{
-	struct cap_header h;
-
-	capgen_header(&h);
-	c->fd = memfd_create("packed", 0);
-	cr_assert_geq(c->fd, 0);
-	cr_assert_eq(cap_writer__fdopen(dup(c->fd), &h, wo, &c->w), 0);
-}
-
-static void cap_end(struct cap *c)
-{
-	cr_assert_eq(cap_writer__finish(c->w), 0);
-	c->buf = capgen_slurp_fd(c->fd, &c->len);
-	cr_assert_not_null(c->buf);
-	cr_assert_eq(cap_reader__open_mem(c->buf, c->len, &c->r), 0);
-}
-
-static void cap_free(struct cap *c)
-{
-	cap_reader__close(c->r);
-	free(c->buf);
-	close(c->fd);
-}
-
-/* Next record that is not BLOCK. */
-static int next(struct cap *c, struct cap_record *rec)
-{
-	int ret;
-
-	while ((ret = cap_reader__next(c->r, rec)) == 1 && rec->type == CAP_REC_BLOCK)
-		;
-	return ret;
-}
-
 static size_t leb(uint8_t *p, uint64_t v)
 {
 	size_t n = 0;
@@ -95,31 +52,31 @@ Test(format_packed, round_trip_exact_at_the_edges)
 	struct cap_writer_opts wo = { .block_size = 300 }; /* several blocks */
 	const size_t n = sizeof(edges) / sizeof(edges[0]);
 	struct cap_record rec;
-	struct cap c;
+	struct capgen_mem c;
 	size_t i, k;
 
-	cap_begin(&c, &wo);
+	cr_assert_eq(capgen_mem_begin(&c, &wo), 0);
 	for (k = 0; k < 20; k++) {
 		for (i = 0; i < n; i++)
 			cr_assert_eq(cap_writer__append(c.w, CAP_REC_OFFCPU, &edges[i],
 							sizeof(edges[i]), NULL, 0), 0);
 	}
 	cr_assert_eq(cap_writer__totals(c.w)->events[CAP_KIND_OFFCPU], 20 * n);
-	cap_end(&c);
+	cr_assert_eq(capgen_mem_end(&c), 0);
 	for (k = 0; k < 20; k++) {
 		for (i = 0; i < n; i++) {
-			cr_assert_eq(next(&c, &rec), 1);
+			cr_assert_eq(capgen_mem_next(&c, &rec), 1);
 			cr_assert_eq(rec.type, CAP_REC_OFFCPU);
 			cr_assert_eq(memcmp(&rec.offcpu, &edges[i], sizeof(edges[i])), 0,
 				     "record %zu of round %zu differs", i, k);
 		}
 	}
-	cr_assert_eq(next(&c, &rec), 0);
+	cr_assert_eq(capgen_mem_next(&c, &rec), 0);
 	cr_assert_gt(cap_reader__stats(c.r)->blocks, 5, "deltas restart per block");
 	cr_assert_eq(cap_reader__stats(c.r)->bad_records, 0);
 	cr_assert_not(cap_reader__stats(c.r)->recovered);
 	cr_assert_eq(cap_reader__type_count(c.r, CAP_REC_OFFCPU), 20 * n);
-	cap_free(&c);
+	capgen_mem_free(&c);
 }
 
 /* Two threads taking turns on one CPU: each wait starts as the other's
@@ -128,41 +85,41 @@ Test(format_packed, ping_pong_is_small)
 {
 	struct cap_offcpu o = { 1000000, 4000, 100, 100, 0, 1, 5, 6 };
 	struct cap_record rec;
-	struct cap c;
+	struct capgen_mem c;
 	int i;
 
-	cap_begin(&c, NULL);
+	cr_assert_eq(capgen_mem_begin(&c, NULL), 0);
 	for (i = 0; i < 100; i++) {
 		o.tid = o.pid = 100 + i % 2;
 		cr_assert_eq(cap_writer__append(c.w, CAP_REC_OFFCPU, &o, sizeof(o), NULL, 0), 0);
 		o.start += o.duration;
 	}
-	cap_end(&c);
-	cr_assert_eq(next(&c, &rec), 1);
+	cr_assert_eq(capgen_mem_end(&c), 0);
+	cr_assert_eq(capgen_mem_next(&c, &rec), 1);
 	cr_assert_gt(rec.size, 13, "the first start is absolute");
 	for (i = 1; i < 100; i++) {
-		cr_assert_eq(next(&c, &rec), 1);
+		cr_assert_eq(capgen_mem_next(&c, &rec), 1);
 		cr_assert_eq(rec.size, 13);
 		cr_assert_eq(rec.offcpu.start, 1000000 + (uint64_t)i * 4000);
 		cr_assert_eq(rec.offcpu.tid, 100u + i % 2);
 	}
-	cap_free(&c);
+	capgen_mem_free(&c);
 }
 
 Test(format_packed, fixed_option_writes_the_1_0_record)
 {
 	struct cap_writer_opts wo = { .fixed_offcpu = true };
 	struct cap_record rec;
-	struct cap c;
+	struct capgen_mem c;
 
-	cap_begin(&c, &wo);
+	cr_assert_eq(capgen_mem_begin(&c, &wo), 0);
 	cr_assert_eq(cap_writer__append(c.w, CAP_REC_OFFCPU, &edges[4],
 					sizeof(edges[4]), NULL, 0), 0);
-	cap_end(&c);
-	cr_assert_eq(next(&c, &rec), 1);
+	cr_assert_eq(capgen_mem_end(&c), 0);
+	cr_assert_eq(capgen_mem_next(&c, &rec), 1);
 	cr_assert_eq(rec.size, 44);
 	cr_assert_eq(memcmp(&rec.offcpu, &edges[4], sizeof(edges[4])), 0);
-	cap_free(&c);
+	capgen_mem_free(&c);
 }
 
 /* A bad packed record makes every later packed record of its block bad (their
@@ -171,10 +128,10 @@ Test(format_packed, bad_body_breaks_the_rest_of_its_block_only)
 {
 	uint8_t b[64];
 	struct cap_record rec;
-	struct cap c;
+	struct capgen_mem c;
 	size_t n;
 
-	cap_begin(&c, NULL);
+	cr_assert_eq(capgen_mem_begin(&c, NULL), 0);
 	n = body(b, 2000, 10, 1);       /* start 1000 */
 	cr_assert_eq(cap_writer__append(c.w, CAP_REC_OFFCPU_PACKED, b, n, NULL, 0), 0);
 	n = body(b, 0, 10, 2);
@@ -185,32 +142,32 @@ Test(format_packed, bad_body_breaks_the_rest_of_its_block_only)
 	cr_assert_eq(cap_writer__flush(c.w), 0);
 	n = body(b, 4000, 10, 4);       /* a new block: start 2000 */
 	cr_assert_eq(cap_writer__append(c.w, CAP_REC_OFFCPU_PACKED, b, n, NULL, 0), 0);
-	cap_end(&c);
+	cr_assert_eq(capgen_mem_end(&c), 0);
 
-	cr_assert_eq(next(&c, &rec), 1);
+	cr_assert_eq(capgen_mem_next(&c, &rec), 1);
 	cr_assert_eq(rec.offcpu.start, 1000);
 	cr_assert_eq(rec.offcpu.tid, 1);
-	cr_assert_eq(next(&c, &rec), 1);
+	cr_assert_eq(capgen_mem_next(&c, &rec), 1);
 	cr_assert_eq(rec.offcpu.start, 2000);
 	cr_assert_eq(rec.offcpu.tid, 4);
-	cr_assert_eq(next(&c, &rec), 0);
+	cr_assert_eq(capgen_mem_next(&c, &rec), 0);
 	cr_assert_eq(cap_reader__stats(c.r)->bad_records, 2);
 	cr_assert_eq(cap_reader__stats(c.r)->counted.events[CAP_KIND_OFFCPU], 2);
 	cr_assert(cap_reader__stats(c.r)->recovered);
-	cap_free(&c);
+	capgen_mem_free(&c);
 }
 
 static void expect_refused(const uint8_t *b, size_t n, const char *what)
 {
 	struct cap_record rec;
-	struct cap c;
+	struct capgen_mem c;
 
-	cap_begin(&c, NULL);
+	cr_assert_eq(capgen_mem_begin(&c, NULL), 0);
 	cr_assert_eq(cap_writer__append(c.w, CAP_REC_OFFCPU_PACKED, b, n, NULL, 0), 0);
-	cap_end(&c);
-	cr_assert_eq(next(&c, &rec), 0, "%s decoded", what);
+	cr_assert_eq(capgen_mem_end(&c), 0);
+	cr_assert_eq(capgen_mem_next(&c, &rec), 0, "%s decoded", what);
 	cr_assert_eq(cap_reader__stats(c.r)->bad_records, 1, "%s", what);
-	cap_free(&c);
+	capgen_mem_free(&c);
 }
 
 Test(format_packed, hostile_bodies_refused)
@@ -244,20 +201,20 @@ Test(format_packed, newer_fields_ignored)
 {
 	uint8_t b[64];
 	struct cap_record rec;
-	struct cap c;
+	struct capgen_mem c;
 	size_t n;
 
-	cap_begin(&c, NULL);
+	cr_assert_eq(capgen_mem_begin(&c, NULL), 0);
 	n = body(b, 20, 30, 5);
 	n += leb(b + n, 123456);
 	b[n++] = 0xab;
 	cr_assert_eq(cap_writer__append(c.w, CAP_REC_OFFCPU_PACKED, b, n, NULL, 0), 0);
-	cap_end(&c);
-	cr_assert_eq(next(&c, &rec), 1);
+	cr_assert_eq(capgen_mem_end(&c), 0);
+	cr_assert_eq(capgen_mem_next(&c, &rec), 1);
 	cr_assert_eq(rec.offcpu.start, 10);
 	cr_assert_eq(rec.offcpu.duration, 30);
 	cr_assert_eq(rec.offcpu.tid, 5);
 	cr_assert_eq(rec.offcpu.kstack, 4);
 	cr_assert_eq(cap_reader__stats(c.r)->bad_records, 0);
-	cap_free(&c);
+	capgen_mem_free(&c);
 }

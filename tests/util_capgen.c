@@ -538,3 +538,45 @@ uint8_t *capgen_slurp_fd(int fd, size_t *len)
 	*len = sb.st_size;
 	return p;
 }
+
+int capgen_mem_begin(struct capgen_mem *c, const struct cap_writer_opts *wo)
+{
+	struct cap_header h;
+
+	memset(c, 0, sizeof(*c));
+	capgen_header(&h);
+	c->fd = memfd_create("capgen", 0);
+	if (c->fd < 0)
+		return -errno;
+	return cap_writer__fdopen(dup(c->fd), &h, wo, &c->w);
+}
+
+int capgen_mem_end(struct capgen_mem *c)
+{
+	int err = cap_writer__finish(c->w);
+
+	c->w = NULL;
+	if (err)
+		return err;
+	c->buf = capgen_slurp_fd(c->fd, &c->len);
+	if (!c->buf)
+		return -ENOMEM;
+	return cap_reader__open_mem(c->buf, c->len, &c->r);
+}
+
+int capgen_mem_next(struct capgen_mem *c, struct cap_record *rec)
+{
+	int ret;
+
+	while ((ret = cap_reader__next(c->r, rec)) == 1 && rec->type == CAP_REC_BLOCK)
+		;
+	return ret;
+}
+
+void capgen_mem_free(struct capgen_mem *c)
+{
+	cap_writer__free(c->w);
+	cap_reader__close(c->r);
+	free(c->buf);
+	close(c->fd);
+}

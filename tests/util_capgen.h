@@ -101,4 +101,18 @@ int capgen_read_mem(const void *buf, size_t len, struct capgen_readout *ro);
 /* Whole contents of fd (from offset 0) in a malloc()ed buffer. */
 uint8_t *capgen_slurp_fd(int fd, size_t *len);
 
+/* A capture written into a memfd and read back, for tests of single
+ * records: begin, append to c.w, end, then next() until 0, then free. */
+struct capgen_mem {
+	int fd;
+	struct cap_writer *w;
+	uint8_t *buf;
+	size_t len;
+	struct cap_reader *r;
+};
+int capgen_mem_begin(struct capgen_mem *c, const struct cap_writer_opts *wo);
+int capgen_mem_end(struct capgen_mem *c);   /* finish, then open the reader */
+int capgen_mem_next(struct capgen_mem *c, struct cap_record *rec); /* not BLOCK */
+void capgen_mem_free(struct capgen_mem *c);
+
 #endif
