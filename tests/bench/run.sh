@@ -115,7 +115,6 @@ overhead() {
 
 head_ "1. overhead, $LAYOUT: perf bench sched pipe -l $LOOPS, $ROUNDS rounds of A B C, medians"
 overhead pin "$LOOPS"
-cp "$TMP/pin.time" "$TMP/pipe.time"
 ULOOPS=${BENCH_ULOOPS:-100000}
 if [ "$PIN" = 1 ]; then
 	PA=$A PB_=$B PC=$C PLB=$LB PLC=$LC PBLOST=$BLOST PCLOST=$CLOST
@@ -168,7 +167,6 @@ size free
 UEV=$EV UCB=$CB UBPE=$BPE UPN=$PN UPB=$PB UPBPE=$PBPE UPZPE=$PZPE
 head_ "2. capture size, $LAYOUT (last round of 1: same workload, same seconds)"
 size pin
-cp "$TMP/pin.cap" "$TMP/pipe.cap"
 
 # --- 4. a big capture: recorder cost --------------------------------------------
 # Several pipe pairs, unpinned, for BIG_SECONDS: >= 1M events on 2 CPUs.
@@ -202,8 +200,8 @@ read -r UT ST RSS < "$TMP/big.time"
 info "$TMP/big.cap"
 BEV=$(nevents "$TMP/big.cap"); BLOSTB=$(nlost "$TMP/big.cap")
 CPUM=$(awk -v u="$UT" -v s="$ST" -v e="$BEV" 'BEGIN {printf "%.2f", e ? (u + s) * 1e6 / e : 0}')
-read -r SUT SST SRSS < "$TMP/pipe.time"
-SEV=$(nevents "$TMP/pipe.cap")
+read -r SUT SST SRSS < "$TMP/pin.time"
+SEV=$(nevents "$TMP/pin.cap")
 row "big capture" "$BEV events, lost $BLOSTB"
 row "sched_switch program" "$SWNS ns per call (bpf_stats)"
 row "recorder CPU per 1M events" "$CPUM s (user $UT s + sys $ST s)"
