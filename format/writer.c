@@ -308,7 +308,7 @@ static size_t pack_offcpu(uint8_t *p, const struct cap_offcpu *o, uint64_t prev)
 }
 
 /* An OFFCPU of this version's size goes out packed, unless asked not to.
- * The block may close first, so the delta base is taken after that. */
+ * A new block restarts the deltas, so the record is packed again then. */
 static int append_offcpu(struct cap_writer *w, const struct cap_offcpu *o)
 {
 	uint8_t body[PACKED_MAX];
@@ -323,9 +323,10 @@ static int append_offcpu(struct cap_writer *w, const struct cap_offcpu *o)
 	}
 	if (!fits(w, CAP_REC_OFFCPU, CAP_REC_HDR_SIZE + PACKED_MAX))
 		return CAP_ERR_FULL;
-	if (!w->raw_len)
+	if (!w->raw_len) {
 		open_block(w);
-	size = CAP_REC_HDR_SIZE + pack_offcpu(body, o, w->prev_end);
+		size = CAP_REC_HDR_SIZE + pack_offcpu(body, o, w->prev_end);
+	}
 	rh.size = size;
 	memcpy(w->raw + w->raw_len, &rh, sizeof(rh));
 	memcpy(w->raw + w->raw_len + sizeof(rh), body, size - sizeof(rh));
