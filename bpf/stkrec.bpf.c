@@ -113,6 +113,22 @@ struct {
 	__type(value, struct stkrec_bio_state);
 } bio_inflight SEC(".maps");
 
+/*
+ * Kernels without block_io_start (before 6.5): who allocated a request for
+ * a bio, seen at block_getrq in the submitter's context, keyed by the bio,
+ * which becomes the request's first (rq->bio). Taken when the request is
+ * first seen at block_rq_insert or, with no I/O scheduler (a request goes
+ * straight to the driver, never inserted), at block_rq_issue, which may
+ * run in another task's context. LRU: an entry whose request was never
+ * seen (a flush, a front merge that replaced rq->bio) ages out.
+ */
+struct {
+	__uint(type, BPF_MAP_TYPE_LRU_HASH);
+	__uint(max_entries, 16384);
+	__type(key, __u64);
+	__type(value, struct stkrec_bio_state);
+} bio_submit SEC(".maps");
+
 /* Kernels before 5.14 named task_struct::__state `state`. */
 struct task_struct___old {
 	long state;
@@ -340,17 +356,16 @@ int BPF_PROG(stkrec_switch_raw, bool preempt, struct task_struct *prev, struct t
 	return on_switch(ctx, preempt, prev, next, false);
 }
 
-/* Did the sample interrupt user mode? */
+/*
+ * Did the sample interrupt user mode? The instruction pointer tells on
+ * every architecture: user addresses are in the lower half. The register
+ * that holds the mode does not travel well: x86's cs is a plain word up to
+ * 6.8 and a union member since FRED, and the perf context allows only
+ * 8-byte loads of it, so a read sized for one layout fails on the other.
+ */
 static __always_inline bool sampled_in_user(struct bpf_perf_event_data *ctx)
 {
-#if defined(__TARGET_ARCH_x86)
-	/* the context allows only 8-byte loads of the register words */
-	return *(volatile __u64 *)&ctx->regs.cs & 3;
-#elif defined(__TARGET_ARCH_arm64)
-	return (ctx->regs.pstate & 0xf) == 0; /* PSR_MODE_EL0t */
-#else
-	return false;
-#endif
+	return (long)PT_REGS_IP(&ctx->regs) >= 0;
 }
 
 SEC("perf_event")
@@ -445,71 +460,116 @@ static __always_inline void bio_forget(const struct stkrec_bio_state *s)
 		count_stat(STKREC_STAT_BIO_MISSED);
 }
 
-/* The current task issues rq. block_io_start runs once per use of a
- * request, so an entry it finds is a former use's; block_rq_insert also
- * runs when a request is requeued, and keeps an entry of the same use. */
-static __always_inline void bio_issuer(struct request *rq, bool first)
+/* What the current task is, as the issuer of a block request. */
+static __always_inline void current_issuer(struct stkrec_bio_state *s)
 {
 	struct task_struct *t = (void *)bpf_get_current_task();
-	__u64 id = bpf_get_current_pid_tgid(), key = (__u64)rq, gen = rq_gen(rq);
+	__u64 id = bpf_get_current_pid_tgid();
+
+	s->tid = (__u32)id;
+	s->pid = id >> 32;
+	if (BPF_CORE_READ(t, flags) & STKREC_PF_KTHREAD)
+		s->issuer_flags = STKREC_F_KTHREAD;
+	bpf_get_current_comm(s->comm, sizeof(s->comm));
+}
+
+/* The submitter block_getrq saw for rq's first bio, if it is this
+ * request's: the entry holds the bio's start sector, which is the
+ * request's while that bio leads it. */
+static __always_inline bool submitted_issuer(struct request *rq, struct stkrec_bio_state *s)
+{
+	__u64 bio = (__u64)BPF_CORE_READ(rq, bio);
+	struct stkrec_bio_state *sub;
+
+	if (!bio)
+		return false;
+	sub = bpf_map_lookup_elem(&bio_submit, &bio);
+	if (!sub)
+		return false;
+	if (sub->gen != BPF_CORE_READ(rq, __sector)) {
+		bpf_map_delete_elem(&bio_submit, &bio);
+		return false;
+	}
+	__builtin_memcpy(s, sub, sizeof(*s));
+	bpf_map_delete_elem(&bio_submit, &bio);
+	return true;
+}
+
+/*
+ * rq enters bio_inflight. block_io_start runs once per use of a request in
+ * its submitter's context, so an entry it finds is a former use's; the
+ * later tracepoints keep an entry of the same use. Without io_start the
+ * issuer comes from block_getrq, else (insert only) the current task.
+ */
+static __always_inline struct stkrec_bio_state *bio_enter(struct request *rq, bool first,
+							  bool use_current)
+{
+	__u64 key = (__u64)rq, gen = rq_gen(rq);
 	struct stkrec_bio_state s = {}, *old;
 
 	old = bpf_map_lookup_elem(&bio_inflight, &key);
 	if (old) {
-		if (!first && !bio_stale(old, gen))
-			return;
+		if (!first && !bio_stale(old, gen)) {
+			if (!old->gen)
+				old->gen = gen;
+			return old;
+		}
 		bio_forget(old);
 	}
-	s.gen = gen;
-	s.tid = (__u32)id;
-	s.pid = id >> 32;
-	if (BPF_CORE_READ(t, flags) & STKREC_PF_KTHREAD)
-		s.issuer_flags = STKREC_F_KTHREAD;
+	if (first || !submitted_issuer(rq, &s)) {
+		if (use_current)
+			current_issuer(&s);
+	}
+	/* io_start runs before the block layer stamps this use of rq (the
+	 * accounting restamps start_time_ns after it): the stamp is taken
+	 * at the next tracepoint. */
+	s.gen = first ? 0 : gen;
 	s.traced = bio_allowed(&s);
-	bpf_get_current_comm(s.comm, sizeof(s.comm));
 	if (bpf_map_update_elem(&bio_inflight, &key, &s, BPF_ANY) == -E2BIG)
 		count_lost(STKREC_KIND_BIO, STKREC_LOST_STATE);
+	return bpf_map_lookup_elem(&bio_inflight, &key);
 }
 
-/* Fires in the submitter's context. */
+/* Fires in the submitter's context (6.5+). */
 SEC("tp_btf/block_io_start")
 int BPF_PROG(stkrec_io_start, struct request *rq)
 {
-	bio_issuer(rq, true);
+	bio_enter(rq, true, true);
 	return 0;
 }
 
-/* A second chance to see the issuer (requests io_start did not account). */
+/* Fires in the submitter's context when a new request is allocated for
+ * bio (kernels without block_io_start). */
+SEC("tp_btf/block_getrq")
+int BPF_PROG(stkrec_getrq, struct bio *bio)
+{
+	struct stkrec_bio_state s = {};
+	__u64 key = (__u64)bio;
+
+	current_issuer(&s);
+	s.gen = BPF_CORE_READ(bio, bi_iter.bi_sector);
+	bpf_map_update_elem(&bio_submit, &key, &s, BPF_ANY);
+	return 0;
+}
+
+/* The submitter of a request block_getrq saw, or of one io_start did not
+ * account: usually the current task at insertion. */
 SEC("tp_btf/block_rq_insert")
 int BPF_PROG(stkrec_rq_insert, struct request *rq)
 {
-	bio_issuer(rq, false);
+	bio_enter(rq, false, true);
 	return 0;
 }
 
+/* Issue may run in any task's context: the issuer comes from block_getrq
+ * or an earlier tracepoint, else it stays unknown (tid 0, the I/O kept). */
 SEC("tp_btf/block_rq_issue")
 int BPF_PROG(stkrec_rq_issue, struct request *rq)
 {
-	__u64 key = (__u64)rq, gen = rq_gen(rq);
-	struct stkrec_bio_state *s, empty = {};
+	struct stkrec_bio_state *s = bio_enter(rq, false, false);
 
-	s = bpf_map_lookup_elem(&bio_inflight, &key);
-	if (s && bio_stale(s, gen)) {
-		bio_forget(s);
-		s = NULL;
-	}
-	if (!s) {
-		/* Issuer unknown (submitted before the start, or from a path
-		 * neither tracepoint saw): keep the I/O, tid 0. */
-		empty.gen = gen;
-		empty.traced = bio_allowed(&empty);
-		if (bpf_map_update_elem(&bio_inflight, &key, &empty, BPF_ANY) == -E2BIG)
-			count_lost(STKREC_KIND_BIO, STKREC_LOST_STATE);
-		s = bpf_map_lookup_elem(&bio_inflight, &key);
-		if (!s)
-			return 0;
-	}
-	s->issue_time = bpf_ktime_get_ns();
+	if (s)
+		s->issue_time = bpf_ktime_get_ns();
 	return 0;
 }
 
