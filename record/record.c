@@ -22,6 +22,7 @@
 #include <bpf/libbpf.h>
 #include "stkrec.skel.h"
 #include "record/blockdev.h"
+#include "record/kfeatures.h"
 #include "record/recorder_int.h"
 
 _Static_assert((int)STKREC_KIND_OFFCPU == CAP_KIND_OFFCPU && (int)STKREC_KIND_CPU == CAP_KIND_CPU &&
@@ -166,44 +167,6 @@ int record__write_defs(struct recorder *r, const char **step)
 	return err < 0 ? err : 0;
 }
 
-static bool tp_exists(const struct btf *btf, const char *tp)
-{
-	char name[128];
-
-	snprintf(name, sizeof(name), "btf_trace_%s", tp);
-	return btf__find_by_name_kind(btf, name, BTF_KIND_TYPEDEF) > 0;
-}
-
-int record__missing_tracepoint(unsigned events, const char **name)
-{
-	static const struct {
-		unsigned ev;
-		const char *tp;
-	} need[] = {
-		{ RECORD_EV_OFFCPU, "sched_switch" },
-		{ RECORD_EV_OFFCPU | RECORD_EV_CPU | RECORD_EV_BIO, "sched_process_fork" },
-		{ RECORD_EV_OFFCPU | RECORD_EV_CPU | RECORD_EV_BIO, "sched_process_exit" },
-		{ RECORD_EV_BIO, "block_rq_insert" },
-		{ RECORD_EV_BIO, "block_rq_issue" },
-		{ RECORD_EV_BIO, "block_rq_complete" },
-	};
-	struct btf *btf = btf__load_vmlinux_btf();
-	size_t i;
-	int err = 0;
-
-	if (!btf)
-		return -errno ? -errno : -ENOENT;
-	for (i = 0; i < sizeof(need) / sizeof(need[0]); i++) {
-		if ((need[i].ev & events) && !tp_exists(btf, need[i].tp)) {
-			*name = need[i].tp;
-			err = -ENOENT;
-			break;
-		}
-	}
-	btf__free(btf);
-	return err;
-}
-
 static void set_tunables(struct recorder *r, struct stkrec_bpf *s)
 {
 	const struct record_opts *o = &r->opts;
@@ -231,12 +194,13 @@ static int load_bpf(struct recorder *r, bool raw_switch)
 {
 	const struct record_opts *o = &r->opts;
 	bool off = o->events & RECORD_EV_OFFCPU, bio = o->events & RECORD_EV_BIO;
-	struct btf *btf = btf__load_vmlinux_btf();
-	bool io_start = btf && tp_exists(btf, "block_io_start");
+	struct kfeatures kf;
 	struct stkrec_bpf *s;
 	int err;
 
-	btf__free(btf);
+	err = kfeatures__probe(o->events, &kf);
+	if (err)
+		return err;
 	s = stkrec_bpf__open();
 	if (!s)
 		return -errno;
@@ -246,13 +210,18 @@ static int load_bpf(struct recorder *r, bool raw_switch)
 	/* tp_btf keeps off-CPU slots in task storage (5.11+), raw_tp in the hash */
 	bpf_map__set_autocreate(s->maps.offcpu_task, off && !raw_switch);
 	bpf_map__set_max_entries(s->maps.bio_inflight, o->storage_entries);
+	bpf_map__set_max_entries(s->maps.bio_submit, o->storage_entries);
 	bpf_map__set_max_entries(s->maps.tids, o->nr_tids > 0 ? o->nr_tids : 1);
 	if (o->nr_pids > (int)bpf_map__max_entries(s->maps.tgids))
 		bpf_map__set_max_entries(s->maps.tgids, o->nr_pids);
 	bpf_program__set_autoload(s->progs.stkrec_switch, off && !raw_switch);
 	bpf_program__set_autoload(s->progs.stkrec_switch_raw, off && raw_switch);
 	bpf_program__set_autoload(s->progs.stkrec_cpu, o->events & RECORD_EV_CPU);
-	bpf_program__set_autoload(s->progs.stkrec_io_start, bio && io_start);
+	/* the submitter's context: block_io_start, else block_getrq, else
+	 * block_rq_insert alone (which a request without a scheduler skips) */
+	bpf_program__set_autoload(s->progs.stkrec_io_start, bio && kf.present[KF_TP_IO_START]);
+	bpf_program__set_autoload(s->progs.stkrec_getrq,
+				  bio && !kf.present[KF_TP_IO_START] && kf.present[KF_TP_GETRQ]);
 	bpf_program__set_autoload(s->progs.stkrec_rq_insert, bio);
 	bpf_program__set_autoload(s->progs.stkrec_rq_issue, bio);
 	bpf_program__set_autoload(s->progs.stkrec_rq_complete, bio);
@@ -315,6 +284,7 @@ static int attach_tracepoints(struct recorder *r, const char **step)
 		P(stkrec_fork, "sched_process_fork"),
 		P(stkrec_exit, "sched_process_exit"),
 		P(stkrec_io_start, "block_io_start"),
+		P(stkrec_getrq, "block_getrq"),
 		P(stkrec_rq_insert, "block_rq_insert"),
 		P(stkrec_rq_issue, "block_rq_issue"),
 		P(stkrec_rq_complete, "block_rq_complete"),

@@ -103,9 +103,6 @@ int recorder__run(struct recorder *r);
 void recorder__stop(struct recorder *r);
 /* Final (or current) numbers. */
 void recorder__progress(const struct recorder *r, struct record_progress *p);
-/* Is a tracepoint the chosen events need missing from the kernel? 0, or
- * -ENOENT with *name set; another -errno when kernel BTF is unreadable. */
-int record__missing_tracepoint(unsigned events, const char **name);
 /* pid of the recorded command, or 0 */
 int recorder__command_pid(const struct recorder *r);
 void recorder__free(struct recorder *r);

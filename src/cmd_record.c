@@ -13,6 +13,7 @@
 #include <string.h>
 #include <sys/syscall.h>
 #include <unistd.h>
+#include "record/kfeatures.h"
 #include "record/record.h"
 #include "src/commands.h"
 #include "src/log.h"
@@ -102,26 +103,23 @@ static int check_targets(const struct record_opts *o)
 
 static int preflight(const struct record_opts *o)
 {
-	const char *tp = NULL;
-	int err;
+	struct kfeatures kf;
+	char why[256];
+	int err, f;
 
 	if (!privileged()) {
 		log_error("record: needs root (or CAP_BPF and CAP_PERFMON)");
 		return -EPERM;
 	}
-	if (access("/sys/kernel/btf/vmlinux", R_OK)) {
-		log_error("record: this kernel has no BTF (/sys/kernel/btf/vmlinux): "
-			  "it needs CONFIG_DEBUG_INFO_BTF=y");
-		return -ENOENT;
-	}
-	err = record__missing_tracepoint(o->events, &tp);
-	if (err == -ENOENT && tp) {
-		log_error("record: this kernel has no tracepoint '%s'", tp);
-		return err;
-	}
+	err = kfeatures__probe(o->events, &kf);
 	if (err) {
 		log_error("record: cannot read kernel BTF: %s", strerror(-err));
 		return err;
+	}
+	f = kfeatures__first_missing(&kf, o->events);
+	if (f >= 0) {
+		log_error("record: %s", kfeatures__explain(f, why, sizeof(why)));
+		return -ENOENT;
 	}
 	return check_targets(o);
 }
