@@ -1,13 +1,32 @@
 # SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 # stkrec build: libbpf-bootstrap style. Quiet unless V=1; all output in build/.
 
-ARCH ?= $(shell uname -m | sed 's/x86_64/x86/' | sed 's/aarch64/arm64/')
-OUT := build
+HOST_ARCH := $(shell uname -m | sed 's/x86_64/x86/' | sed 's/aarch64/arm64/')
+ARCH ?= $(HOST_ARCH)
+# Cross builds (make ARCH=arm64 on x86) use Debian's cross gcc and the
+# multiarch libraries (make cross-deps-arm64), and build in build/ARCH.
+GNU_TRIPLET_x86 := x86_64-linux-gnu
+GNU_TRIPLET_arm64 := aarch64-linux-gnu
+ifneq ($(ARCH),$(HOST_ARCH))
+CROSS_COMPILE ?= $(GNU_TRIPLET_$(ARCH))-
+else
+# A CROSS_COMPILE exported for kernel builds must not change a native build.
+override CROSS_COMPILE :=
+endif
+OUT := build$(if $(CROSS_COMPILE),/$(ARCH))
 PREFIX ?= /usr/local
 VERSION := 0.1.0
 
+ifneq ($(CROSS_COMPILE),)
+ifeq ($(origin CC),default)
+CC := $(CROSS_COMPILE)gcc
+endif
+endif
 CC ?= cc
 CLANG ?= clang
+# The workloads' clang: the target's triplet when cross building (the BPF
+# object is compiled with -target bpf whatever ARCH is).
+CLANG_TARGET := $(if $(CROSS_COMPILE),--target=$(patsubst %-,%,$(CROSS_COMPILE)))
 BPFTOOL ?= bpftool
 VMLINUX := bpf/$(ARCH)/vmlinux.h
 
@@ -27,7 +46,8 @@ msg = @printf '  %-8s %s\n' "$(1)" "$(2)";
 endif
 
 .DELETE_ON_ERROR:
-.PHONY: all clean deps browser-deps test test-build soak fuzz fuzz-build install vmlinux demo bench
+.PHONY: all clean deps browser-deps kernel-deps test test-build test-kernels workloads soak fuzz \
+	fuzz-build install vmlinux demo bench
 
 FORMAT_SRCS := $(wildcard format/*.c)
 RECORD_SRCS := $(wildcard record/*.c)
@@ -92,7 +112,7 @@ $(LIBSRC): $(SRC_OBJS)
 $(OUT)/stkrec: $(OUT)/src/main.o $(ALL_LIBS)
 	$(call msg,LINK,$@)
 	$(Q)$(CC) $(CFLAGS) $^ $(LDLIBS) -o $@
-	$(Q)ln -sf $(OUT)/stkrec stkrec 2>/dev/null || true
+	$(Q)$(if $(CROSS_COMPILE),,ln -sf $(OUT)/stkrec stkrec 2>/dev/null || true)
 
 $(OUT):
 	$(Q)mkdir -p $(OUT)
@@ -105,7 +125,7 @@ $(OUT):
 $(OUT)/workloads/%: tests/workloads/%.c Makefile
 	$(call msg,CC,$@)
 	$(Q)mkdir -p $(dir $@)
-	$(Q)$(CLANG) -g -O1 -fno-omit-frame-pointer -mno-omit-leaf-frame-pointer -fno-inline \
+	$(Q)$(CLANG) $(CLANG_TARGET) -g -O1 -fno-omit-frame-pointer -mno-omit-leaf-frame-pointer -fno-inline \
 		-fno-optimize-sibling-calls \
 		-Wl,--build-id -pthread $< -o $@ -lm
 
@@ -121,12 +141,31 @@ $(OUT)/tests/test_%: $(OUT)/tests/test_%.o $(TESTUTIL_OBJS) $$(call libs_for,tes
 	$(call msg,LINK,$@)
 	$(Q)$(CC) $(CFLAGS) $^ $(LDLIBS) $(TEST_LDLIBS) -o $@
 
+workloads: $(WORKLOADS)
+
 test-build: $(OUT)/stkrec $(OUT)/stkrec-tests $(WORKLOADS)
 
-test: deps browser-deps
-	$(Q)$(MAKE) --no-print-directory test-build
-	$(Q)STKREC=$(CURDIR)/$(OUT)/stkrec STKREC_WORKLOADS=$(CURDIR)/$(OUT)/workloads \
-		STKREC_SRCDIR=$(CURDIR) $(OUT)/stkrec-tests --jobs 1 $(TEST_ARGS)
+# The kernel matrix boots Debian's arm64 kernel with a cross-built stkrec
+# (build/arm64) when the cross tools could be installed; its test skips,
+# saying so, when they could not.
+ARM64_BUILD := $(if $(filter x86,$(HOST_ARCH)),$(MAKE) --no-print-directory ARCH=arm64 all workloads)
+define run_tests
+	$(Q)$(MAKE) --no-print-directory ARCH=$(HOST_ARCH) test-build
+	$(Q)if [ -n "$(ARM64_BUILD)" ] && dpkg-query -W -f='$${Status}\n' gcc-aarch64-linux-gnu \
+		2>/dev/null | grep -q 'ok installed'; then $(ARM64_BUILD); fi
+	$(Q)STKREC=$(CURDIR)/build/stkrec STKREC_WORKLOADS=$(CURDIR)/build/workloads \
+		STKREC_SRCDIR=$(CURDIR) build/stkrec-tests --jobs 1 $(1) $(TEST_ARGS)
+endef
+
+test: deps browser-deps kernel-deps
+	$(call run_tests)
+
+# Only the kernel matrix (tests/kernels/run.sh): this machine's kernel, then
+# Debian 12's 6.1 kernels under qemu. KERNELS='*amd64*' (a Criterion filter
+# on the test names) picks some.
+KERNELS ?= *
+test-kernels: deps kernel-deps
+	$(call run_tests,--filter 'kernels/$(KERNELS)')
 
 # The reliability suites at full length (~30 min): 120 kills, 10 minutes of
 # RSS sampling, every truncation offset, the whole fuzz corpus.
@@ -164,15 +203,41 @@ fuzz: deps
 DEB_PKGS := clang llvm libbpf-dev bpftool libelf-dev libdw-dev libzstd-dev zlib1g-dev liblzma-dev dwz elfutils \
 	libcriterion-dev pkg-config zstd make gcc libxml2-utils chromium nodejs
 
-deps:
-	$(Q)missing=$$(for p in $(DEB_PKGS); do \
+# $(call apt_install,PACKAGES,OPTIONS): install those not installed yet.
+apt_install = missing=$$(for p in $(1); do \
 		dpkg-query -W -f='$${Status}\n' $$p 2>/dev/null | grep -q 'ok installed' || echo $$p; \
 	done); \
 	if [ -n "$$missing" ]; then \
 		echo "installing:" $$missing; \
 		export DEBIAN_FRONTEND=noninteractive; \
-		apt-get update -qq && apt-get install -y -qq $$missing >/dev/null || exit 1; \
+		apt-get update -qq && apt-get install -y -qq $(2) $$missing >/dev/null; \
 	fi
+
+deps:
+	$(Q)$(call apt_install,$(DEB_PKGS)) || exit 1
+
+# make ARCH=arm64 on x86: Debian's cross gcc and the arm64 -dev packages
+# (multiarch: they install beside the amd64 ones at the same versions, so apt
+# may upgrade an amd64 library to match). The workloads use clang's aarch64
+# target, which links with the cross binutils and libc6-dev:arm64.
+CROSS_PKGS_arm64 := gcc-aarch64-linux-gnu libbpf-dev:arm64 libelf-dev:arm64 libdw-dev:arm64 \
+	libzstd-dev:arm64 zlib1g-dev:arm64 liblzma-dev:arm64
+
+.PHONY: cross-deps-arm64
+cross-deps-arm64:
+	$(Q)dpkg --print-foreign-architectures | grep -qx arm64 || dpkg --add-architecture arm64
+	$(Q)$(call apt_install,$(CROSS_PKGS_arm64),--no-install-recommends) || exit 1
+
+# The kernel matrix: qemu for the guests, busybox-static for their /init,
+# cpio and mkfs.ext4 for their initramfs and disk. A machine where these
+# cannot be installed skips the matrix (each test says why), so this only
+# warns.
+KERNEL_PKGS := qemu-system-x86 qemu-system-arm busybox-static cpio e2fsprogs
+kernel-deps:
+	$(Q)$(call apt_install,$(KERNEL_PKGS),--no-install-recommends) || \
+		echo "warning: cannot install $(KERNEL_PKGS): the kernel matrix will skip"
+	$(Q)[ "$(HOST_ARCH)" != x86 ] || $(MAKE) --no-print-directory cross-deps-arm64 || \
+		echo "warning: cannot install the arm64 cross tools: the arm64 kernel will skip"
 
 # The flame graph browser test: npm (Debian ships it apart from nodejs,
 # NodeSource's nodejs bundles it) and the locked playwright-core.
@@ -201,4 +266,4 @@ clean:
 	$(call msg,CLEAN)
 	$(Q)rm -rf $(OUT) stkrec
 
--include $(shell find $(OUT) -name '*.d' 2>/dev/null)
+-include $(shell find $(OUT) -name '*.d' -type f -not -path '*/kernels/*' 2>/dev/null)

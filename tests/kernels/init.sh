@@ -1,0 +1,28 @@
+#!/bin/busybox sh
+# SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+# /init of the kernel matrix's guest: mount what the recorder reads (/proc,
+# /sys for BTF and block devices), load the disk drivers, run the checks on
+# the virtio disk, power off.
+/bin/busybox --install -s /bin
+export PATH=/bin
+echo stkrec-guest-up
+mount -t proc proc /proc
+mount -t sysfs sys /sys
+mount -t devtmpfs dev /dev
+mount -t tmpfs tmp /tmp
+for m in $(cat /modules.load); do
+	modprobe "$m" || echo "modprobe $m failed"
+done
+i=0
+while [ ! -b /dev/vda ] && [ $i -lt 100 ]; do
+	sleep 0.1
+	i=$((i + 1))
+done
+if mount -t ext4 /dev/vda /mnt; then
+	STKREC=/bin/stkrec W=/w T=/tmp sh /check.sh /dev/vda /mnt
+else
+	echo "FAIL guest.disk: cannot mount /dev/vda ($(ls /dev | tr '\n' ' '))"
+	echo "checks done"
+fi
+umount /mnt
+poweroff -f

@@ -1,0 +1,275 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+# One kernel of the matrix: runs tests/kernels/check.sh on it and prints the
+# check lines ("ok NAME", "FAIL NAME: why", "skip NAME: why").
+#
+# usage: run.sh KERNEL
+#   host            this machine's kernel, directly, on an ext4 loop device
+#   amd64, cloud-amd64, rt-amd64, arm64, cloud-arm64, rt-arm64
+#                   Debian 12's current kernel of that flavour (the one
+#                   linux-image-FLAVOUR depends on), its -unsigned package
+#                   downloaded (apt-get download, never installed) and booted
+#                   under qemu with the freshly built stkrec and workloads in
+#                   an initramfs (busybox-static, the libraries ldd names)
+#                   and a virtio disk holding an ext4 file system.
+# Environment: STKREC, STKREC_WORKLOADS (the binaries to test), KERNEL_OUT
+# (cache and logs, default build/kernels), KERNEL_ACCEL (auto, kvm or tcg;
+# auto tries KVM where /dev/kvm exists and falls back to TCG when KVM cannot
+# run the kernel), KERNEL_TIMEOUT (seconds per boot, default 900),
+# KERNEL_PKG (a package name instead of the current one).
+# Exit: 0 when the checks ran (whatever they said), 77 when this machine
+# cannot run the kernel (the reason on stderr), 1 on a harness failure.
+set -euo pipefail
+
+KERNEL=${1:?usage: run.sh KERNEL}
+SRC=$(cd "$(dirname "$0")" && pwd)
+OUT=$(mkdir -p "${KERNEL_OUT:-build/kernels}" && cd "${KERNEL_OUT:-build/kernels}" && pwd)
+STKREC=$(realpath "${STKREC:-build/stkrec}")
+WDIR=$(realpath "${STKREC_WORKLOADS:-build/workloads}")
+TIMEOUT=${KERNEL_TIMEOUT:-900}
+WORKLOADS="sleeper mutexwait cpuburn odirect"
+
+die() { echo "run.sh: $*" >&2; exit 1; }
+cant() { echo "run.sh: $*" >&2; exit 77; }
+
+# --- this machine's kernel, directly ------------------------------------
+run_host() {
+	local img
+	[ "$(id -u)" = 0 ] || cant "the host kernel's checks need root"
+	command -v losetup >/dev/null && command -v mkfs.ext4 >/dev/null ||
+		cant "losetup or mkfs.ext4 missing"
+	tmp=$(mktemp -d /var/tmp/stkrec-kernels.XXXXXX)
+	img=$tmp/disk.img
+	truncate -s 256M "$img"
+	mkfs.ext4 -q -F "$img"
+	dev=$(losetup -f --show "$img") || cant "no loop device"
+	mkdir "$tmp/mnt" "$tmp/scratch"
+	trap 'umount "$tmp/mnt" 2>/dev/null; losetup -d "$dev"; rm -rf "$tmp"' EXIT
+	mount "$dev" "$tmp/mnt"
+	STKREC=$STKREC W=$WDIR T=$tmp/scratch sh "$SRC/check.sh" "$dev" "$tmp/mnt"
+}
+
+# --- a Debian kernel under qemu -----------------------------------------
+arch_of() {
+	case $KERNEL in
+	*arm64) echo arm64 ;;
+	*) echo amd64 ;;
+	esac
+}
+
+# linux-image-6.1.0-56-cloud-amd64-unsigned for cloud-amd64
+package_of() {
+	local dep
+	[ -n "${KERNEL_PKG:-}" ] && { echo "$KERNEL_PKG"; return; }
+	dep=$(apt-cache depends "linux-image-$KERNEL:$(arch_of)" 2>/dev/null |
+		awk '/Depends: linux-image-[0-9]/ { sub(":.*", "", $2); print $2; exit }')
+	[ -n "$dep" ] || die "apt-cache knows no linux-image-$KERNEL (apt-get update?)"
+	echo "$dep-unsigned"
+}
+
+# The guest's drivers where the flavour builds them as modules (each with
+# what modules.dep says it needs), for busybox modprobe; /modules.load
+# lists them in load order.
+GUEST_MODULES="virtio_pci virtio_mmio virtio_blk crc32c_generic ext4"
+copy_modules() {
+	local root=$1 ver=$2 dst=$3 m dep f
+	local mdir=lib/modules/$ver
+	mkdir -p "$dst/$mdir"
+	cp "$root/$mdir"/modules.{dep,builtin,order} "$dst/$mdir/" 2>/dev/null || true
+	: >"$dst/modules.load"
+	for m in $GUEST_MODULES; do
+		dep=$(grep -E "(^|/)$m\.ko(\.[a-z]+)?:" "$root/$mdir/modules.dep" || true)
+		[ -n "$dep" ] || continue
+		for f in ${dep/:/}; do
+			mkdir -p "$dst/$mdir/$(dirname "$f")"
+			cp "$root/$mdir/$f" "$dst/$mdir/$f"
+		done
+		echo "$m" >>"$dst/modules.load"
+	done
+}
+
+# Extract the kernel and the modules the guest loads; cached per package.
+# Leaves $kdir/vmlinuz and $kdir/modules.cpio.gz.
+fetch_kernel() {
+	local pkg=$1 kdir=$2 deb root ver
+	[ -f "$kdir/modules.cpio.gz" ] && return
+	mkdir -p "$OUT/debs"
+	deb=$(ls "$OUT/debs/${pkg}_"*.deb 2>/dev/null | head -1 || true)
+	if [ -z "$deb" ]; then
+		(cd "$OUT/debs" && apt-get download -q "$pkg:$(arch_of)" >/dev/null 2>&1) ||
+			die "apt-get download $pkg failed"
+		deb=$(ls "$OUT/debs/${pkg}_"*.deb | head -1)
+	fi
+	root=$(mktemp -d "$OUT/extract.XXXXXX")
+	dpkg-deb -x "$deb" "$root"
+	ver=$(ls "$root/lib/modules")
+	busybox depmod -b "$root" "$ver"
+	copy_modules "$root" "$ver" "$kdir/modroot"
+	(cd "$kdir/modroot" && find . | cpio -o -H newc --quiet) | gzip -1 >"$kdir/modules.cpio.gz.tmp"
+	cp "$root"/boot/vmlinuz-* "$kdir/vmlinuz"
+	rm -rf "$root" "$kdir/modroot"
+	mv "$kdir/modules.cpio.gz.tmp" "$kdir/modules.cpio.gz"
+}
+
+# The guest's busybox: this machine's for amd64; for arm64 the static
+# aarch64 one of busybox-static:arm64, downloaded (never installed: it would
+# replace the amd64 one) and cached.
+guest_busybox() {
+	local deb dir=$OUT/busybox-$(arch_of)
+	[ "$(arch_of)" = amd64 ] && { echo /bin/busybox; return; }
+	if [ ! -x "$dir/bin/busybox" ]; then
+		mkdir -p "$OUT/debs"
+		(cd "$OUT/debs" && apt-get download -q "busybox-static:$(arch_of)" >/dev/null 2>&1) ||
+			die "apt-get download busybox-static:$(arch_of) failed (dpkg --add-architecture?)"
+		deb=$(ls "$OUT/debs/busybox-static_"*"_$(arch_of).deb" | head -1)
+		dpkg-deb -x "$deb" "$dir"
+	fi
+	echo "$dir/bin/busybox"
+}
+
+# The libraries of the guest's binaries: ldd for amd64; for a cross build
+# (ldd cannot run it) the DT_NEEDED entries resolved in the multiarch
+# directories, recursively, and the program interpreter.
+guest_libs() {
+	local dirs f n d todo seen=" "
+	[ "$(arch_of)" = amd64 ] && {
+		for f in "$@"; do ldd "$f" 2>/dev/null | grep -o '/[^ ]*' || true; done
+		return
+	}
+	dirs="/lib/aarch64-linux-gnu /usr/lib/aarch64-linux-gnu"
+	readelf -l "$1" | sed -n 's/.*interpreter: \(.*\)]/\1/p'
+	todo="$*"
+	while [ -n "$todo" ]; do
+		set -- $todo
+		f=$1; shift; todo="$*"
+		for n in $(readelf -d "$f" | sed -n 's/.*(NEEDED).*\[\(.*\)\]/\1/p'); do
+			case $seen in *" $n "*) continue ;; esac
+			seen="$seen$n "
+			for d in $dirs; do
+				[ -e "$d/$n" ] && { echo "$d/$n"; todo="$todo $d/$n"; continue 2; }
+			done
+			die "$n (needed by $f) is not in $dirs (make cross-deps-arm64?)"
+		done
+	done
+}
+
+# The part of the initramfs that does not depend on the kernel: busybox,
+# /init, stkrec, the workloads and their libraries, the checks.
+build_base() {
+	local base=$1 root f lib
+	root=$(mktemp -d "$OUT/base.XXXXXX")
+	mkdir -p "$root"/{bin,proc,sys,dev,tmp,mnt,w}
+	cp "$(guest_busybox)" "$root/bin/busybox"
+	cp "$STKREC" "$root/bin/stkrec"
+	for f in $WORKLOADS; do cp "$WDIR/$f" "$root/w/$f"; done
+	cp "$SRC/check.sh" "$root/check.sh"
+	cp "$SRC/init.sh" "$root/init"
+	chmod +x "$root/init"
+	guest_libs "$STKREC" "$WDIR"/* | sort -u | while read -r lib; do
+		mkdir -p "$root$(dirname "$lib")"
+		cp -L "$lib" "$root$lib"
+	done
+	(cd "$root" && find . | cpio -o -H newc --quiet) | gzip -1 >"$base"
+	rm -rf "$root"
+}
+
+qemu_cmd() {
+	local accel=$1 kdir=$2
+	case $(arch_of) in
+	amd64)
+		echo qemu-system-x86_64 -machine q35 -accel "$accel" \
+			$([ "$accel" = tcg ] && echo "-cpu max" || echo "-cpu host")
+		;;
+	arm64)
+		# pauth-impdef: TCG's QARMA pointer authentication triples
+		# the boot time of a kernel built with ARM64_PTR_AUTH_KERNEL.
+		echo qemu-system-aarch64 -machine virt -accel "$accel" -cpu max,pauth-impdef=on
+		;;
+	esac
+}
+
+console() {
+	case $(arch_of) in
+	amd64) echo ttyS0 ;;
+	arm64) echo ttyAMA0 ;;
+	esac
+}
+
+# Boot once; 0 when the checks finished, 2 when KVM cannot run this
+# kernel (qemu fails, or the guest is not up within a minute), 1 on a
+# timeout or a guest that died.
+boot() {
+	local accel=$1 kdir=$2 log=$3 pid t=0
+	: >"$log"
+	$(qemu_cmd "$accel" "$kdir") -m 2048 -smp 2 -nographic -no-reboot \
+		-kernel "$kdir/vmlinuz" -initrd "$kdir/initrd.img" \
+		-append "console=$(console) panic=-1 loglevel=3" -net none \
+		-drive "file=$kdir/disk.img,if=virtio,format=raw" \
+		</dev/null >"$log" 2>&1 &
+	pid=$!
+	while kill -0 $pid 2>/dev/null; do
+		if [ "$accel" = kvm ] && ! grep -aq 'stkrec-guest-up' "$log" &&
+			{ grep -q 'KVM internal error\|emulation failure' "$log" || [ $t -ge 120 ]; }; then
+			kill $pid; wait $pid 2>/dev/null || true
+			return 2
+		fi
+		if [ $t -ge $((TIMEOUT * 2)) ]; then
+			kill $pid; wait $pid 2>/dev/null || true
+			echo "FAIL boot: no end after ${TIMEOUT}s ($accel)"
+			return 1
+		fi
+		sleep 0.5
+		t=$((t + 1))
+	done
+	wait $pid 2>/dev/null || true
+	grep -aq '^checks done' <(tr -d '\r' <"$log") && return 0
+	[ "$accel" = kvm ] && ! grep -aq 'stkrec-guest-up' "$log" && return 2
+	echo "FAIL boot: the guest stopped before the checks ended ($accel): $(tr -d '\r' <"$log" | tail -5 | tr '\n' '|')"
+	return 1
+}
+
+run_qemu() {
+	local pkg kdir log accel st
+	# another architecture's guest runs the cross build beside the native one
+	if [ "$(arch_of)" != "$(dpkg --print-architecture)" ]; then
+		STKREC=$(dirname "$STKREC")/$(arch_of)/stkrec
+		WDIR=$(dirname "$WDIR")/$(arch_of)/workloads
+		[ -x "$STKREC" ] || cant "no $(arch_of) build at $STKREC (make cross-deps-$(arch_of); make ARCH=$(arch_of) all workloads)"
+	fi
+	command -v "$(qemu_cmd tcg x | awk '{print $1}')" >/dev/null ||
+		cant "$(qemu_cmd tcg x | awk '{print $1}') not installed"
+	command -v busybox >/dev/null || cant "busybox (busybox-static) not installed"
+	pkg=$(package_of)
+	kdir=$OUT/$pkg
+	mkdir -p "$kdir"
+	fetch_kernel "$pkg" "$kdir"
+	build_base "$kdir/base.cpio.gz"
+	cat "$kdir/modules.cpio.gz" "$kdir/base.cpio.gz" >"$kdir/initrd.img"
+	rm -f "$kdir/disk.img"
+	truncate -s 256M "$kdir/disk.img"
+	mkfs.ext4 -q -F "$kdir/disk.img"
+	log=$kdir/console.log
+	accel=${KERNEL_ACCEL:-auto}
+	if [ "$accel" = auto ]; then
+		accel=tcg
+		# KVM runs only guests of this machine's architecture.
+		[ -w /dev/kvm ] && [ "$(cat "$OUT/kvm-broken" 2>/dev/null)" != 1 ] &&
+			[ "$(dpkg --print-architecture)" = "$(arch_of)" ] && accel=kvm
+	fi
+	echo "kernel package $pkg, qemu -accel $accel"
+	st=0
+	boot "$accel" "$kdir" "$log" || st=$?
+	if [ $st = 2 ]; then
+		echo "KVM cannot run $pkg here ($(tr -d '\r' <"$log" | grep -v '^$' | tail -1)): TCG"
+		echo 1 >"$OUT/kvm-broken"
+		st=0
+		boot tcg "$kdir" "$log" || st=$?
+	fi
+	tr -d '\r' <"$log" | grep -aE '^(ok|FAIL|skip|kernel) |^checks done$' || true
+	return 0
+}
+
+case $KERNEL in
+host) run_host ;;
+*) run_qemu ;;
+esac

@@ -1,0 +1,140 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+/*
+ * The kernel matrix: every event kind recorded on each kernel stkrec
+ * promises to run on, with known workloads, by tests/kernels/run.sh (this
+ * machine's kernel directly; Debian 12's 6.1 flavours booted under qemu).
+ * The checks run on the kernel under test and print "ok NAME" or
+ * "FAIL NAME: why"; here every expected check must say ok, so a check that
+ * silently stopped running fails too. A machine that cannot run a kernel
+ * (no qemu, not root) skips it with the reason.
+ */
+#include <criterion/criterion.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+
+/* What tests/kernels/check.sh checks, for each I/O scheduler. */
+static const char *const checks[] = {
+	"default.record", "default.events", "default.lost0",
+	"offcpu.record", "offcpu.lost0", "offcpu.warnings", "offcpu.stack",
+	"mutex.record", "mutex.lost0", "mutex.warnings", "mutex.stack",
+	"cpu.record", "cpu.lost0", "cpu.warnings", "cpu.burn_a", "cpu.burn_b",
+	"btf.missing",
+};
+static const char *const bio_checks[] = {
+	"scheduler", "record", "lost0", "warnings", "writer", "no_unknown",
+};
+static const char *const schedulers[] = { "none", "mq-deadline" };
+
+static const char *env_or(const char *name, const char *def)
+{
+	const char *v = getenv(name);
+
+	return v && *v ? v : def;
+}
+
+/* Run the kernel's checks; their output (malloc()ed) in *out. */
+static int run_kernel(const char *kernel, char **out)
+{
+	const char *src = env_or("STKREC_SRCDIR", ".");
+	char cmd[4096], *buf = NULL;
+	size_t len = 0;
+	FILE *f, *mem;
+	int st, c;
+
+	snprintf(cmd, sizeof(cmd), "bash %s/tests/kernels/run.sh %s 2>&1", src, kernel);
+	f = popen(cmd, "r");
+	cr_assert(f, "popen %s", cmd);
+	mem = open_memstream(&buf, &len);
+	cr_assert(mem);
+	while ((c = fgetc(f)) != EOF)
+		fputc(c, mem);
+	st = pclose(f);
+	fclose(mem);
+	*out = buf;
+	return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+}
+
+/* "ok NAME" alone on a line of out */
+static bool has_ok(const char *out, const char *name)
+{
+	char line[128];
+	const char *p = out;
+	size_t n;
+
+	n = snprintf(line, sizeof(line), "ok %s\n", name);
+	while ((p = strstr(p, line))) {
+		if (p == out || p[-1] == '\n')
+			return true;
+		p += n;
+	}
+	return false;
+}
+
+static void assert_checks(const char *kernel, const char *out)
+{
+	char name[64];
+	const char *fail;
+	size_t i, j;
+
+	fail = strstr(out, "\nFAIL ");
+	cr_assert_null(fail, "%s: %.*s", kernel, (int)strcspn(fail ? fail + 1 : "", "\n"),
+		       fail ? fail + 1 : "");
+	for (i = 0; i < sizeof(checks) / sizeof(checks[0]); i++)
+		cr_assert(has_ok(out, checks[i]), "%s: check %s did not pass:\n%s", kernel,
+			  checks[i], out);
+	for (i = 0; i < sizeof(schedulers) / sizeof(schedulers[0]); i++) {
+		for (j = 0; j < sizeof(bio_checks) / sizeof(bio_checks[0]); j++) {
+			snprintf(name, sizeof(name), "bio-%s.%s", schedulers[i], bio_checks[j]);
+			cr_assert(has_ok(out, name), "%s: check %s did not pass:\n%s", kernel,
+				  name, out);
+		}
+	}
+	cr_assert(strstr(out, "\nchecks done\n"), "%s: the checks did not finish:\n%s", kernel,
+		  out);
+}
+
+static void matrix_kernel(const char *kernel)
+{
+	char *out = NULL;
+	int st = run_kernel(kernel, &out);
+
+	if (st == 77)
+		cr_skip_test("kernel %s cannot run here: %s", kernel, out);
+	cr_assert_eq(st, 0, "tests/kernels/run.sh %s failed (exit %d):\n%s", kernel, st, out);
+	assert_checks(kernel, out);
+	free(out);
+}
+
+/* This machine's kernel, directly (a loop device for the disk). */
+Test(kernels, host, .timeout = 600)
+{
+	matrix_kernel("host");
+}
+
+/* Debian 12's generic 6.1: no block_io_start, x86 pt_regs without FRED. */
+Test(kernels, debian12_amd64, .timeout = 1800)
+{
+	matrix_kernel("amd64");
+}
+
+/* Debian 12's cloud 6.1: its drivers built in, a smaller config. */
+Test(kernels, debian12_cloud_amd64, .timeout = 1800)
+{
+	matrix_kernel("cloud-amd64");
+}
+
+/* Debian 12's PREEMPT_RT 6.1: preemptible BPF programs and softirqs. */
+Test(kernels, debian12_rt_amd64, .timeout = 1800)
+{
+	matrix_kernel("rt-amd64");
+}
+
+/* Debian 12's arm64 6.1, under qemu-system-aarch64 (TCG), with the cross
+ * build of stkrec (build/arm64): another architecture's registers, stack
+ * walker and BTF. */
+Test(kernels, debian12_arm64, .timeout = 1800)
+{
+	matrix_kernel("arm64");
+}
