@@ -201,7 +201,7 @@ fuzz: deps
 
 # --- setup, demo, install ----------------------------------------------------
 DEB_PKGS := clang llvm libbpf-dev bpftool libelf-dev libdw-dev libzstd-dev zlib1g-dev liblzma-dev dwz elfutils \
-	libcriterion-dev pkg-config zstd make gcc libxml2-utils chromium nodejs
+	libcriterion-dev pkg-config zstd make gcc libxml2-utils python3 chromium nodejs
 
 # $(call apt_install,PACKAGES,OPTIONS): install those not installed yet.
 apt_install = missing=$$(for p in $(1); do \
