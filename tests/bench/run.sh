@@ -55,7 +55,11 @@ loss() { awk -v a="$1" -v b="$2" 'BEGIN {printf "%+.1f", (a > 0) ? 100 * (b - a)
 info() { "$STKREC" info --json "$1" > "$1.json" || die "stkrec info $1 failed"; }
 jget() { jq -r "$2" "$1.json"; }
 nevents() { jget "$1" '.events.offcpu + .events.cpu + .events.bio'; }
-nlost() { jget "$1" '.lost.offcpu + .lost.cpu + .lost.bio + .lost.sideband'; }
+# "lost": dropped (ring buffer full, state table full, side band) plus the
+# runs the kernel skipped (not_run: bpf.skipped.*, bio.missed_completions);
+# stacks missed (events kept without a stack) are shown apart.
+nlost() { jget "$1" '.lost.offcpu + .lost.cpu + .lost.bio + .lost.sideband + .not_run'; }
+nmissed() { jget "$1" '.stacks_missed.user + .stacks_missed.kernel'; }
 perf_samples() { perf report -i "$1" --stats 2>/dev/null | awk '/SAMPLE events/ {print $3; exit}'; }
 perf_lost() { perf report -i "$1" --stats 2>/dev/null | awk '/LOST events/ {v=$3} END {print v+0}'; }
 row() { printf '%-44s %s\n' "$1" "$2" | tee -a "$TABLE"; }
@@ -91,25 +95,53 @@ pipe_perf() {
 		$WL perf bench sched pipe -l "$L" 2>"$TMP/perf.err" | ops
 }
 
-# overhead TAG LOOPS: ROUNDS of A B C; sets A B C LB LC BLOST CLOST
+# One round's capture sizes: "events bytes" of each tool, the per-round
+# ratios of which section 2 takes the median.
+sizes_of() {
+	info "$TMP/$T.cap"
+	echo "$(nevents "$TMP/$T.cap") $(stat -c %s "$TMP/$T.cap")" >> "$TMP/$T.bs"
+	zstd -q -3 -f "$TMP/$T.data" -o "$TMP/$T.data.zst"
+	echo "$(perf_samples "$TMP/$T.data") $(stat -c %s "$TMP/$T.data")" \
+		"$(stat -c %s "$TMP/$T.data.zst")" >> "$TMP/$T.cs"
+}
+
+# overhead TAG LOOPS: ROUNDS of A B C, the order rotated each round (ABC,
+# BCA, CAB) so that no tool always runs first or after the same one; sets
+# A B C LB LC BLOST CLOST BMISS
 overhead() {
+	local i x
 	T=$1 L=$2
-	: > "$TMP/$T.a"; : > "$TMP/$T.b"; : > "$TMP/$T.c"; : > "$TMP/$T.bl"; : > "$TMP/$T.cl"
+	for x in a b c bl cl bm bs cs; do : > "$TMP/$T.$x"; done
 	for i in $(seq "$ROUNDS"); do
-		pipe_alone >> "$TMP/$T.a"
-		pipe_stkrec >> "$TMP/$T.b" || die "stkrec record failed: $(tail -3 "$TMP/rec.err")"
-		info "$TMP/$T.cap"
-		nlost "$TMP/$T.cap" >> "$TMP/$T.bl"
-		pipe_perf >> "$TMP/$T.c" || die "perf record failed: $(tail -3 "$TMP/perf.err")"
-		perf_lost "$TMP/$T.data" >> "$TMP/$T.cl"
-		echo "  round $i: A $(tail -1 "$TMP/$T.a")  B $(tail -1 "$TMP/$T.b")  C $(tail -1 "$TMP/$T.c") ops/s"
+		for x in $(echo "a b c a b" | cut -d' ' -f$(( (i - 1) % 3 + 1 ))-$(( (i - 1) % 3 + 3 ))); do
+			case $x in
+			a) pipe_alone >> "$TMP/$T.a" ;;
+			b)
+				pipe_stkrec >> "$TMP/$T.b" ||
+					die "stkrec record failed: $(tail -3 "$TMP/rec.err")"
+				info "$TMP/$T.cap"
+				nlost "$TMP/$T.cap" >> "$TMP/$T.bl"
+				nmissed "$TMP/$T.cap" >> "$TMP/$T.bm"
+				;;
+			c)
+				pipe_perf >> "$TMP/$T.c" ||
+					die "perf record failed: $(tail -3 "$TMP/perf.err")"
+				perf_lost "$TMP/$T.data" >> "$TMP/$T.cl"
+				;;
+			esac
+		done
+		sizes_of
+		echo "  round $i ($(echo "a b c a b" | cut -d' ' -f$(( (i - 1) % 3 + 1 ))-$(( (i - 1) % 3 + 3 )) | tr -d ' ' | tr a-c A-C)):" \
+			"A $(tail -1 "$TMP/$T.a")  B $(tail -1 "$TMP/$T.b")  C $(tail -1 "$TMP/$T.c") ops/s"
 	done
 	A=$(median < "$TMP/$T.a"); B=$(median < "$TMP/$T.b"); C=$(median < "$TMP/$T.c")
 	LB=$(loss "$A" "$B"); LC=$(loss "$A" "$C")
 	BLOST=$(awk '{s+=$1} END {print s+0}' "$TMP/$T.bl")
+	BMISS=$(awk '{s+=$1} END {print s+0}' "$TMP/$T.bm")
 	CLOST=$(awk '{s+=$1} END {print s+0}' "$TMP/$T.cl")
 	row "A alone" "$A ops/s"
-	row "B stkrec record -a (all kinds, u+k stacks)" "$B ops/s  $LB%  lost $BLOST events"
+	row "B stkrec record -a (all kinds, u+k stacks)" \
+		"$B ops/s  $LB%  lost $BLOST events (incl. not run), $BMISS stacks missed"
 	row "C perf record -B -e sched_switch -g -a" "$C ops/s  $LC%  lost $CLOST events"
 }
 
@@ -117,15 +149,15 @@ head_ "1. overhead, $LAYOUT: perf bench sched pipe -l $LOOPS, $ROUNDS rounds of 
 overhead pin "$LOOPS"
 ULOOPS=${BENCH_ULOOPS:-100000}
 if [ "$PIN" = 1 ]; then
-	PA=$A PB_=$B PC=$C PLB=$LB PLC=$LC PBLOST=$BLOST PCLOST=$CLOST
+	PA=$A PB_=$B PC=$C PLB=$LB PLC=$LC PBLOST=$BLOST PCLOST=$CLOST PBMISS=$BMISS
 	head_ "1u. overhead, unpinned: perf bench sched pipe -l $ULOOPS, $ROUNDS rounds of A B C, medians"
 	WL0=$WL RC0=$RC WL="" RC=""
 	overhead free "$ULOOPS"
 	WL=$WL0 RC=$RC0
 	UA=$A UB=$B UC=$C ULB=$LB ULC=$LC UBLOST=$BLOST UCLOST=$CLOST
-	A=$PA B=$PB_ C=$PC LB=$PLB LC=$PLC BLOST=$PBLOST CLOST=$PCLOST
+	A=$PA B=$PB_ C=$PC LB=$PLB LC=$PLC BLOST=$PBLOST CLOST=$PCLOST BMISS=$PBMISS
 else
-	cp "$TMP/pin.cap" "$TMP/free.cap"; cp "$TMP/pin.data" "$TMP/free.data"
+	for x in cap data bs cs; do cp "$TMP/pin.$x" "$TMP/free.$x"; done
 	UA=$A UB=$B UC=$C ULB=$LB ULC=$LC UBLOST=$BLOST UCLOST=$CLOST
 fi
 
@@ -146,26 +178,24 @@ row "stress-ng alone" "$S0 bogo ops/s"
 row "under stkrec record -a -F 999" "$S1 bogo ops/s  $(loss "$S0" "$S1")%  ($SCPU CPU samples)"
 
 # --- 2. capture size ------------------------------------------------------------
-# size TAG: stkrec's capture and perf.data of the last round of that layout
+# Each tool's bytes over the events that tool recorded (stkrec: off-CPU,
+# CPU and block I/O events; perf: its sched_switch samples), per round of
+# section 1 (same workload, same seconds), then the median of the rounds.
 size() {
 	local T=$1
-	info "$TMP/$T.cap"
-	EV=$(nevents "$TMP/$T.cap"); OEV=$(jget "$TMP/$T.cap" .events.offcpu)
-	CB=$(stat -c %s "$TMP/$T.cap")
-	BPE=$(div "$CB" "$EV")
-	PN=$(perf_samples "$TMP/$T.data")
-	PB=$(stat -c %s "$TMP/$T.data")
-	zstd -q -3 -f "$TMP/$T.data" -o "$TMP/$T.data.zst"
-	PZ=$(stat -c %s "$TMP/$T.data.zst")
-	PBPE=$(div "$PB" "$PN" %.1f); PZPE=$(div "$PZ" "$PN")
-	row "stkrec capture (zstd inside)" "$BPE B/event  ($CB bytes, $EV events, $OEV off-CPU)"
-	row "perf.data raw" "$PBPE B/event  ($PB bytes, $PN events)"
-	row "perf.data after zstd -3" "$PZPE B/event  ($PZ bytes)"
+	EV=$(awk '{print $1}' "$TMP/$T.bs" | median); CB=$(awk '{print $2}' "$TMP/$T.bs" | median)
+	BPE=$(awk '{printf "%.2f\n", $2 / $1}' "$TMP/$T.bs" | median)
+	PN=$(awk '{print $1}' "$TMP/$T.cs" | median); PB=$(awk '{print $2}' "$TMP/$T.cs" | median)
+	PBPE=$(awk '{printf "%.1f\n", $2 / $1}' "$TMP/$T.cs" | median)
+	PZPE=$(awk '{printf "%.2f\n", $3 / $1}' "$TMP/$T.cs" | median)
+	row "stkrec capture (zstd inside)" "$BPE B/event  (medians: $CB bytes, $EV events recorded)"
+	row "perf.data raw" "$PBPE B/event  (medians: $PB bytes, $PN samples recorded)"
+	row "perf.data after zstd -3" "$PZPE B/event"
 }
-head_ "2u. capture size, unpinned (last round of 1u)"
+head_ "2u. capture size, unpinned (each round of 1u; medians of per-round B/event)"
 size free
 UEV=$EV UCB=$CB UBPE=$BPE UPN=$PN UPB=$PB UPBPE=$PBPE UPZPE=$PZPE
-head_ "2. capture size, $LAYOUT (last round of 1: same workload, same seconds)"
+head_ "2. capture size, $LAYOUT (each round of 1; medians of per-round B/event)"
 size pin
 
 # --- 4. a big capture: recorder cost --------------------------------------------
@@ -185,27 +215,34 @@ prog_ns() {
 		jq -r --arg n "$1" '[.[] | select(.name == $n and .run_cnt > 0)] |
 			if length > 0 then (.[0].run_time_ns / .[0].run_cnt | floor) else 0 end'
 }
-head_ "4. recorder cost: ${BIG_SECONDS} s of $PAIRS pipe pairs (unpinned)"
+# big_record SECONDS TAG: record -a -F 999 while pipe pairs run
+big_record() {
+	/usr/bin/time -f '%U %S %M' -o "$TMP/$2.time" \
+		"$STKREC" record -a -F 999 -d "$1" -o "$TMP/$2.cap" 2>"$TMP/$2.err" &
+	REC=$!
+	sleep 1
+	pipes_for "$(($1 - 2))"
+}
+head_ "4. recorder cost: ${BIG_SECONDS} s of $PAIRS pipe pairs (unpinned); RSS also after 4 s of the same"
+big_record 4 short
+wait "$REC" || die "stkrec record failed: $(cat "$TMP/short.err")"
 STATS=$(sysctl -n kernel.bpf_stats_enabled)
 sysctl -q -w kernel.bpf_stats_enabled=1
-/usr/bin/time -f '%U %S %M' -o "$TMP/big.time" \
-	"$STKREC" record -a -F 999 -d "$BIG_SECONDS" -o "$TMP/big.cap" 2>"$TMP/big.err" &
-REC=$!
-sleep 1
-pipes_for "$((BIG_SECONDS - 2))"
+big_record "$BIG_SECONDS" big
 SWNS=$(prog_ns stkrec_switch)
 sysctl -q -w kernel.bpf_stats_enabled="$STATS"
 wait "$REC" || die "stkrec record failed: $(cat "$TMP/big.err")"
 read -r UT ST RSS < "$TMP/big.time"
 info "$TMP/big.cap"
-BEV=$(nevents "$TMP/big.cap"); BLOSTB=$(nlost "$TMP/big.cap")
+BEV=$(nevents "$TMP/big.cap"); BLOSTB=$(nlost "$TMP/big.cap"); BMISSB=$(nmissed "$TMP/big.cap")
 CPUM=$(awk -v u="$UT" -v s="$ST" -v e="$BEV" 'BEGIN {printf "%.2f", e ? (u + s) * 1e6 / e : 0}')
-read -r SUT SST SRSS < "$TMP/pin.time"
-SEV=$(nevents "$TMP/pin.cap")
-row "big capture" "$BEV events, lost $BLOSTB"
+read -r SUT SST SRSS < "$TMP/short.time"
+info "$TMP/short.cap"
+SEV=$(nevents "$TMP/short.cap")
+row "big capture" "$BEV events, lost $BLOSTB (incl. not run), $BMISSB stacks missed"
 row "sched_switch program" "$SWNS ns per call (bpf_stats)"
 row "recorder CPU per 1M events" "$CPUM s (user $UT s + sys $ST s)"
-row "recorder peak RSS" "$RSS KiB at $BEV events; $SRSS KiB at $SEV events"
+row "recorder peak RSS, same load and options" "$RSS KiB at $BEV events ($BIG_SECONDS s); $SRSS KiB at $SEV events (4 s)"
 [ "$BEV" -ge 1000000 ] || echo "  warning: fewer than 1M events; raise BENCH_BIG_SECONDS"
 
 # --- 3. report speed --------------------------------------------------------------
@@ -217,27 +254,43 @@ sleep 1
 pipes_for "$((BIG_SECONDS - 2))"
 wait "$PREC" || die "perf record failed: $(cat "$TMP/bigperf.err")"
 PBN=$(perf_samples "$TMP/big.data")
-# seconds of wall time of one command; its output is discarded, failure fatal
+# median seconds of wall time of one command over REPORT_RUNS runs; its
+# output is discarded; a failure returns 1 with the reason in $TMP/t.err
+REPORT_RUNS=${BENCH_REPORT_RUNS:-3}
 t() {
-	local s e
-	s=$(date +%s.%N)
-	"$@" >/dev/null 2>"$TMP/t.err" || die "$* failed: $(head -3 "$TMP/t.err")"
-	e=$(date +%s.%N)
-	awk -v s="$s" -v e="$e" 'BEGIN {printf "%.2f", e - s}'
+	local s e i
+	for i in $(seq "$REPORT_RUNS"); do
+		s=$(date +%s.%N)
+		"$@" >/dev/null 2>"$TMP/t.err" || return 1
+		e=$(date +%s.%N)
+		awk -v s="$s" -v e="$e" 'BEGIN {printf "%.3f\n", e - s}'
+	done | median
 }
-TR=$(t "$STKREC" report -i "$TMP/big.cap")
-TF=$(t "$STKREC" report -i "$TMP/big.cap" --folded)
 # perf 6.1 sometimes aborts in util/build-id.c (binaries gone since the
 # recording): its time is then not comparable, say so and go on.
-if ! TP=$(t perf report -i "$TMP/big.data" --stdio); then
-	echo "  warning: perf report failed: $(tail -1 "$TMP/t.err")" | tee -a "$TABLE"
-	TP=0
-fi
-RR=$(div "$BEV" "$TR" %.0f); RF=$(div "$BEV" "$TF" %.0f); RP=$(div "$PBN" "$TP" %.0f)
-XR=$(div "$RR" "$RP" %.1f); XF=$(div "$RF" "$RP" %.1f)
-row "stkrec report" "$TR s  $RR events/s  ${XR}x perf"
-row "stkrec report --folded" "$TF s  $RF events/s  ${XF}x perf"
-row "perf report --stdio" "$TP s  $RP events/s  ($PBN events)"
+tperf() {
+	if ! t perf report -i "$TMP/big.data" --stdio --no-children "$@"; then
+		echo "  warning: perf report $* failed: $(tail -1 "$TMP/t.err")" | tee -a "$TABLE" >&2
+		echo 0
+	fi
+}
+tstk() { t "$STKREC" report -i "$TMP/big.cap" "$@" || die "stkrec report $* failed: $(head -3 "$TMP/t.err")"; }
+# Like with like: the flat self table (stkrec report; perf --no-children -g
+# none) and the call graph (stkrec report -g; perf --no-children with its
+# default callee graph). Rates divide the events each view shows: all of
+# stkrec's kinds in the tables, the off-CPU events in --folded, perf's samples.
+TR=$(tstk); TG=$(tstk -g); TF=$(tstk --folded)
+TP=$(tperf -g none); TPG=$(tperf)
+OFFB=$(jget "$TMP/big.cap" .events.offcpu)
+RR=$(div "$BEV" "$TR" %.0f); RG=$(div "$BEV" "$TG" %.0f); RF=$(div "$OFFB" "$TF" %.0f)
+RP=$(div "$PBN" "$TP" %.0f); RPG=$(div "$PBN" "$TPG" %.0f)
+XR=$(div "$RR" "$RP" %.1f); XG=$(div "$RG" "$RPG" %.1f)
+row "stkrec report (flat)" "$TR s  $RR events/s  ${XR}x perf flat"
+row "perf report --stdio --no-children -g none" "$TP s  $RP events/s  ($PBN samples)"
+row "stkrec report -g (call graph)" "$TG s  $RG events/s  ${XG}x perf call graph"
+row "perf report --stdio --no-children" "$TPG s  $RPG events/s"
+row "stkrec report --folded" "$TF s  $RF off-CPU events/s ($OFFB events shown)"
+echo "  (median of $REPORT_RUNS runs each)" | tee -a "$TABLE"
 
 # --- 5. event-rate ceiling ----------------------------------------------------------
 # Two ladders: more pipe pairs (saturating, the probes' cost caps the rate),
@@ -283,7 +336,9 @@ jq -n \
 	--argjson bev "$BEV" --argjson blostb "$BLOSTB" --argjson cpum "$CPUM" \
 	--argjson rss "$RSS" --argjson srss "$SRSS" --argjson sev "$SEV" --argjson swns "$SWNS" \
 	--argjson rr "$RR" --argjson rf "$RF" --argjson rp "$RP" --argjson pbn "$PBN" \
-	--argjson tr "$TR" --argjson tf "$TF" --argjson tp "$TP" \
+	--argjson tr "$TR" --argjson tf "$TF" --argjson tp "$TP" --argjson tg "$TG" \
+	--argjson tpg "$TPG" --argjson rg "$RG" --argjson rpg "$RPG" --argjson offb "$OFFB" \
+	--argjson bmiss "$BMISS" --argjson bmissb "$BMISSB" \
 	--argjson ceil "$CEIL" --arg ceilw "$CEILW" --slurpfile steps "$TMP/ceil" \
 	--argjson uloops "$ULOOPS" --argjson ua "$UA" --argjson ub "$UB" --argjson uc "$UC" \
 	--argjson ulb "$ULB" --argjson ulc "$ULC" --argjson ublost "$UBLOST" --argjson uclost "$UCLOST" \
@@ -298,17 +353,21 @@ jq -n \
 		  perf_zstd3_bytes_per_event: $upzpe},
 	pipe_ops: {loops: $loops, rounds: $rounds, alone: $a, stkrec: $b, perf: $c,
 		   stkrec_change_pct: $lb, perf_change_pct: $lc,
-		   stkrec_lost_events: $blost, perf_lost_events: $clost},
+		   stkrec_lost_events: $blost, stkrec_stacks_missed: $bmiss,
+		   perf_lost_events: $clost},
 	cpu_bound: {alone: $s0, stkrec_f999: $s1, samples: $scpu},
 	capture: {stkrec_events: $ev, stkrec_bytes: $cb, stkrec_bytes_per_event: $bpe,
 		  perf_events: $pn, perf_bytes: $pb, perf_bytes_per_event: $pbpe,
 		  perf_zstd3_bytes_per_event: $pzpe},
-	recorder: {events: $bev, lost: $blostb, cpu_s_per_1m_events: $cpum,
+	recorder: {events: $bev, lost: $blostb, stacks_missed: $bmissb, cpu_s_per_1m_events: $cpum,
 		   peak_rss_kib: $rss, small_events: $sev, small_peak_rss_kib: $srss,
 		   switch_prog_ns_per_call: $swns},
-	report: {stkrec_s: $tr, stkrec_folded_s: $tf, perf_s: $tp, perf_events: $pbn,
-		 stkrec_events_per_s: $rr, stkrec_folded_events_per_s: $rf,
-		 perf_events_per_s: $rp},
+	report: {runs: '"$REPORT_RUNS"', perf_events: $pbn, stkrec_events: $bev,
+		 stkrec_folded_events: $offb,
+		 flat: {stkrec_s: $tr, perf_s: $tp, stkrec_events_per_s: $rr, perf_events_per_s: $rp},
+		 call_graph: {stkrec_s: $tg, perf_s: $tpg, stkrec_events_per_s: $rg,
+			      perf_events_per_s: $rpg},
+		 folded: {stkrec_s: $tf, stkrec_events_per_s: $rf}},
 	ceiling: {events_per_s_no_loss: $ceil, workload: $ceilw, steps: $steps}
 }' > "$RES"
 echo "results: $RES, table: $TABLE"
