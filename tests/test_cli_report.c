@@ -182,15 +182,33 @@ Test(report_cli, outputs_match_golden)
 
 Test(report_cli, default_input_file)
 {
-	char dir[] = "/tmp/stkrec-cli-XXXXXX", cmd[1024];
+	char dir[] = "/tmp/stkrec-cli-XXXXXX", cmd[1024], path[64], *got, *want, *e;
 	int st;
 
 	cr_assert_not_null(mkdtemp(dir));
 	snprintf(cmd, sizeof(cmd), "cp %s %s/stkrec.cap && cd %s && TZ=UTC %s%s report "
-		 "--folded -e cpu >/dev/null 2>&1", cap, dir, dir, *bin == '/' ? "" : "$OLDPWD/",
+		 "--folded -e cpu >out 2>err", cap, dir, dir, *bin == '/' ? "" : "$OLDPWD/",
 		 bin);
 	st = system(cmd);
 	cr_assert(WIFEXITED(st) && WEXITSTATUS(st) == 0);
+	snprintf(path, sizeof(path), "%s/out", dir);
+	got = rc_slurp(path, NULL);
+	snprintf(path, sizeof(path), "%s/err", dir);
+	e = rc_slurp(path, NULL);
+	/* ./stkrec.cap read whole: the same bytes as with -i naming it */
+	cr_assert_eq(sh("report -i %1$s --folded -e cpu"), 0);
+	want = out();
+	cr_assert_not_null(got);
+	cr_assert_not_null(want);
+	cr_assert_str_eq(want, "app-worker;app+0x1050;app+0x1200;libc.so.6+0x2345;"
+			       "do_syscall_64;ext4_file_read_iter 1\n"
+			       "app;app+0x1050;app+0x1100;libc.so.6+0x1234 2\n"
+			       "kworker/0:1;do_syscall_64;ext4_file_read_iter 1\n");
+	cr_assert_str_eq(got, want);
+	cr_assert_str_eq(e, "");
+	free(got);
+	free(want);
+	free(e);
 	snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
 	cr_assert_eq(system(cmd), 0);
 }

@@ -138,19 +138,55 @@ static int run_sink(struct sink *s, struct capgen_info *info)
 	return err;
 }
 
+/* before[b]: records (BLOCK records included) in the blocks before block b
+ * of the capture in buf; before[nblocks]: all of them. Returns nblocks. */
+static unsigned records_before_blocks(const uint8_t *buf, size_t len, uint64_t *before,
+				      unsigned max)
+{
+	struct cap_record rec;
+	struct cap_reader *r;
+	uint64_t n = 0;
+	unsigned b = 0;
+	int ret;
+
+	cr_assert_eq(cap_reader__open_mem(buf, len, &r), 0);
+	while ((ret = cap_reader__next(r, &rec)) == 1) {
+		if (rec.type == CAP_REC_BLOCK) {
+			cr_assert_lt(b, max);
+			before[b++] = n;
+		}
+		n++;
+	}
+	cr_assert_eq(ret, 0);
+	before[b] = n;
+	cap_reader__close(r);
+	return b;
+}
+
 Test(format_errors, write_fault_at_every_call)
 {
 	struct capgen_info info;
 	struct capgen_readout ro, full;
 	struct sink s = { 0 };
-	int k, calls, err;
+	uint64_t before[64];
+	uint8_t *full_buf;
+	size_t full_len;
+	int k, calls, err, t;
 	bool partial;
 
 	cr_assert_eq(run_sink(&s, &info), 0);
 	calls = s.calls;
-	cr_assert_eq(capgen_read_mem(s.buf, s.len, &full), 0);
+	full_buf = s.buf;
+	full_len = s.len;
+	cr_assert_eq(capgen_read_mem(full_buf, full_len, &full), 0);
 	cr_assert_eq(calls, (int)info.totals.blocks + 2, "header + blocks + trailer");
-	free(s.buf);
+	/* the reference itself: complete, clean, every record as written */
+	cr_assert_eq(full.err, 0);
+	cr_assert_eq(full.bad, 0);
+	cr_assert_not(full.st.recovered);
+	cr_assert_eq(full.records, info.records + info.totals.blocks);
+	cr_assert_eq(full.events_seen, (1ull << info.events) - 1);
+	cr_assert_eq(records_before_blocks(full_buf, full_len, before, 63), info.totals.blocks);
 	for (partial = false; ; partial = true) {
 		for (k = 1; k <= calls; k++) {
 			memset(&s, 0, sizeof(s));
@@ -162,6 +198,9 @@ Test(format_errors, write_fault_at_every_call)
 				free(s.buf);
 				continue;
 			}
+			/* what reached the disk is the start of the unfaulted file */
+			cr_assert_lt(s.len, full_len, "fault at write %d", k);
+			cr_assert_eq(memcmp(s.buf, full_buf, s.len), 0, "fault at write %d", k);
 			err = capgen_read_mem(s.buf, s.len, &ro);
 			if (k == 1) {
 				cr_assert_eq(err, CAP_ERR_TRUNCATED);
@@ -173,11 +212,24 @@ Test(format_errors, write_fault_at_every_call)
 			cr_assert_eq(ro.st.blocks, (uint64_t)(k - 2), "fault at write %d", k);
 			cr_assert(ro.st.recovered);
 			cr_assert_eq(ro.st.bad_blocks, 0);
+			/* every record of the k - 2 blocks written before the fault, of
+			 * the reference's, and no other (the trailer adds none) */
+			cr_assert_eq(ro.records, before[k - 2], "fault at write %d", k);
+			cr_assert_eq(ro.count[CAP_REC_BLOCK], (uint64_t)(k - 2));
+			cr_assert_eq(ro.events_seen & ~full.events_seen, 0);
+			for (t = 0; t < 256; t++)
+				cr_assert_leq(ro.count[t], full.count[t], "type %d, fault at write %d",
+					      t, k);
+			if (k == calls) {
+				cr_assert_arr_eq(ro.count, full.count, sizeof(full.count));
+				cr_assert_eq(ro.events_seen, full.events_seen);
+			}
 			free(s.buf);
 		}
 		if (partial)
 			break;
 	}
+	free(full_buf);
 }
 
 Test(format_errors, writer_stays_failed)

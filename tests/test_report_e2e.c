@@ -152,8 +152,11 @@ Test(report_e2e, cpuburn_perf_view_split)
 
 Test(report_e2e, odirect_script_bytes_exact)
 {
-	char target[] = "/var/tmp/stkrec-e2e-odirectXXXXXX", args[PATH_MAX], *wout, *s, *p;
-	unsigned long long data = 0, written = 0, n;
+	char target[] = "/var/tmp/stkrec-e2e-odirectXXXXXX", args[PATH_MAX], *wout, *s, *line;
+	unsigned long long data = 0, n;
+	double t, last_data = 0, first_meta = 1e30;
+	unsigned ndata = 0, nmeta = 0;
+	char op;
 	int fd = mkstemp(target);
 
 	cr_assert_geq(fd, 0);
@@ -162,18 +165,31 @@ Test(report_e2e, odirect_script_bytes_exact)
 	wout = record("-e bio", "odirect", args);
 	snprintf(args, sizeof(args), "-e bio -p %lld", value_of(wout, "pid"));
 	s = report("script", args);
-	for (p = s; (p = strstr(p, " bytes W ")); p++) {
-		const char *q = p;
+	/* "COMM PID/TID [---] SECONDS: bio: BYTES bytes OP DISK ..." */
+	for (line = strtok(s, "\n"); line; line = strtok(NULL, "\n")) {
+		const char *q = strstr(line, "] ");
 
-		while (q > s && q[-1] != ' ')
-			q--;
-		n = strtoull(q, NULL, 10);
-		written += n;
-		/* the O_DIRECT writes are 64 KiB each; fsync adds metadata blocks */
-		data += n == 65536 ? n : 0;
+		cr_assert(q && sscanf(q + 2, "%lf: bio: %llu bytes %c", &t, &n, &op) == 3,
+			  "%s", line);
+		if (op != 'W')
+			continue;
+		if (n == 65536) {
+			ndata++;
+			data += n;
+			last_data = t > last_data ? t : last_data;
+			continue;
+		}
+		/* anything else written is what the fsync after the last
+		 * pwrite added: file system blocks of metadata and journal */
+		nmeta++;
+		first_meta = t < first_meta ? t : first_meta;
+		cr_assert(n > 0 && n < 65536 && n % 4096 == 0, "not a data write: %s", line);
 	}
-	cr_assert_eq(data, (unsigned long long)value_of(wout, "bytes"), "%s", s);
-	cr_assert_geq(written, data);
+	/* each synchronous 64 KiB O_DIRECT pwrite is one request of its own */
+	cr_assert_eq(ndata, 32, "%u requests of 64 KiB", ndata);
+	cr_assert_eq(data, (unsigned long long)value_of(wout, "bytes"));
+	cr_assert(!nmeta || first_meta >= last_data,
+		  "metadata at %.6f before the last data write at %.6f", first_meta, last_data);
 	unlink(target);
 	free(s);
 	free(wout);

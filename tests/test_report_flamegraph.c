@@ -171,8 +171,10 @@ static bool have(const char *cmd)
 	return system(buf) == 0;
 }
 
-/* xmllint --noout: well-formed XML, any byte in the input notwithstanding. */
-static void assert_xml_valid(const char *svg)
+/* xmllint --noout: well-formed XML, any byte in the input notwithstanding.
+ * Frees svg. Called last in a test: without xmllint the test is skipped,
+ * visibly, after every other check of it has run. */
+static void assert_xml_valid(char *svg)
 {
 	char path[] = "/tmp/stkrec-flame-xml-XXXXXX", cmd[128];
 	int fd = mkstemp(path), rc;
@@ -180,9 +182,10 @@ static void assert_xml_valid(const char *svg)
 	cr_assert_geq(fd, 0);
 	close(fd);
 	write_file(path, svg);
+	free(svg);
 	if (!have("xmllint")) {
 		unlink(path);
-		cr_skip_test("xmllint not installed (Debian libxml2-utils)");
+		cr_skip_test("checking the SVG is well-formed needs xmllint (libxml2-utils)");
 	}
 	snprintf(cmd, sizeof(cmd), "xmllint --noout %s", path);
 	rc = system(cmd);
@@ -318,9 +321,8 @@ Test(flame_geometry, empty_graph_is_valid)
 	svg = render(f, &o);
 	cr_expect(strstr(svg, "No data") != NULL);
 	cr_expect_null(strstr(svg, "<g class=\"f\">"));
-	assert_xml_valid(svg);
-	free(svg);
 	flame__free(f);
+	assert_xml_valid(svg);
 }
 
 /* ---- escaping and truncation ------------------------------------------- */
@@ -338,7 +340,6 @@ Test(flame_xml, hostile_names_escaped)
 	cr_assert_eq(flame__new(&f), 0);
 	cr_assert_eq(flame__add(f, s, 5, 7), 0);
 	svg = render(f, &o);
-	assert_xml_valid(svg);
 	parse_svg(svg, &ps);
 	cr_expect_null(strstr(svg, "<script>&"));
 	cr_expect_null(strstr(svg, "<b>"));
@@ -352,8 +353,8 @@ Test(flame_xml, hostile_names_escaped)
 	cr_expect(strstr(svg, ">&lt;b&gt;&amp;title</text>") != NULL);
 	cr_expect(strstr(svg, ">&quot;sub&quot; &apos;x&apos;</text>") != NULL);
 	cr_expect(strstr(svg, "(7 &lt;us&gt;, 100.00%)") != NULL);
-	free(svg);
 	flame__free(f);
+	assert_xml_valid(svg);
 }
 
 /* Code points in s (valid UTF-8). */
@@ -386,7 +387,6 @@ Test(flame_xml, long_names_truncated)
 	cr_assert_eq(flame__add(f, s, 3, 20), 0);
 	cr_assert_eq(flame__add(f, rest, 1, 80), 0);	/* s: 200 px wide */
 	svg = render(f, &o);
-	assert_xml_valid(svg);
 	parse_svg(svg, &ps);
 	p = find(&ps, name);		/* the title keeps the whole name */
 	q = find(&ps, wide);
@@ -399,8 +399,8 @@ Test(flame_xml, long_names_truncated)
 	cr_expect_eq(strncmp(q->text, wide, 50), 0);
 	cr_expect_str_eq(q->text + 50, "..");
 	cr_expect_str_eq(find(&ps, "main")->text, "main");
-	free(svg);
 	flame__free(f);
+	assert_xml_valid(svg);
 }
 
 Test(flame_xml, too_narrow_for_a_label)
@@ -498,7 +498,6 @@ Test(flame_colour, diff_red_grew_blue_shrank)
 	cr_assert_eq(flame__add_diff(f, same, 2, 20, 20), 0);
 	cr_assert_eq(flame__add_folded(f, "main;fresh 0 40"), 0);
 	svg = render(f, &o);
-	assert_xml_valid(svg);
 	parse_svg(svg, &ps);
 	p = find(&ps, "grow");
 	cr_expect_float_eq(p->w, 300, 1e-9, "width is the after value");
@@ -518,8 +517,8 @@ Test(flame_colour, diff_red_grew_blue_shrank)
 	cr_expect(strstr(p->title, "before 0, new)") != NULL, "%s", p->title);
 	p = find(&ps, "main");	/* 60 -> 100: +40/100 */
 	cr_expect(p->rgb[0] == 255 && p->rgb[1] == 126, "main %d", p->rgb[1]);
-	free(svg);
 	flame__free(f);
+	assert_xml_valid(svg);
 }
 
 /* ---- folded input and errors ---------------------------------------------- */

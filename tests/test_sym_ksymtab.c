@@ -2,6 +2,7 @@
 /* Kernel symbol table: exact lookups, bounds, modules, tracer frames. */
 #include <criterion/criterion.h>
 #include <errno.h>
+#include <stdbool.h>
 #include <string.h>
 
 #include "report/ksymtab.h"
@@ -103,10 +104,66 @@ Test(sym_ksymtab, module_extent_bounds_unsized_symbols)
 	ksymtab__free(u);
 }
 
+static void swap(unsigned *a, unsigned *b)
+{
+	unsigned x = *a;
+
+	*a = *b;
+	*b = x;
+}
+
+/* Next permutation of v[0..n) in lexical order; false after the last. */
+static bool next_perm(unsigned *v, unsigned n)
+{
+	unsigned i = n - 1, j = n - 1;
+
+	while (i && v[i - 1] >= v[i])
+		i--;
+	if (!i)
+		return false;
+	while (v[j] <= v[i - 1])
+		j--;
+	swap(&v[i - 1], &v[j]);
+	for (j = n - 1; i < j; i++, j--)
+		swap(&v[i], &v[j]);
+	return true;
+}
+
 Test(sym_ksymtab, aliases_resolve_deterministically)
 {
-	/* at one address: the shorter name wins, whatever the input order */
+	/* four names at 0x1000, each preference rule deciding against one:
+	 * sized before unsized, shorter first, then lexically smaller */
+	static const struct { uint64_t addr; uint32_t size; const char *name; } in[] = {
+		{ 0x1000, 0x40, "zz_sized" }, { 0x1000, 0, "u" },
+		{ 0x1000, 0x40, "aa_sized" }, { 0x1000, 0x40, "do_nanosleep_alias_long" },
+		{ 0x800, 0x10, "prev" }, { 0x2000, 0x10, "next" },
+	};
+	enum { N = sizeof(in) / sizeof(in[0]) };
+	unsigned v[N], i, orders = 0;
+	struct ksymtab *u;
+	uint64_t o;
+
+	/* the fixture's pair, added in one order */
 	expect(0xffffffff81300410, "do_nanosleep", NULL, 0x10);
+	for (i = 0; i < N; i++)
+		v[i] = i;
+	do {	/* every one of the 720 input orders */
+		cr_assert_eq(ksymtab__new(&u), 0);
+		for (i = 0; i < N; i++)
+			cr_assert_eq(ksymtab__add(u, in[v[i]].addr, in[v[i]].size, in[v[i]].name,
+						  strlen(in[v[i]].name), NULL), 0);
+		cr_assert_eq(ksymtab__finalize(u), 0);
+		cr_assert_eq(ksymtab__count(u), 3);
+		cr_assert_str_eq(ksymtab__lookup(u, 0x1010, NULL, &o), "aa_sized",
+				 "order %u%u%u%u%u%u", v[0], v[1], v[2], v[3], v[4], v[5]);
+		cr_assert_eq(o, 0x10);
+		cr_assert_null(ksymtab__lookup(u, 0x1040, NULL, NULL), "the winner's size");
+		cr_assert_str_eq(ksymtab__lookup(u, 0x800, NULL, NULL), "prev");
+		cr_assert_str_eq(ksymtab__lookup(u, 0x200f, NULL, NULL), "next");
+		ksymtab__free(u);
+		orders++;
+	} while (next_perm(v, N));
+	cr_assert_eq(orders, 720);
 }
 
 Test(sym_ksymtab, names_need_no_terminator_and_add_after_finalize_fails)
