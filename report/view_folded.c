@@ -226,6 +226,10 @@ static int print_line(void *arg, const char *stack, size_t len, uint64_t value)
 /* Off-CPU when selected and present, else CPU samples. */
 enum cap_kind view_fold_kind(const struct report_ctx *ctx)
 {
+	/* -e bio alone: bytes per comm and disk (lines carry one unit) */
+	if (filter__kind(ctx->filter, CAP_KIND_BIO) &&
+	    !filter__kind(ctx->filter, CAP_KIND_OFFCPU) && !filter__kind(ctx->filter, CAP_KIND_CPU))
+		return CAP_KIND_BIO;
 	if (filter__kind(ctx->filter, CAP_KIND_OFFCPU) &&
 	    (model__nr_events(ctx->model, CAP_KIND_OFFCPU) ||
 	     !filter__kind(ctx->filter, CAP_KIND_CPU)))

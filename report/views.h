@@ -64,7 +64,8 @@ typedef int (*view_fold_fn)(void *arg, const char *stack, size_t len, uint64_t v
  * in bytewise order, values not rounded. Block I/O, without stacks, folds
  * to "comm;disk" ("MAJ:MIN" when the disk has no name). 0 or -ENOMEM. */
 int view_fold(struct report_ctx *ctx, enum cap_kind kind, view_fold_fn cb, void *arg);
-/* The kind of view_folded: off-CPU when selected and present, else CPU. */
+/* The kind of view_folded: block I/O when it alone is selected, else
+ * off-CPU when selected and present, else CPU. */
 enum cap_kind view_fold_kind(const struct report_ctx *ctx);
 
 /* ---- helpers shared by the views (view_common.c) ---------------------- */

@@ -14,6 +14,7 @@
  *   E9  app2-400       nanosleep   300 us  +2.0 s
  *   E10 app-401        nanosleep   600 us  +0.3 s  (forked from 100)
  */
+#include <inttypes.h>
 #include "tests/report_run.h"
 
 #define NANO_K ";do_syscall_64;__x64_sys_nanosleep;hrtimer_nanosleep;do_nanosleep;schedule;__schedule"
@@ -167,9 +168,47 @@ Test(report_filter, stack_parts)
 		   "app-worker-100" FUTEX_K " 2500\n");
 }
 
+static int print_fold(void *arg, const char *stack, size_t len, uint64_t value)
+{
+	fprintf(arg, "%.*s %" PRIu64 "\n", (int)len, stack, value);
+	return 0;
+}
+
+/* The block I/O that --svg -e bio draws: view_fold() of kind BIO. */
+static int view_fold_bio(struct report_ctx *ctx, FILE *out)
+{
+	return view_fold(ctx, CAP_KIND_BIO, print_fold, out);
+}
+
 Test(report_filter, event_kind)
 {
 	struct filter f = { .kinds = 1u << CAP_KIND_BIO };
+	char *s, *all;
 
-	expect(&f, "");
+	/* the scene's six requests, bytes per comm and disk (8:16 has no name) */
+	s = run(view_fold_bio, &f, &with_pid);
+	cr_assert_str_eq(s, "app;8:16 4096\n"
+			    "app;sda 28672\n"
+			    "fstrim;sda 1048576\n"
+			    "kworker/0:1;sda 0\n");
+	free(s);
+	filter__free(&f);
+	/* --folded -e bio alone folds those same requests (it printed
+	 * nothing and exited 0 before) */
+	f = (struct filter){ .kinds = 1u << CAP_KIND_BIO };
+	expect(&f, "app;8:16 4096\n"
+		   "app;sda 28672\n"
+		   "fstrim;sda 1048576\n"
+		   "kworker/0:1;sda 0\n");
+	/* bio added to off-CPU changes nothing: off-CPU is what folds */
+	all = run(view_folded, NULL, &with_pid);
+	cr_assert_eq(strcount(all, '\n'), 8, "%s", all);
+	f = (struct filter){ .kinds = 1u << CAP_KIND_BIO | 1u << CAP_KIND_OFFCPU };
+	expect(&f, all);
+	free(all);
+	/* CPU alone: the CPU samples, in samples */
+	f = (struct filter){ .kinds = 1u << CAP_KIND_CPU };
+	expect(&f, "app-100" APP_U " 2\n"
+		   "app-worker-100" WORKER_U ";do_syscall_64;ext4_file_read_iter 1\n"
+		   "kworker/0:1-200;do_syscall_64;ext4_file_read_iter 1\n");
 }
