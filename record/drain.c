@@ -72,6 +72,19 @@ static int stack_ids(struct recorder *r, const struct stkrec_stack_ev *e,
 	return 0;
 }
 
+/* Counted once in the file: the event --max-size refuses (the one that
+ * ends the recording) is in no file, and the file's STAT events.* says
+ * exactly what it holds (FORMAT.md §4.15). */
+static int append_event(struct recorder *r, int kind, uint16_t type, const void *rec,
+			size_t len)
+{
+	int err = cap_writer__append(r->w, type, rec, len, NULL, 0);
+
+	if (err >= 0)
+		r->events[kind]++;
+	return err;
+}
+
 static int on_stack_ev(struct recorder *r, const struct stkrec_stack_ev *e, size_t size)
 {
 	uint32_t ustack, kstack;
@@ -95,16 +108,14 @@ static int on_stack_ev(struct recorder *r, const struct stkrec_stack_ev *e, size
 			.ustack = ustack, .kstack = kstack,
 		};
 
-		r->events[CAP_KIND_OFFCPU]++;
-		return cap_writer__append(r->w, CAP_REC_OFFCPU, &o, sizeof(o), NULL, 0);
+		return append_event(r, CAP_KIND_OFFCPU, CAP_REC_OFFCPU, &o, sizeof(o));
 	} else {
 		struct cap_cpu c = {
 			.time = e->time, .tid = e->tid, .pid = e->pid, .cpu = e->cpu,
 			.ustack = ustack, .kstack = kstack,
 		};
 
-		r->events[CAP_KIND_CPU]++;
-		return cap_writer__append(r->w, CAP_REC_CPU, &c, sizeof(c), NULL, 0);
+		return append_event(r, CAP_KIND_CPU, CAP_REC_CPU, &c, sizeof(c));
 	}
 }
 
@@ -140,8 +151,7 @@ static int on_bio_ev(struct recorder *r, const struct stkrec_bio_ev *e, size_t s
 	b.flags = e->flags;
 	b.error = blk_errno(e->status);
 	memcpy(b.comm, e->comm, sizeof(b.comm));
-	r->events[CAP_KIND_BIO]++;
-	return cap_writer__append(r->w, CAP_REC_BIO, &b, sizeof(b), NULL, 0);
+	return append_event(r, CAP_KIND_BIO, CAP_REC_BIO, &b, sizeof(b));
 }
 
 /* ring_buffer callback. Returning <0 stops ring_buffer__consume() after this
