@@ -144,61 +144,63 @@ struct bad {
 
 #define BAD(msg, ...) { ARGC(__VA_ARGS__), ARGV(__VA_ARGS__), msg }
 
+static struct bad bad_cases[] = {
+	BAD("-F: '0' is out of range", "-F", "0"),
+	BAD("-F: '-5' is not a number", "-F", "-5"),
+	BAD("-F: 'abc' is not a number", "-F", "abc"),
+	BAD("-F: '10x' is not a number", "-F", "10x"),
+	BAD("-c: '0' is out of range", "-c", "0"),
+	BAD("-e: 'offcpu,disk': event kinds are offcpu, cpu, bio", "-e", "offcpu,disk"),
+	BAD("-e: ',cpu'", "-e", ",cpu"),
+	BAD("-e: ''", "-e", ""),
+	BAD("-p, -t, -u and -k are mutually exclusive", "-p", "1", "-t", "2"),
+	BAD("-p, -t, -u and -k are mutually exclusive", "-u", "-k"),
+	BAD("-p, -t, -u and -k are mutually exclusive", "-p", "1", "-u"),
+	BAD("-F and -c are mutually exclusive", "-F", "99", "-c", "1000"),
+	BAD("-U and -K are mutually exclusive", "-U", "-K"),
+	BAD("-m 10 is greater than -M 5", "-m", "10", "-M", "5"),
+	BAD("-a and -p/-t are mutually exclusive", "-a", "-p", "1"),
+	BAD("a COMMAND and -p/-t are mutually exclusive", "-t", "5", "--", "ls"),
+	BAD("-p: 'x' is not a list of ids", "-p", "x"),
+	BAD("-p: '1,,2' is not a list of ids", "-p", "1,,2"),
+	BAD("-p: '0' is not a list of ids", "-p", "0"),
+	BAD("-t: '1,' is not a list of ids", "-t", "1,"),
+	BAD("-C: 'x' is not a number", "-C", "x"),
+	BAD("-C: CPU 100000 does not exist", "-C", "100000"),
+	BAD("-d: '0' is not a positive number of seconds", "-d", "0"),
+	BAD("-d: 'soon' is not a positive number", "-d", "soon"),
+	BAD("--ringbuf-size: '3M' is not a power of 2", "--ringbuf-size", "3M"),
+	BAD("--ringbuf-size: '4K' is not in [64K, 1G]", "--ringbuf-size", "4K"),
+	BAD("--ringbuf-size: 'big' is not a size", "--ringbuf-size", "big"),
+	BAD("--stack-storage-size: '0' is out of range", "--stack-storage-size", "0"),
+	BAD("--max-size: '1K' is not in [64K, 1024G]", "--max-size", "1K"),
+	BAD("--max-size: 'lots' is not a size", "--max-size", "lots"),
+	BAD("option '--max-size' requires a value", "--max-size"),
+	BAD("--switch-output: '0s' is neither a time", "--switch-output", "0s"),
+	BAD("--switch-output: '1K' is neither a time", "--switch-output", "1K"),
+	BAD("--switch-output: '5x' is neither a time", "--switch-output", "5x"),
+	BAD("--switch-output: '' is neither", "--switch-output", ""),
+	BAD("--max-size and --switch-output are mutually exclusive", "--max-size", "1M",
+	    "--switch-output", "10s"),
+	BAD("--state: '-1' is not a number", "--state", "-1"),
+	BAD("-m: '1.5' is not a number", "-m", "1.5"),
+	BAD("-o: empty file name", "-o", ""),
+	BAD("unknown option '-x'", "-x"),
+	BAD("unknown option '--frobnicate'", "--frobnicate"),
+	BAD("option '-F' requires a value", "-F"),
+	BAD("option '--state' requires a value", "--state"),
+};
+#define NR_BAD (sizeof(bad_cases) / sizeof(bad_cases[0]))
+
 Test(record_opts, bad_command_lines)
 {
-	struct bad cases[] = {
-		BAD("-F: '0' is out of range", "-F", "0"),
-		BAD("-F: '-5' is not a number", "-F", "-5"),
-		BAD("-F: 'abc' is not a number", "-F", "abc"),
-		BAD("-F: '10x' is not a number", "-F", "10x"),
-		BAD("-c: '0' is out of range", "-c", "0"),
-		BAD("-e: 'offcpu,disk': event kinds are offcpu, cpu, bio", "-e", "offcpu,disk"),
-		BAD("-e: ',cpu'", "-e", ",cpu"),
-		BAD("-e: ''", "-e", ""),
-		BAD("-p, -t, -u and -k are mutually exclusive", "-p", "1", "-t", "2"),
-		BAD("-p, -t, -u and -k are mutually exclusive", "-u", "-k"),
-		BAD("-p, -t, -u and -k are mutually exclusive", "-p", "1", "-u"),
-		BAD("-F and -c are mutually exclusive", "-F", "99", "-c", "1000"),
-		BAD("-U and -K are mutually exclusive", "-U", "-K"),
-		BAD("-m 10 is greater than -M 5", "-m", "10", "-M", "5"),
-		BAD("-a and -p/-t are mutually exclusive", "-a", "-p", "1"),
-		BAD("a COMMAND and -p/-t are mutually exclusive", "-t", "5", "--", "ls"),
-		BAD("-p: 'x' is not a list of ids", "-p", "x"),
-		BAD("-p: '1,,2' is not a list of ids", "-p", "1,,2"),
-		BAD("-p: '0' is not a list of ids", "-p", "0"),
-		BAD("-t: '1,' is not a list of ids", "-t", "1,"),
-		BAD("-C: 'x' is not a number", "-C", "x"),
-		BAD("-C: CPU 100000 does not exist", "-C", "100000"),
-		BAD("-d: '0' is not a positive number of seconds", "-d", "0"),
-		BAD("-d: 'soon' is not a positive number", "-d", "soon"),
-		BAD("--ringbuf-size: '3M' is not a power of 2", "--ringbuf-size", "3M"),
-		BAD("--ringbuf-size: '4K' is not in [64K, 1G]", "--ringbuf-size", "4K"),
-		BAD("--ringbuf-size: 'big' is not a size", "--ringbuf-size", "big"),
-		BAD("--stack-storage-size: '0' is out of range", "--stack-storage-size", "0"),
-		BAD("--max-size: '1K' is not in [64K, 1024G]", "--max-size", "1K"),
-		BAD("--max-size: 'lots' is not a size", "--max-size", "lots"),
-		BAD("option '--max-size' requires a value", "--max-size"),
-		BAD("--switch-output: '0s' is neither a time", "--switch-output", "0s"),
-		BAD("--switch-output: '1K' is neither a time", "--switch-output", "1K"),
-		BAD("--switch-output: '5x' is neither a time", "--switch-output", "5x"),
-		BAD("--switch-output: '' is neither", "--switch-output", ""),
-		BAD("--max-size and --switch-output are mutually exclusive", "--max-size", "1M",
-		    "--switch-output", "10s"),
-		BAD("--state: '-1' is not a number", "--state", "-1"),
-		BAD("-m: '1.5' is not a number", "-m", "1.5"),
-		BAD("-o: empty file name", "-o", ""),
-		BAD("unknown option '-x'", "-x"),
-		BAD("unknown option '--frobnicate'", "--frobnicate"),
-		BAD("option '-F' requires a value", "-F"),
-		BAD("option '--state' requires a value", "--state"),
-	};
 	size_t i;
 
-	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
-		cr_expect_eq(parse(cases[i].argc, cases[i].argv), -EINVAL, "case %zu (%s)", i,
-			     cases[i].msg);
-		cr_expect(strstr(err, cases[i].msg), "case %zu: got '%s', want '%s'", i, err,
-			  cases[i].msg);
+	for (i = 0; i < NR_BAD; i++) {
+		cr_expect_eq(parse(bad_cases[i].argc, bad_cases[i].argv), -EINVAL, "case %zu (%s)", i,
+			     bad_cases[i].msg);
+		cr_expect(strstr(err, bad_cases[i].msg), "case %zu: got '%s', want '%s'", i, err,
+			  bad_cases[i].msg);
 		record_opts__free(&o);
 	}
 }
@@ -325,6 +327,34 @@ Test(record_opts, binary_usage_errors_exit_2)
 	RUN(&r, -1, "-d");
 	cr_assert_eq(r.status, EXIT_USAGE);
 	cr_assert(strstr(r.err, "option '-d' requires a value"), "%s", r.err);
+}
+
+/* The parser's table through the binary: exit 2, nothing on stdout, and on
+ * stderr exactly the parser's message and the usage hint. As nobody when
+ * root, so a line the parser let through stops at the privilege check
+ * (exit 1) instead of recording: none of these needs root to fail. */
+Test(record_opts, binary_bad_command_lines)
+{
+	char *argv[16] = { (char *)stkrec_bin() }, want[512];
+	struct run r;
+	size_t i;
+	int k;
+
+	for (i = 0; i < NR_BAD; i++) {
+		cr_assert_eq(parse(bad_cases[i].argc, bad_cases[i].argv), -EINVAL, "%s",
+			     bad_cases[i].msg);
+		record_opts__free(&o);
+		snprintf(want, sizeof(want), "stkrec record: %s\n"
+			 "Try 'stkrec record -h' for more information.\n", err);
+		for (k = 0; k < bad_cases[i].argc; k++)
+			argv[k + 1] = bad_cases[i].argv[k];
+		argv[k + 1] = NULL;
+		run(&r, geteuid() == 0 ? 65534 : -1, argv);
+		cr_expect_eq(r.status, EXIT_USAGE, "case %zu (%s): exit %d: %s", i,
+			     bad_cases[i].msg, r.status, r.err);
+		cr_expect_str_eq(r.err, want, "case %zu", i);
+		cr_expect_str_eq(r.out, "", "case %zu: printed on stdout", i);
+	}
 }
 
 Test(record_opts, binary_not_root_exit_1)
