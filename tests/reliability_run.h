@@ -15,6 +15,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
@@ -116,6 +117,9 @@ static inline pid_t rl_spawn(char *const argv[], int *fo, int *fe, rlim_t as_lim
 		dup2(*fe, 2);
 		if (as_limit)
 			setrlimit(RLIMIT_AS, &rl);
+		/* a test killed by its timeout runs no .fini: its loads and
+		 * recorders must not outlive it and load the next tests */
+		prctl(PR_SET_PDEATHSIG, SIGKILL);
 		execv(argv[0], argv);
 		_exit(127);
 	}
@@ -154,6 +158,40 @@ static inline int rl_lines(const char *s)
 
 	for (; *s; s++)
 		n += *s == '\n';
+	return n;
+}
+
+/* Lines of text exactly equal to line (given without its newline). */
+static inline int rl_count_line(const char *text, const char *line)
+{
+	size_t len = strlen(line);
+	const char *p = text;
+	int n = 0;
+
+	while (*p) {
+		const char *nl = strchr(p, '\n');
+		size_t l = nl ? (size_t)(nl - p) : strlen(p);
+
+		n += l == len && !strncmp(p, line, len);
+		p += l + (nl != NULL);
+	}
+	return n;
+}
+
+/* Lines of text that contain s. */
+static inline int rl_count_lines_with(const char *text, const char *s)
+{
+	const char *p = text;
+	int n = 0;
+
+	while (*p) {
+		const char *nl = strchr(p, '\n');
+		size_t l = nl ? (size_t)(nl - p) : strlen(p);
+		const char *hit = strstr(p, s);
+
+		n += hit && hit < p + l;
+		p += l + (nl != NULL);
+	}
 	return n;
 }
 

@@ -8,7 +8,9 @@
  */
 #include <errno.h>
 #include <inttypes.h>
+#include <math.h>
 #include <dirent.h>
+#include <zstd.h>
 #include <sys/mount.h>
 #include "format/capture.h"
 #include "tests/reliability_run.h"
@@ -60,13 +62,25 @@ static pid_t start_recorder(const char *cap, const char *extra, const char *valu
 struct readback {
 	int open_err, next_err;
 	bool recovered, has_end;
-	uint64_t bad_blocks;               /* damaged blocks skipped */
+	struct cap_read_stats st;          /* the reader's own account */
 	uint64_t records, events, last_ns; /* last_ns: latest event time */
-	uint64_t bio, lost_bio;
-	uint64_t bio_skipped; /* STAT bpf.skipped.bio */
-	uint64_t bio_unseen;  /* STATs bio.missed_completions + bio.incomplete */
+	uint64_t kind_events[CAP_KIND_MAX];
+	uint64_t bio;
+	uint64_t bio_mine;  /* BIO writes of mine_pid issued at mine_after or later */
+	uint64_t cpu_mine;  /* CPU samples of mine_pid from mine_after to mine_before */
+	uint64_t lost[CAP_KIND_MAX][CAP_LOST_MAX];
+	uint64_t nr_lost, nr_stat, nr_end; /* the final counts' records */
 	struct cap_end end;
+	int nr_stats;
+	struct {
+		char key[48];
+		uint64_t value;
+	} stats[64];
 };
+
+/* Which records read_back() counts as bio_mine and cpu_mine. */
+static uint32_t mine_pid;
+static uint64_t mine_after, mine_before = UINT64_MAX;
 
 static uint64_t event_end(const struct cap_record *rec)
 {
@@ -81,11 +95,61 @@ static uint64_t event_end(const struct cap_record *rec)
 	return 0;
 }
 
+static void note_stat(struct readback *rb, char **names, uint32_t nr_names,
+		      const struct cap_stat *s)
+{
+	if (rb->nr_stats >= 64 || s->key_id >= nr_names || !names[s->key_id])
+		return;
+	snprintf(rb->stats[rb->nr_stats].key, sizeof(rb->stats[0].key), "%s", names[s->key_id]);
+	rb->stats[rb->nr_stats++].value = s->value;
+}
+
+static void note_record(struct readback *rb, const struct cap_record *rec, char **names,
+			uint32_t nr_names)
+{
+	rb->records++;
+	if (event_end(rec)) {
+		rb->events++;
+		if (event_end(rec) > rb->last_ns)
+			rb->last_ns = event_end(rec);
+	}
+	switch (rec->type) {
+	case CAP_REC_OFFCPU:
+	case CAP_REC_OFFCPU_PACKED:
+		rb->kind_events[CAP_KIND_OFFCPU]++;
+		break;
+	case CAP_REC_CPU:
+		rb->kind_events[CAP_KIND_CPU]++;
+		rb->cpu_mine += mine_pid && rec->cpu.pid == mine_pid && rec->cpu.time >= mine_after &&
+				rec->cpu.time < mine_before;
+		break;
+	case CAP_REC_BIO:
+		rb->kind_events[CAP_KIND_BIO]++;
+		rb->bio++;
+		rb->bio_mine += mine_pid && rec->bio.pid == mine_pid && rec->bio.op == CAP_BIO_WRITE &&
+				rec->bio.issue_time >= mine_after;
+		break;
+	case CAP_REC_LOST:
+		rb->nr_lost++;
+		if (rec->lost.kind < CAP_KIND_MAX && rec->lost.reason < CAP_LOST_MAX)
+			rb->lost[rec->lost.kind][rec->lost.reason] += rec->lost.count;
+		break;
+	case CAP_REC_STAT:
+		rb->nr_stat++;
+		note_stat(rb, names, nr_names, &rec->stat);
+		break;
+	case CAP_REC_END:
+		rb->nr_end++;
+		rb->end = rec->end;
+		break;
+	}
+}
+
 static void read_back(const char *path, struct readback *rb)
 {
+	static char *names[1 << 16]; /* STRING ids: a STAT key names one */
 	struct cap_record rec;
 	struct cap_reader *r;
-	uint32_t skipped_id = 0, missed_id = 0, incomplete_id = 0;
 	int ret;
 
 	memset(rb, 0, sizeof(*rb));
@@ -93,37 +157,37 @@ static void read_back(const char *path, struct readback *rb)
 	if (rb->open_err)
 		return;
 	while ((ret = cap_reader__next(r, &rec)) == 1) {
-		rb->records++;
-		if (event_end(&rec)) {
-			rb->events++;
-			if (event_end(&rec) > rb->last_ns)
-				rb->last_ns = event_end(&rec);
+		if (rec.type == CAP_REC_STRING && rec.string.id < (1 << 16)) {
+			free(names[rec.string.id]);
+			names[rec.string.id] = strndup(rec.tail, rec.tail_len);
 		}
-		if (rec.type == CAP_REC_BIO)
-			rb->bio++;
-		if (rec.type == CAP_REC_LOST && rec.lost.kind == CAP_KIND_BIO)
-			rb->lost_bio += rec.lost.count;
-		if (rec.type == CAP_REC_END)
-			rb->end = rec.end;
-		if (rec.type == CAP_REC_STRING && !strcmp(rec.tail, "bpf.skipped.bio"))
-			skipped_id = rec.string.id;
-		if (rec.type == CAP_REC_STRING && !strcmp(rec.tail, "bio.missed_completions"))
-			missed_id = rec.string.id;
-		if (rec.type == CAP_REC_STRING && !strcmp(rec.tail, "bio.incomplete"))
-			incomplete_id = rec.string.id;
-		if (rec.type != CAP_REC_STAT)
-			continue;
-		if (skipped_id && rec.stat.key_id == skipped_id)
-			rb->bio_skipped = rec.stat.value;
-		if ((missed_id && rec.stat.key_id == missed_id) ||
-		    (incomplete_id && rec.stat.key_id == incomplete_id))
-			rb->bio_unseen += rec.stat.value;
+		note_record(rb, &rec, names, 1 << 16);
 	}
 	rb->next_err = ret;
-	rb->recovered = cap_reader__stats(r)->recovered;
-	rb->has_end = cap_reader__stats(r)->has_end;
-	rb->bad_blocks = cap_reader__stats(r)->bad_blocks;
+	rb->st = *cap_reader__stats(r);
+	rb->recovered = rb->st.recovered;
+	rb->has_end = rb->st.has_end;
 	cap_reader__close(r);
+}
+
+/* A recorder STAT of the capture; fails the test when it is missing. */
+static uint64_t stat_of(const struct readback *rb, const char *key)
+{
+	int i;
+
+	for (i = 0; i < rb->nr_stats; i++)
+		if (!strcmp(rb->stats[i].key, key))
+			return rb->stats[i].value;
+	cr_assert_fail("no STAT %s in the capture", key);
+	return 0;
+}
+
+/* Events lost of one kind: the ring buffer full or the state table full
+ * (a stack not taken loses no event). */
+static uint64_t events_lost(const struct readback *rb, int kind)
+{
+	return rb->lost[kind][CAP_LOST_RINGBUF] + rb->lost[kind][CAP_LOST_STATE] +
+	       rb->lost[kind][CAP_LOST_SIDEBAND];
 }
 
 static int info_exit(const char *cap)
@@ -140,73 +204,120 @@ static uint64_t mono_ns(void)
 	return (uint64_t)(rl_now() * 1e9);
 }
 
-/* Wait until the file exists and is bigger than its preamble. */
-static void wait_growing(const char *cap, off_t past)
+/* The recorder has attached its programs: setup_poll(), its last step,
+ * made the second epoll instance (the ring buffer reader made the first). */
+static bool attached(pid_t pid)
 {
-	struct stat st;
-	double end = rl_now() + 20;
+	char dirp[64], path[PATH_MAX], link[64];
+	struct dirent *d;
+	ssize_t n;
+	int polls = 0;
+	DIR *fds;
 
-	while (rl_now() < end && (stat(cap, &st) || st.st_size <= past))
-		usleep(20000);
+	snprintf(dirp, sizeof(dirp), "/proc/%d/fd", pid);
+	fds = opendir(dirp);
+	if (!fds)
+		return false;
+	while ((d = readdir(fds))) {
+		snprintf(path, sizeof(path), "%s/%s", dirp, d->d_name);
+		n = readlink(path, link, sizeof(link) - 1);
+		if (n <= 0)
+			continue;
+		link[n] = 0;
+		polls += !strcmp(link, "anon_inode:[eventpoll]");
+	}
+	closedir(fds);
+	return polls >= 2;
 }
 
-/* One kill: record a random while, SIGKILL, check the capture. */
-static void kill_once(int i, unsigned *seed, double *worst_gap)
+/* README: the newest event read back is within this of the kill. */
+#define KILL_LOSS_NS 1500000000ull
+
+/*
+ * One kill at `delay` s after the start, noting when the recorder attached:
+ * from the start of the recording (0 s) to well into it, so before the
+ * header, before the first block and mid-recording are all hit.
+ */
+static void kill_once(int i, double delay, double *worst_gap, int *early)
 {
 	char cap[PATH_MAX];
 	struct readback rb;
 	struct rl_run r = { 0 };
-	uint64_t killed_at;
+	uint64_t killed_at, attached_at = 0;
+	double t0;
+	struct stat st;
 	int fo, fe;
 	pid_t pid;
 
 	snprintf(cap, sizeof(cap), "%s/kill-%d.cap", dir, i);
-	/* -m 20: thousands of events a second the recorder keeps up with; at
-	 * the load's full 200,000+ a second a starved recorder trails by the
-	 * ring buffer's backlog, which a kill loses whatever the bound */
+	/* -m 20: thousands of events a second the recorder keeps up with;
+	 * the load's full 200,000+ a second starve it, which the README
+	 * does not promise to survive ("Not promised") */
 	pid = start_recorder(cap, "-m", "20", &fo, &fe);
-	/* from the first block on (setup done), a random 0.3..2.3 s */
-	wait_growing(cap, 4096);
-	usleep(300000 + rand_r(seed) % 2000000);
+	t0 = rl_now();
+	while (rl_now() - t0 < delay) {
+		if (!attached_at && attached(pid))
+			attached_at = mono_ns();
+		usleep(2000);
+	}
 	killed_at = mono_ns();
 	kill(pid, SIGKILL);
 	rl_wait(pid, 30, &r);
 	close(fo);
 	close(fe);
 	cr_assert(WIFSIGNALED(r.status), "kill %d: the recorder exited by itself", i);
+	if (stat(cap, &st) || st.st_size == 0) {
+		/* killed before it wrote its header: no capture yet, and no
+		 * program attached that could have seen an event */
+		cr_assert_eq(attached_at, 0, "kill %d at %.3f s: attached, but no capture", i,
+			     delay);
+		(*early)++;
+		unlink(cap);
+		return;
+	}
 	read_back(cap, &rb);
 	cr_assert_eq(rb.open_err, 0, "kill %d: %s", i, cap_strerror(rb.open_err));
 	cr_assert_eq(rb.next_err, 0, "kill %d: %s", i, cap_strerror(rb.next_err));
 	cr_assert(rb.recovered, "kill %d: a killed capture must read as recovered", i);
 	cr_assert_not(rb.has_end, "kill %d", i);
 	/* every block before the kill decodes: only the tail may be cut */
-	cr_assert_eq(rb.bad_blocks, 0, "kill %d: %" PRIu64 " damaged blocks", i, rb.bad_blocks);
-	cr_assert_gt(rb.events, 0, "kill %d: no event read back", i);
+	cr_assert_eq(rb.st.bad_blocks, 0, "kill %d: %" PRIu64 " damaged blocks", i,
+		     rb.st.bad_blocks);
 	cr_assert_leq(rb.last_ns, killed_at, "kill %d", i);
+	cr_assert_eq(info_exit(cap), 3, "kill %d: info must say recovered", i);
+	if (!attached_at || killed_at - attached_at <= KILL_LOSS_NS) {
+		/* every event the recording saw is within 1.5 s of the kill */
+		(*early)++;
+		unlink(cap);
+		return;
+	}
+	/* the load switched all along: events older than 1.5 s exist, and
+	 * the newest of them must have been written */
+	cr_assert_gt(rb.events, 0, "kill %d: no event read back, attached %.3f s before the kill",
+		     i, (killed_at - attached_at) / 1e9);
 	if ((killed_at - rb.last_ns) / 1e9 > *worst_gap)
 		*worst_gap = (killed_at - rb.last_ns) / 1e9;
-	/* blocks age out every 100 ms: ~0.1 s is lost on an idle host; a
-	 * starved recorder (2 CPUs, other tests running) may trail by more */
-	cr_assert_lt(killed_at - rb.last_ns, 2000000000ull,
-		     "kill %d: last event %.3f s before the kill", i,
-		     (killed_at - rb.last_ns) / 1e9);
-	cr_assert_eq(info_exit(cap), 3, "kill %d: info must say recovered", i);
+	cr_assert_leq(killed_at - rb.last_ns, KILL_LOSS_NS,
+		      "kill %d: last event %.3f s before the kill", i,
+		      (killed_at - rb.last_ns) / 1e9);
 	unlink(cap);
 }
 
 Test(reliability_record, sigkill_at_random_moments, .init = setup, .fini = teardown,
      .timeout = 1800)
 {
-	int i, n = rl_soak() ? 120 : 10;
-	unsigned seed = time(NULL);
-	double worst = 0;
+	int i, early = 0, n = rl_soak() ? 120 : 10;
+	unsigned seed0 = time(NULL), seed = seed0;
+	double worst = 0, span = 6;
 
 	rl_need_bpf();
 	start_load();
+	/* kill i falls at random in the i-th slice of 0..span s: the first
+	 * slices land during setup, before the header or the first block */
 	for (i = 0; i < n; i++)
-		kill_once(i, &seed, &worst);
-	cr_log_info("%d kills survived (seed %u); worst gap from last event to kill %.3f s",
-		    n, seed, worst);
+		kill_once(i, (i + rand_r(&seed) / (RAND_MAX + 1.0)) * span / n, &worst, &early);
+	cr_log_info("%d kills survived (seed %u), %d within 1.5 s of the start; worst gap from "
+		    "last event to kill %.3f s", n, seed0, early, worst);
 }
 
 /* Wait for pid (at most timeout s), noting when cap last grew. */
@@ -231,12 +342,40 @@ static void wait_noting_growth(pid_t pid, const char *cap, double timeout, struc
 	}
 }
 
+/* The stderr of a recorder that stopped on an error: the summary every
+ * recording ends with (a "stkrec: recorded" line and indented ones), then
+ * the error, which must be the one line `want` and nothing else. */
+static void assert_one_error_line(const char *err, const char *want)
+{
+	const char *p = err;
+	int other = 0;
+
+	cr_assert_eq(rl_count_line(err, want), 1, "want once: '%s', stderr:\n%s", want, err);
+	while (*p) {
+		const char *nl = strchr(p, '\n');
+		size_t l = nl ? (size_t)(nl - p) : strlen(p);
+
+		if (strncmp(p, want, l) && strncmp(p, "stkrec: recorded ", 17) && *p != ' ')
+			other++;
+		p += l + (nl != NULL);
+	}
+	cr_assert_eq(other, 0, "lines besides the summary and the error:\n%s", err);
+}
+
+/* Worst case of one block, compressed (FORMAT.md §5.3): the writer keeps
+ * this much room free, and may stop this much short of --max-size. */
+static uint64_t block_worst_case(void)
+{
+	return ZSTD_compressBound(CAP_DEFAULT_BLOCK_SIZE + 0xffff + 64) + CAP_WRITER_END_RESERVE;
+}
+
 Test(reliability_record, full_file_system, .init = setup, .fini = teardown, .timeout = 120)
 {
-	char cap[PATH_MAX], want[PATH_MAX + 64];
+	char cap[PATH_MAX], want[PATH_MAX + 128];
 	double full_at, stopped;
 	struct readback rb;
 	struct rl_run r = { 0 };
+	uint64_t tail;
 	int fo, fe;
 	pid_t pid;
 
@@ -251,24 +390,53 @@ Test(reliability_record, full_file_system, .init = setup, .fini = teardown, .tim
 	rl_slurp_fd(fe, r.err, sizeof(r.err));
 	close(fo);
 	close(fe);
+	/* a bound on a hang, not a speed: the exit is timed by `make bench`'s
+	 * host, not by a test sharing two CPUs */
 	cr_assert_not(r.timed_out, "the recorder did not stop on a full disk");
 	cr_log_info("exited %.3f s after the file stopped growing", stopped);
-	cr_assert_lt(stopped, 1.0, "%.3f s", stopped);
 	cr_assert_eq(rl_code(&r), 1, "exit %d: %s", rl_code(&r), r.err);
-	snprintf(want, sizeof(want), "stkrec: record: cannot write '%s': No space left on device",
-		 cap);
-	cr_assert(strstr(r.err, want), "%s", r.err);
+	snprintf(want, sizeof(want), "stkrec: record: cannot write '%s': No space left on device "
+		 "(the capture ends at its last complete block)", cap);
+	assert_one_error_line(r.err, want);
 	read_back(cap, &rb);
 	cr_assert_eq(rb.open_err, 0, "%s", cap_strerror(rb.open_err));
 	cr_assert_eq(rb.next_err, 0, "%s", cap_strerror(rb.next_err));
 	cr_assert(rb.recovered);
 	cr_assert_gt(rb.events, 0);
+	/* every complete block decodes; what is lost is the tail alone: the
+	 * block the full disk cut, less than one block's worst case */
+	cr_assert_eq(rb.st.bad_blocks, 0, "%" PRIu64 " damaged blocks", rb.st.bad_blocks);
+	cr_assert_eq(rb.st.bytes_skipped, 0, "%" PRIu64 " bytes skipped before the end",
+		     rb.st.bytes_skipped);
+	tail = rb.st.truncated_at ? rb.st.file_size - rb.st.truncated_at : 0;
+	cr_assert_lt(tail, block_worst_case(), "cut tail %" PRIu64 " bytes", tail);
+	cr_log_info("%" PRIu64 " blocks read back, %" PRIu64 " bytes cut at the end of %" PRIu64,
+		    rb.st.blocks, tail, rb.st.file_size);
 	cr_assert_eq(info_exit(cap), 3);
 }
 
-Test(reliability_record, max_size_stops_cleanly, .init = setup, .fini = teardown,
-     .timeout = 120)
+/* The final counts: STAT records of this file's events, equal to the
+ * events read, and the ring buffer's losses in LOST records. */
+static void assert_final_counts(const char *path, const struct readback *rb)
 {
+	cr_assert_eq(rb->nr_end, 1, "%s: %" PRIu64 " END records", path, rb->nr_end);
+	cr_assert_geq(rb->nr_stat, 19, "%s: %" PRIu64 " STAT records", path, rb->nr_stat);
+	cr_assert_eq(stat_of(rb, "events.offcpu"), rb->kind_events[CAP_KIND_OFFCPU],
+		     "%s: STAT events.offcpu %" PRIu64 ", read %" PRIu64, path,
+		     stat_of(rb, "events.offcpu"), rb->kind_events[CAP_KIND_OFFCPU]);
+	cr_assert_eq(stat_of(rb, "events.cpu"), rb->kind_events[CAP_KIND_CPU],
+		     "%s: STAT events.cpu %" PRIu64 ", read %" PRIu64, path,
+		     stat_of(rb, "events.cpu"), rb->kind_events[CAP_KIND_CPU]);
+	cr_assert_eq(stat_of(rb, "events.bio"), rb->kind_events[CAP_KIND_BIO],
+		     "%s: STAT events.bio %" PRIu64 ", read %" PRIu64, path,
+		     stat_of(rb, "events.bio"), rb->kind_events[CAP_KIND_BIO]);
+	cr_assert_gt(stat_of(rb, "duration_ns"), 0, "%s", path);
+}
+
+Test(reliability_record, max_size_stops_cleanly, .init = setup, .fini = teardown,
+     .timeout = 200)
+{
+	const uint64_t size = 1 << 20;
 	char cap[PATH_MAX];
 	struct readback rb;
 	struct rl_run r = { 0 };
@@ -279,20 +447,29 @@ Test(reliability_record, max_size_stops_cleanly, .init = setup, .fini = teardown
 	rl_need_bpf();
 	start_load();
 	snprintf(cap, sizeof(cap), "%s/max.cap", dir);
-	pid = start_recorder(cap, "--max-size", "192K", &fo, &fe);
-	rl_wait(pid, 90, &r);
+	/* 1M: several blocks, so "one block short" is a real lower bound */
+	pid = start_recorder(cap, "--max-size", "1M", &fo, &fe);
+	rl_wait(pid, 150, &r);
 	rl_slurp_fd(fe, r.err, sizeof(r.err));
 	close(fo);
 	close(fe);
+	cr_assert_not(r.timed_out, "--max-size 1M: no stop in 150 s");
 	cr_assert_eq(rl_code(&r), 0, "%s", r.err);
 	cr_assert(strstr(r.err, "(size limit)"), "%s", r.err);
 	cr_assert_eq(stat(cap, &st), 0);
-	cr_assert_leq(st.st_size, 192 * 1024);
+	cr_log_info("--max-size 1M: %ld bytes (%ld short)", (long)st.st_size,
+		    (long)(size - st.st_size));
+	cr_assert_leq((uint64_t)st.st_size, size);
+	cr_assert_geq((uint64_t)st.st_size, size - block_worst_case(),
+		      "%ld bytes: stopped more than one block short of %" PRIu64,
+		      (long)st.st_size, size);
 	read_back(cap, &rb);
 	cr_assert_eq(rb.open_err, 0);
+	cr_assert_eq(rb.next_err, 0);
 	cr_assert_not(rb.recovered);
 	cr_assert(rb.has_end);
-	cr_assert_eq(rb.end.reason, CAP_STOP_MAX_SIZE);
+	cr_assert_eq(rb.end.reason, CAP_STOP_MAX_SIZE, "END reason %u", rb.end.reason);
+	assert_final_counts(cap, &rb);
 	cr_assert_eq(info_exit(cap), 0);
 }
 
@@ -313,13 +490,39 @@ static long vm_rss_kb(pid_t pid)
 	return kb;
 }
 
-/* RSS after warm-up stays within a bound while events keep coming. */
+/* CPU time of a process so far, in seconds (all its threads). */
+static double cpu_seconds(pid_t pid)
+{
+	unsigned long long ut = 0, st = 0;
+	char path[64], buf[1024], *p;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/%d/stat", pid);
+	f = fopen(path, "r");
+	cr_assert_not_null(f, "%s", path);
+	p = fgets(buf, sizeof(buf), f);
+	fclose(f);
+	p = p ? strrchr(buf, ')') : NULL; /* comm may hold spaces */
+	cr_assert(p && sscanf(p + 2, "%*c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %llu %llu",
+				&ut, &st) == 2, "%s: %s", path, buf);
+	return (double)(ut + st) / sysconf(_SC_CLK_TCK);
+}
+
+/*
+ * RSS after warm-up stays within a bound while events keep coming, and
+ * they are recorded: the load's CPU samples at -F 999 match its CPU time
+ * (cpu-clock samples each CPU 999 times a CPU-second), off-CPU intervals
+ * come in, and nothing is lost uncounted.
+ */
 Test(reliability_record, rss_stays_flat, .init = setup, .fini = teardown, .timeout = 1200)
 {
 	double secs = rl_soak() ? 600 : 16, every = rl_soak() ? 10 : 1, warm = 4;
+	double cpu0 = 0, cpu1, want, ratio, excess;
 	long rss, base = -1, top = 0;
 	char cap[PATH_MAX], target[16];
+	struct readback rb;
 	struct rl_run r = { 0 };
+	uint64_t from = 0, to;
 	double t0;
 	int fo, fe;
 	pid_t pid;
@@ -341,12 +544,17 @@ Test(reliability_record, rss_stays_flat, .init = setup, .fini = teardown, .timeo
 		usleep(every * 1e6);
 		rss = vm_rss_kb(pid);
 		cr_assert_gt(rss, 0, "recorder gone");
-		if (rl_now() - t0 >= warm && base < 0)
+		if (rl_now() - t0 >= warm && base < 0) {
 			base = rss;
+			from = mono_ns();
+			cpu0 = cpu_seconds(load_pid);
+		}
 		if (rss > top)
 			top = rss;
 		cr_log_info("rss at %.0f s: %ld kB", rl_now() - t0, rss);
 	}
+	cpu1 = cpu_seconds(load_pid);
+	to = mono_ns();
 	kill(pid, SIGINT);
 	rl_wait(pid, 30, &r);
 	close(fo);
@@ -354,6 +562,32 @@ Test(reliability_record, rss_stays_flat, .init = setup, .fini = teardown, .timeo
 	cr_assert_eq(rl_code(&r), 0);
 	cr_log_info("rss after warm-up %ld kB, peak %ld kB over %.0f s", base, top, secs);
 	cr_assert_lt(top - base, 8 * 1024, "RSS grew from %ld to %ld kB", base, top);
+
+	mine_pid = load_pid;
+	mine_after = from;
+	mine_before = to;
+	read_back(cap, &rb);
+	mine_pid = 0;
+	cr_assert_eq(rb.open_err, 0);
+	cr_assert_eq(rb.next_err, 0);
+	cr_assert_not(rb.recovered);
+	cr_assert_eq(rb.end.reason, CAP_STOP_SIGNAL);
+	assert_final_counts(cap, &rb);
+	want = (cpu1 - cpu0) * 999;
+	ratio = (rb.cpu_mine + events_lost(&rb, CAP_KIND_CPU)) / want;
+	cr_log_info("%.1f CPU s of the load: %" PRIu64 " samples (%.3f of 999 Hz), %" PRIu64
+		    " off-CPU intervals, lost %" PRIu64 " + %" PRIu64, cpu1 - cpu0, rb.cpu_mine,
+		    ratio, rb.kind_events[CAP_KIND_OFFCPU], events_lost(&rb, CAP_KIND_CPU),
+		    events_lost(&rb, CAP_KIND_OFFCPU));
+	/* cpu-clock samples the load in proportion to its CPU time: within
+	 * 10%, plus 4 sigma of the sampling noise. A load the other tests
+	 * starve of CPU gets few samples, and no rate can be told from them */
+	excess = fabs(ratio - 1) * want - 0.1 * want; /* samples past 10% */
+	if (want >= 200)
+		cr_assert(excess < 0 || excess * excess < 16 * want, "%" PRIu64 " CPU samples in "
+			  "%.2f CPU s at 999 Hz", rb.cpu_mine, cpu1 - cpu0);
+	/* each ping-pong round blocks both threads of a pair */
+	cr_assert_gt(rb.kind_events[CAP_KIND_OFFCPU], 1000 * secs);
 }
 
 /* Read one line from fd (a pipe) into buf. */
@@ -392,20 +626,60 @@ static pid_t start_odirect(const char *path, const char *count, int *to, int *fr
 	return pid;
 }
 
+/* What `stkrec ARGS... cap` prints on stdout; it must exit `code`. */
+static void run_view(const char *cmd, const char *opt, const char *cap, int code,
+		     struct rl_run *r)
+{
+	char *argv[] = { (char *)rl_stkrec(), (char *)cmd, (char *)opt, (char *)cap, NULL };
+
+	if (!opt) {
+		argv[2] = (char *)cap;
+		argv[3] = NULL;
+	}
+	rl_run(argv, 60, 0, r);
+	cr_assert_eq(rl_code(r), code, "stkrec %s %s: exit %d: %s", cmd, cap, rl_code(r), r->err);
+}
+
+/* info and report say, once each and in so many words, what was lost. */
+static void assert_loss_warnings(const char *cap, const struct readback *rb)
+{
+	static struct rl_run r;
+	uint64_t total = 0;
+	char want[256];
+	int k;
+
+	for (k = 0; k < CAP_KIND_MAX; k++)
+		total += events_lost(rb, k);
+	cr_assert_gt(total, 0);
+	run_view("info", NULL, cap, 0, &r);
+	snprintf(want, sizeof(want), "WARNING:      %" PRIu64 " events lost while recording: "
+		 "counts and profiles undercount", total);
+	cr_assert_eq(rl_count_line(r.out, want), 1, "want once: '%s' in:\n%s", want, r.out);
+	cr_assert_eq(rl_count_lines_with(r.out, "lost while recording"), 1, "%s", r.out);
+	run_view("report", "-i", cap, 0, &r);
+	snprintf(want, sizeof(want), "# WARNING: %" PRIu64 " bio events lost (ring buffer full)",
+		 rb->lost[CAP_KIND_BIO][CAP_LOST_RINGBUF]);
+	cr_assert_eq(rl_count_line(r.out, want), 1, "want once: '%s' in:\n%s", want, r.out);
+	cr_assert_eq(rl_count_lines_with(r.out, "events lost ("), 1, "%s", r.out);
+}
+
 /*
  * Exact drop accounting: the recorder is stopped (SIGSTOP) while a process
- * issues exactly K block writes, so the 64 KiB ring buffer overflows; every
- * one of the K must then be either in the capture or counted lost.
+ * issues exactly K block writes, so the 64 KiB ring buffer overflows; each
+ * of the K must then be either in the capture or counted: lost (LOST), or
+ * seen issued and never seen completing (bio.missed_completions,
+ * bio.incomplete). bpf.skipped.bio is not added: a completion run the
+ * kernel skipped leaves its request to those two counts as well.
  */
 Test(reliability_record, drops_are_counted_exactly, .init = setup, .fini = teardown,
      .timeout = 120)
 {
 	const char *count = "3000";
 	char data[PATH_MAX], cap[PATH_MAX], pidarg[16], line[64];
+	uint64_t lost_before, lost, unseen, x_at;
 	struct readback rb;
 	struct rl_run r = { 0 };
 	int to, from, fo, fe, probes;
-	uint64_t seen;
 	pid_t w, rec;
 
 	rl_need_bpf();
@@ -434,9 +708,15 @@ Test(reliability_record, drops_are_counted_exactly, .init = setup, .fini = teard
 			break;
 	}
 	cr_assert_gt(rb.bio, 0, "no probe write seen in 30 s");
-	usleep(1000000); /* blocks age out in 100 ms: every probe seen is in */
+	/* LOST records go out each second, blocks age out in a second
+	 * (CAP_DEFAULT_BLOCK_AGE_NS): any loss of the probes is in the file
+	 * by now */
+	usleep(2500000);
 	read_back(cap, &rb);
-	seen = rb.bio; /* probes before the attach were not seen, rightly */
+	lost_before = events_lost(&rb, CAP_KIND_BIO);
+	/* the K writes are the writer's only I/O from here on: told apart
+	 * from the probes by their issue time */
+	x_at = mono_ns();
 	kill(rec, SIGSTOP);
 	cr_assert_eq(write(to, "x", 1), 1);
 	read_line(from, line, sizeof(line));
@@ -452,23 +732,22 @@ Test(reliability_record, drops_are_counted_exactly, .init = setup, .fini = teard
 	close(fe);
 	waitpid(w, NULL, 0);
 	cr_assert_eq(rl_code(&r), 0, "%s", r.err);
+	mine_pid = w;
+	mine_after = x_at;
 	read_back(cap, &rb);
+	mine_pid = 0;
 	cr_assert_eq(rb.open_err, 0);
-	cr_log_info("bio: %" PRIu64 " recorded + %" PRIu64 " lost of %s + %" PRIu64
-		    " probes seen (of %d); %" PRIu64 " program runs skipped, %" PRIu64
-		    " completions not seen", rb.bio, rb.lost_bio, count, seen, probes,
-		    rb.bio_skipped, rb.bio_unseen);
-	cr_assert_gt(rb.lost_bio, 0, "the ring buffer did not overflow");
-	/* Exact, unless the kernel skipped runs of the completion program
-	 * (nested on a CPU, or over a task it runs no BPF for): those are
-	 * counted apart, as runs skipped or as completions not seen. */
-	cr_assert_leq(rb.bio + rb.lost_bio, 3000 + seen, "recorded %" PRIu64 " + lost %"
-		      PRIu64 " of %" PRIu64, rb.bio, rb.lost_bio, 3000 + seen);
-	cr_assert_geq(rb.bio + rb.lost_bio + rb.bio_skipped + rb.bio_unseen, 3000 + seen,
-		      "recorded %" PRIu64 " + lost %" PRIu64 " + skipped %" PRIu64
-		      " + not seen %" PRIu64 " of %" PRIu64, rb.bio, rb.lost_bio, rb.bio_skipped,
-		      rb.bio_unseen, 3000 + seen);
-	cr_assert_eq(info_exit(cap), 0);
+	cr_assert_not(rb.recovered);
+	lost = events_lost(&rb, CAP_KIND_BIO) - lost_before;
+	unseen = stat_of(&rb, "bio.missed_completions") + stat_of(&rb, "bio.incomplete");
+	cr_log_info("bio: of 3000 writes %" PRIu64 " recorded + %" PRIu64 " lost + %" PRIu64
+		    " not seen completing (%d probes, %" PRIu64 " lost before; %" PRIu64
+		    " program runs skipped)", rb.bio_mine, lost, unseen, probes, lost_before,
+		    stat_of(&rb, "bpf.skipped.bio"));
+	cr_assert_gt(lost, 0, "the ring buffer did not overflow");
+	cr_assert_eq(rb.bio_mine + lost + unseen, 3000, "recorded %" PRIu64 " + lost %" PRIu64
+		     " + not seen completing %" PRIu64 " of 3000 writes", rb.bio_mine, lost, unseen);
+	assert_loss_warnings(cap, &rb);
 }
 
 /* Every event's stacks and thread are defined in the same file. */
@@ -507,15 +786,26 @@ static void check_self_contained(const char *path, uint32_t *reason)
 	cap_reader__close(r);
 }
 
-/* Each rotated file symbolizes alone: burst's libc frames resolve. */
+/*
+ * Each rotated file symbolizes alone: the load's stacks resolve through the
+ * file's own MAPPING records. Its own functions rarely show (README:
+ * glibc has no frame pointers, so a wait in read() names the caller's
+ * caller, start_thread); every burst stack names a function, none is
+ * [unknown].
+ */
 static void check_report(const char *path)
 {
-	char *argv[] = { (char *)rl_stkrec(), "report", "--folded", "-i", (char *)path, NULL };
+	char pidarg[16];
+	char *argv[] = { (char *)rl_stkrec(), "report", "--folded", "-p", pidarg, "-i",
+			 (char *)path, NULL };
 	static struct rl_run r;
 
+	/* the load's pid: other tests' burst processes come and go */
+	snprintf(pidarg, sizeof(pidarg), "%d", load_pid);
 	rl_run(argv, 60, 0, &r);
 	cr_assert_eq(rl_code(&r), 0, "%s: %s", path, r.err);
-	cr_assert(strstr(r.out, "burst;start_thread;"), "%s: %s", path, r.out);
+	cr_assert(strstr(r.out, "burst;start_thread;__read"), "%s: %s", path, r.out);
+	cr_assert_not(strstr(r.out, "[unknown]"), "%s: %s", path, r.out);
 }
 
 static int rotated_files(const char *base, char names[][PATH_MAX], int max)
@@ -576,9 +866,11 @@ Test(reliability_record, switch_output_files_stand_alone, .init = setup, .fini =
 Test(reliability_record, switch_output_by_size, .init = setup, .fini = teardown,
      .timeout = 120)
 {
+	const uint64_t size = 512 << 10;
 	static char names[64][PATH_MAX];
 	char cap[PATH_MAX];
 	struct rl_run r = { 0 };
+	struct readback rb;
 	struct stat st;
 	uint32_t reason;
 	int i, n, fo, fe;
@@ -588,8 +880,9 @@ Test(reliability_record, switch_output_by_size, .init = setup, .fini = teardown,
 	start_load();
 	snprintf(cap, sizeof(cap), "%s/sz.cap", dir);
 	{
+		/* 512K: above the definitions each file starts with */
 		char *argv[] = { (char *)rl_stkrec(), "record", "-o", cap, "-a", "-e",
-				 "offcpu,cpu", "-F", "999", "--switch-output", "128K", "-d", "3",
+				 "offcpu,cpu", "-F", "999", "--switch-output", "512K", "-d", "4",
 				 NULL };
 
 		pid = rl_spawn(argv, &fo, &fe, 0);
@@ -603,11 +896,20 @@ Test(reliability_record, switch_output_by_size, .init = setup, .fini = teardown,
 	cr_assert_geq(n, 2, "%d files: %s", n, r.err);
 	for (i = 0; i < n; i++) {
 		cr_assert_eq(stat(names[i], &st), 0);
+		cr_log_info("%s: %ld bytes", names[i], (long)st.st_size);
 		reason = 99;
 		check_self_contained(names[i], &reason);
-		/* rotated at the first 100 ms tick past the size */
-		if (i + 1 < n)
-			cr_assert_lt(st.st_size, 1024 * 1024, "%s: %ld", names[i], (long)st.st_size);
+		cr_assert_eq(reason, i + 1 < n ? CAP_STOP_SWITCH : CAP_STOP_DURATION, "%s: %u",
+			     names[i], reason);
+		read_back(names[i], &rb);
+		assert_final_counts(names[i], &rb);
+		check_report(names[i]);
+		if (i + 1 == n)
+			continue;
+		/* switched once past the size, at the next 100 ms tick */
+		cr_assert_geq((uint64_t)st.st_size, size, "%s: %ld", names[i], (long)st.st_size);
+		cr_assert_leq((uint64_t)st.st_size, size + 2 * block_worst_case(), "%s: %ld",
+			      names[i], (long)st.st_size);
 	}
-	cr_log_info("--switch-output 128K for 3 s: %d files", n);
+	cr_log_info("--switch-output 512K for 4 s: %d files", n);
 }
