@@ -51,6 +51,7 @@ endif
 
 FORMAT_SRCS := $(wildcard format/*.c)
 RECORD_SRCS := $(wildcard record/*.c)
+SYM_SRCS := $(wildcard sym/*.c)
 REPORT_SRCS := $(wildcard report/*.c)
 SRC_SRCS := $(filter-out src/main.c,$(wildcard src/*.c))
 BPF_SRCS := $(wildcard bpf/*.bpf.c)
@@ -62,6 +63,7 @@ FUZZ_SRCS := $(wildcard tests/fuzz/fuzz_*.c)
 SKELS := $(patsubst bpf/%.bpf.c,$(OUT)/%.skel.h,$(BPF_SRCS))
 FORMAT_OBJS := $(patsubst %.c,$(OUT)/%.o,$(FORMAT_SRCS))
 RECORD_OBJS := $(patsubst %.c,$(OUT)/%.o,$(RECORD_SRCS))
+SYM_OBJS := $(patsubst %.c,$(OUT)/%.o,$(SYM_SRCS))
 REPORT_OBJS := $(patsubst %.c,$(OUT)/%.o,$(REPORT_SRCS))
 SRC_OBJS := $(patsubst %.c,$(OUT)/%.o,$(SRC_SRCS))
 TEST_OBJS := $(patsubst %.c,$(OUT)/%.o,$(TEST_SRCS))
@@ -71,9 +73,10 @@ FUZZERS := $(patsubst tests/fuzz/%.c,$(OUT)/fuzz/%,$(FUZZ_SRCS))
 
 LIBFORMAT := $(OUT)/libformat.a
 LIBRECORD := $(OUT)/librecord.a
+LIBSYM := $(OUT)/libsym.a
 LIBREPORT := $(OUT)/libreport.a
 LIBSRC := $(OUT)/libsrc.a
-ALL_LIBS := $(LIBSRC) $(LIBREPORT) $(LIBRECORD) $(LIBFORMAT)
+ALL_LIBS := $(LIBSRC) $(LIBREPORT) $(LIBSYM) $(LIBRECORD) $(LIBFORMAT)
 
 all: $(OUT)/stkrec
 
@@ -106,6 +109,7 @@ $(OUT)/lib%.a:
 
 $(LIBFORMAT): $(FORMAT_OBJS)
 $(LIBRECORD): $(RECORD_OBJS)
+$(LIBSYM): $(SYM_OBJS)
 $(LIBREPORT): $(REPORT_OBJS)
 $(LIBSRC): $(SRC_OBJS)
 
@@ -135,7 +139,7 @@ $(OUT)/stkrec-tests: $(TEST_OBJS) $(TESTUTIL_OBJS) $(ALL_LIBS)
 
 # A single test file links only the libraries its name asks for, so one
 # module's tests build while another module is being worked on.
-libs_for = $(if $(filter test_format%,$(1)),$(LIBFORMAT),$(if $(filter test_record%,$(1)),$(LIBSRC) $(LIBRECORD) $(LIBFORMAT),$(if $(filter test_report% test_sym%,$(1)),$(LIBREPORT) $(LIBFORMAT),$(ALL_LIBS))))
+libs_for = $(if $(filter test_format%,$(1)),$(LIBFORMAT),$(if $(filter test_record%,$(1)),$(LIBSRC) $(LIBRECORD) $(LIBFORMAT),$(if $(filter test_report% test_sym%,$(1)),$(LIBREPORT) $(LIBSYM) $(LIBFORMAT),$(ALL_LIBS))))
 .SECONDEXPANSION:
 $(OUT)/tests/test_%: $(OUT)/tests/test_%.o $(TESTUTIL_OBJS) $$(call libs_for,test_$$*)
 	$(call msg,LINK,$@)
@@ -181,8 +185,8 @@ FUZZ_CFLAGS := -g -O1 -std=gnu11 -D_GNU_SOURCE -I. -fsanitize=fuzzer,address,und
 FUZZ_TIME ?= 60
 
 # Each target compiles only the modules it needs: fuzz_reader* format/ alone.
-fuzz_srcs = $(if $(filter fuzz_reader%,$(1)),$(FORMAT_SRCS),$(FORMAT_SRCS) $(REPORT_SRCS))
-$(OUT)/fuzz/%: tests/fuzz/%.c $$(call fuzz_srcs,$$*) format/*.h report/*.h tests/fuzz/fuzz_util.h
+fuzz_srcs = $(if $(filter fuzz_reader%,$(1)),$(FORMAT_SRCS),$(FORMAT_SRCS) $(SYM_SRCS) $(REPORT_SRCS))
+$(OUT)/fuzz/%: tests/fuzz/%.c $$(call fuzz_srcs,$$*) format/*.h sym/*.h report/*.h tests/fuzz/fuzz_util.h
 	$(call msg,FUZZ-CC,$@)
 	$(Q)mkdir -p $(dir $@)
 	$(Q)$(CLANG) $(FUZZ_CFLAGS) $< $(call fuzz_srcs,$*) -ldw -lelf -lzstd -llzma -o $@

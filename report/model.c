@@ -9,7 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "report/idmap.h"
-#include "report/ksymtab.h"
+#include "sym/sym.h"
 #include "report/model.h"
 #include "report/model_int.h"
 

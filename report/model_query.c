@@ -7,7 +7,7 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
-#include "report/ksymtab.h"
+#include "sym/sym.h"
 #include "report/model_int.h"
 
 #define FORK_DEPTH_MAX 16 /* parent chains in hostile files may loop */

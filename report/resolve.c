@@ -6,8 +6,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include "report/idmap.h"
-#include "report/ksymtab.h"
 #include "report/resolve.h"
+#include "sym/sym.h"
 
 #define ARENA_BLOCK (64u << 10)
 #define SYM_MAX_INLINE 16
@@ -17,6 +17,20 @@
 #define KEY_USER 2u
 #define KEY_MODULE 3u
 
+/*
+ * Why two per-(object, offset) caches, this one and the symbolizer's
+ * (sym/symbolize.c): they answer different questions. This one is keyed by
+ * the model's dso index, an integer, and holds finished rframes -- dso
+ * names, the "<base>+0x<offset>" names made here, kernel frames -- with
+ * innermost and caller frames of one offset apart; a repeated frame costs
+ * one idmap lookup and no call into sym/. The symbolizer's is keyed by
+ * (recorded path, build ID, lookup offset), which it must hash on every
+ * call; it serves callers without a resolver, answers once for model dsos
+ * of the same build, and its stats count distinct addresses (the -v
+ * "addresses named" line). Keeping only the symbolizer's would hash a path
+ * per frame and lose the kernel and generated names; keeping only this one
+ * would change the symbolizer's contract and stats.
+ */
 struct resolver {
 	const struct model *m;
 	struct symbolizer *sym;

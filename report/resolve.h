@@ -13,7 +13,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 #include "report/model.h"
-#include "report/symbolize.h"
+#include "sym/sym.h"
 
 struct resolver;
 

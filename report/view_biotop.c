@@ -10,7 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
-#include "report/views.h"
+#include "report/views_int.h"
 
 #define NS_PER_S 1000000000ull
 #define BIOTOP_MAX_EMPTY 100000

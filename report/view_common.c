@@ -4,7 +4,7 @@
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
-#include "report/views.h"
+#include "report/views_int.h"
 
 void agg__fini(struct agg *a)
 {

@@ -10,7 +10,7 @@
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
-#include "report/views.h"
+#include "report/views_int.h"
 
 struct fline {
 	size_t off;

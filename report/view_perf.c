@@ -11,7 +11,7 @@
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
-#include "report/views.h"
+#include "report/views_int.h"
 
 #define GRAPH_PREFIX_MAX 4096
 #define GRAPH_LABEL_MAX 1024

@@ -14,7 +14,7 @@
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
-#include "report/views.h"
+#include "report/views_int.h"
 
 struct sev {
 	uint64_t time;

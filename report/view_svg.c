@@ -10,7 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "report/flamegraph.h"
-#include "report/views.h"
+#include "report/views_int.h"
 
 struct svg_fold {
 	struct flame *flame;

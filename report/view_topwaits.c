@@ -8,7 +8,7 @@
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
-#include "report/views.h"
+#include "report/views_int.h"
 
 static int cmp_wait(const void *pa, const void *pb)
 {

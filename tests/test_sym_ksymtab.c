@@ -5,7 +5,7 @@
 #include <stdbool.h>
 #include <string.h>
 
-#include "report/ksymtab.h"
+#include "sym/sym.h"
 
 static struct ksymtab *t;
 

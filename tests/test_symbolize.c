@@ -17,7 +17,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "report/symbolize.h"
+#include "sym/sym.h"
 
 static char dir[64]; /* "/tmp/stkrec-symtest-XXXXXX" */
 

@@ -11,7 +11,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "report/sym_internal.h"
+#include "sym/sym_int.h"
 
 /* Refuse absurd MiniDebugInfo: it holds only a symbol table. */
 #define MINI_MAX_SIZE (256ull << 20)

@@ -10,7 +10,7 @@
 #include <errno.h>
 #include <stdlib.h>
 
-#include "report/sym_internal.h"
+#include "sym/sym_int.h"
 
 /* Deeper inline chains are cut (their innermost levels kept). */
 #define DWARF_MAX_CHAIN 64

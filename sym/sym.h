@@ -1,6 +1,22 @@
 /* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
 /*
- * Offline symbolization of user-space frames for `stkrec report`.
+ * sym/: naming addresses, offline, for `stkrec report`. The one public
+ * header of the layer between format/ and report/; it includes nothing of
+ * stkrec. Two parts: the ELF symbolizer of user-space frames (symbolizer__*)
+ * and the kernel symbol table of a capture (ksymtab__*). The library never
+ * prints.
+ */
+#ifndef STKREC_SYM_SYM_H
+#define STKREC_SYM_SYM_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+/* ---- user space: the ELF symbolizer (symbolize.c) ---------------------- */
+
+/*
+ * Offline symbolization of user-space frames.
  *
  * A frame is given as (recorded path, recorded build ID, file offset), so the
  * answer does not depend on where the object was loaded, and a capture can be
@@ -27,15 +43,9 @@
  * does not): file offsets cannot be placed otherwise, so nothing is named.
  * C++ names are demangled (libstdc++ loaded at run time) unless raw_names.
  *
- * A symbolizer is not thread-safe. The library never prints. Functions
- * return 0 or a count on success and -errno on failure.
+ * A symbolizer is not thread-safe. Functions return 0 or a count on
+ * success and -errno on failure.
  */
-#ifndef STKREC_REPORT_SYMBOLIZE_H
-#define STKREC_REPORT_SYMBOLIZE_H
-
-#include <stdbool.h>
-#include <stdint.h>
-
 struct symbolizer;
 
 struct symbolizer_opts {
@@ -97,4 +107,50 @@ int symbolizer__resolve(struct symbolizer *s, const char *path,
 
 void symbolizer__stats(const struct symbolizer *s, struct symbolizer_stats *out);
 
-#endif /* STKREC_REPORT_SYMBOLIZE_H */
+/* ---- kernel: the symbol table of a capture (ksymtab.c) ---------------- */
+
+/*
+ * Kernel symbol table built from a capture's KSYM and KMOD records (never
+ * from the machine the report runs on).
+ *
+ * Usage: ksymtab__new(), ksymtab__add() for every symbol, ksymtab__finalize()
+ * once, then ksymtab__lookup() any number of times. Functions return 0 or
+ * -errno.
+ */
+struct ksymtab;
+
+int ksymtab__new(struct ksymtab **out);
+
+/* Add the symbol [addr, addr + size). size 0 = unknown: the symbol then
+ * extends to the next symbol. module NULL (or "") = vmlinux. The name need
+ * not be NUL-terminated; both strings are copied. -EINVAL after finalize. */
+int ksymtab__add(struct ksymtab *t, uint64_t addr, uint32_t size,
+		 const char *name, size_t name_len, const char *module);
+
+/* A module's extent [base, base + size) from its KMOD record (optional):
+ * it bounds the module's symbols of unknown size. */
+int ksymtab__add_module(struct ksymtab *t, const char *name, uint64_t base,
+			uint32_t size);
+
+/* Sort by address and drop exact duplicates (same address and name). On
+ * several names at one address, a sized one is preferred, then the shorter,
+ * then the lexically smaller name, so lookups are deterministic. */
+int ksymtab__finalize(struct ksymtab *t);
+
+/* Symbol containing addr, or NULL. *module (if module is not NULL) is set to
+ * the module name or NULL for vmlinux, *offset (if not NULL) to addr minus the
+ * symbol's start. Only valid after ksymtab__finalize(). */
+const char *ksymtab__lookup(const struct ksymtab *t, uint64_t addr,
+			    const char **module, uint64_t *offset);
+
+/* Number of symbols after finalize. */
+size_t ksymtab__count(const struct ksymtab *t);
+
+/* True for frames of the tracer itself (BPF helpers, BPF program trampolines,
+ * tracepoint and perf overflow glue). The report strips innermost kernel
+ * frames while this is true and stops at the first other frame. */
+bool ksymtab__is_tracer_frame(const char *name);
+
+void ksymtab__free(struct ksymtab *t);
+
+#endif /* STKREC_SYM_SYM_H */

@@ -11,7 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "report/sym_internal.h"
+#include "sym/sym_int.h"
 
 typedef char *(*cxa_demangle_fn)(const char *mangled, char *buf, size_t *len,
 				 int *status);

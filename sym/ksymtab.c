@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "report/ksymtab.h"
+#include "sym/sym.h"
 
 struct ksym {
 	uint64_t addr;

@@ -14,7 +14,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "report/sym_internal.h"
+#include "sym/sym_int.h"
 
 /* libdebuginfod's client API (debuginfod.h), resolved at run time so that
  * stkrec has no link dependency on it. */

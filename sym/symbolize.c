@@ -2,7 +2,7 @@
 /*
  * The symbolizer: modules (recorded path + build ID) map to images (the
  * files found for one build), and every (module, file offset) is resolved
- * once and cached. See report/symbolize.h for the rules.
+ * once and cached. See sym/sym.h for the rules.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -10,7 +10,7 @@
 
 #include <elfutils/libdwelf.h>
 
-#include "report/sym_internal.h"
+#include "sym/sym_int.h"
 
 /* Frames kept per address: deeper inline chains are cut. */
 #define SYM_MAX_FRAMES 32
@@ -427,6 +427,9 @@ static int module_get(struct symbolizer *s, const char *path, const uint8_t *id,
 }
 
 /* ---- per-address cache ------------------------------------------------- */
+
+/* report/resolve.c caches finished frames in front of this one; its
+ * comment says why both exist. */
 
 static size_t cache_slot(const struct symbolizer *s, uint32_t mod, uint64_t off)
 {

@@ -1,10 +1,11 @@
 /* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
 /*
- * Private to the symbolizer (symbolize.c, elfsym.c, debuginfo.c, dwarfinl.c).
- * Not part of stkrec's interface: the public header is report/symbolize.h.
+ * Private to the symbolizer (symbolize.c, elfsym.c, debuginfo.c, dwarfinl.c,
+ * demangle.c). Not part of stkrec's interface: the public header is
+ * sym/sym.h; only the files of sym/ include this one.
  */
-#ifndef STKREC_REPORT_SYM_INTERNAL_H
-#define STKREC_REPORT_SYM_INTERNAL_H
+#ifndef STKREC_SYM_SYM_INT_H
+#define STKREC_SYM_SYM_INT_H
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -12,7 +13,7 @@
 #include <elfutils/libdw.h>
 #include <gelf.h>
 
-#include "report/symbolize.h"
+#include "sym/sym.h"
 
 #define SYM_BUILD_ID_MAX 64
 
@@ -118,4 +119,4 @@ struct sym_demangler {
 const char *sym_demangle(struct sym_demangler *d, const char *name);
 void sym_demangler__free(struct sym_demangler *d);
 
-#endif /* STKREC_REPORT_SYM_INTERNAL_H */
+#endif /* STKREC_SYM_SYM_INT_H */
