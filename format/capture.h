@@ -4,7 +4,7 @@
  *
  * The normative description is format/FORMAT.md; every struct below names
  * the section it mirrors. All on-disk integers are little-endian; the structs
- * are laid out without padding and their sizes are asserted in capture.c.
+ * are laid out without padding and their sizes are asserted in common.c.
  *
  * This library depends on nothing else in stkrec and never prints. Functions
  * return 0 (or a positive count) on success and a negative code on failure:
@@ -275,6 +275,47 @@ struct cap_stat {
 	uint32_t reserved;
 };
 
+/* §4.15 the keys stkrec's recorder writes, in the order it writes them. */
+enum cap_stat_key {
+	CAP_STAT_EVENTS_OFFCPU,
+	CAP_STAT_EVENTS_CPU,
+	CAP_STAT_EVENTS_BIO,
+	CAP_STAT_STACKS,
+	CAP_STAT_STRINGS,
+	CAP_STAT_THREADS,
+	CAP_STAT_RINGBUF_SIZE,
+	CAP_STAT_BAD_RINGBUF_RECORDS,
+	CAP_STAT_MAPS_UNREADABLE,
+	CAP_STAT_SIDEBAND_LOST,
+	CAP_STAT_BIO_UNSEEN,
+	CAP_STAT_BIO_FILTERED,
+	CAP_STAT_DURATION_NS,
+	CAP_STAT_BYTES_RAW,
+	CAP_STAT_SKIPPED_OFFCPU,
+	CAP_STAT_SKIPPED_CPU,
+	CAP_STAT_SKIPPED_BIO,
+	CAP_STAT_BIO_MISSED,
+	CAP_STAT_BIO_INCOMPLETE,
+	CAP_STAT_MAX,
+};
+/* What a key says of the recording's completeness (§4.15 "Class"). */
+enum cap_stat_class {
+	CAP_STAT_COUNT = 0,    /* a count or size: nothing missing */
+	CAP_STAT_NOT_RUN,      /* events the kernel ran no recorder program for */
+	CAP_STAT_INCOMPLETE,   /* block requests not seen completing */
+};
+/* The wire key of k, or NULL out of range. */
+const char *cap_stat_key_name(enum cap_stat_key k);
+/* The class of a key as found in a capture; unknown keys are counts. */
+enum cap_stat_class cap_stat_classify(const char *key);
+
+/* §6.1 loss accounting: LOST records also count stacks that could not be
+ * taken, whose events were kept; split, the two never mix. */
+struct cap_loss {
+	uint64_t events[CAP_KIND_MAX]; /* events lost, per kind */
+	uint64_t stacks_missed[2];     /* user, kernel: events kept without one */
+};
+
 /* §4.16 END: the recorder stopped. */
 struct cap_end {
 	uint64_t time;
@@ -542,6 +583,8 @@ struct cap_lost_detail {
 	uint64_t count[CAP_KIND_MAX][CAP_LOST_MAX];
 };
 const struct cap_lost_detail *cap_reader__lost_detail(const struct cap_reader *r);
+/* Events lost and stacks missed from LOST counts (§6.1). */
+void cap_loss__split(const struct cap_lost_detail *d, struct cap_loss *out);
 
 /* Records of this type (0..255) read so far; 0 for larger types. */
 uint64_t cap_reader__type_count(const struct cap_reader *r, uint16_t type);

@@ -93,6 +93,62 @@ const char *cap_lost_reason_name(enum cap_lost_reason reason)
 	return "unknown";
 }
 
+/* §4.15: one entry per enum cap_stat_key, in its order. */
+static const struct {
+	const char *key;
+	enum cap_stat_class class;
+} stat_keys[CAP_STAT_MAX] = {
+	[CAP_STAT_EVENTS_OFFCPU] = { "events.offcpu", CAP_STAT_COUNT },
+	[CAP_STAT_EVENTS_CPU] = { "events.cpu", CAP_STAT_COUNT },
+	[CAP_STAT_EVENTS_BIO] = { "events.bio", CAP_STAT_COUNT },
+	[CAP_STAT_STACKS] = { "stacks", CAP_STAT_COUNT },
+	[CAP_STAT_STRINGS] = { "strings", CAP_STAT_COUNT },
+	[CAP_STAT_THREADS] = { "threads", CAP_STAT_COUNT },
+	[CAP_STAT_RINGBUF_SIZE] = { "ringbuf_size", CAP_STAT_COUNT },
+	[CAP_STAT_BAD_RINGBUF_RECORDS] = { "bad_ringbuf_records", CAP_STAT_COUNT },
+	[CAP_STAT_MAPS_UNREADABLE] = { "maps_unreadable", CAP_STAT_COUNT },
+	[CAP_STAT_SIDEBAND_LOST] = { "sideband_lost", CAP_STAT_COUNT },
+	[CAP_STAT_BIO_UNSEEN] = { "bio.unseen_completions", CAP_STAT_COUNT },
+	[CAP_STAT_BIO_FILTERED] = { "bio.filtered_completions", CAP_STAT_COUNT },
+	[CAP_STAT_DURATION_NS] = { "duration_ns", CAP_STAT_COUNT },
+	[CAP_STAT_BYTES_RAW] = { "bytes_raw", CAP_STAT_COUNT },
+	[CAP_STAT_SKIPPED_OFFCPU] = { "bpf.skipped.offcpu", CAP_STAT_NOT_RUN },
+	[CAP_STAT_SKIPPED_CPU] = { "bpf.skipped.cpu", CAP_STAT_NOT_RUN },
+	[CAP_STAT_SKIPPED_BIO] = { "bpf.skipped.bio", CAP_STAT_NOT_RUN },
+	[CAP_STAT_BIO_MISSED] = { "bio.missed_completions", CAP_STAT_NOT_RUN },
+	[CAP_STAT_BIO_INCOMPLETE] = { "bio.incomplete", CAP_STAT_INCOMPLETE },
+};
+
+const char *cap_stat_key_name(enum cap_stat_key k)
+{
+	return (unsigned)k < CAP_STAT_MAX ? stat_keys[k].key : NULL;
+}
+
+enum cap_stat_class cap_stat_classify(const char *key)
+{
+	int k;
+
+	for (k = 0; key && k < CAP_STAT_MAX; k++)
+		if (!strcmp(key, stat_keys[k].key))
+			return stat_keys[k].class;
+	return CAP_STAT_COUNT;
+}
+
+void cap_loss__split(const struct cap_lost_detail *d, struct cap_loss *out)
+{
+	int k, r;
+
+	memset(out, 0, sizeof(*out));
+	for (k = 0; k < CAP_KIND_MAX; k++) {
+		for (r = 0; r < CAP_LOST_MAX; r++) {
+			if (r == CAP_LOST_USTACK || r == CAP_LOST_KSTACK)
+				out->stacks_missed[r == CAP_LOST_KSTACK] += d->count[k][r];
+			else
+				out->events[k] += d->count[k][r];
+		}
+	}
+}
+
 const char *cap_stop_reason_name(uint32_t reason)
 {
 	static const char *const names[] = {
