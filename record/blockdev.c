@@ -40,7 +40,7 @@ static int read_devno(int dirfd, uint32_t *major, uint32_t *minor)
 		return -errno;
 	buf[n] = '\0';
 	if (sscanf(buf, "%u:%u", major, minor) != 2)
-		return -EINVAL;
+		return -EIO; /* not what sysfs writes */
 	return 0;
 }
 

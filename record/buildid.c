@@ -13,7 +13,6 @@
 #include <unistd.h>
 
 #include "record/buildid.h"
-#include "record/procmaps.h"
 
 #define NOTE_NAME_GNU "GNU"
 #define NOTES_FILE_MAX (64u << 10)

@@ -14,7 +14,7 @@
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
-#include "record/recorder_int.h"
+#include "record/command.h"
 
 static void child(int go_rd, int err_wr, char *const argv[])
 {
@@ -128,4 +128,14 @@ void command__close(struct record_cmd *c)
 	if (c->pidfd >= 0)
 		close(c->pidfd);
 	c->go_fd = c->err_fd = c->pidfd = -1;
+}
+
+/* Exit status of the reaped command (128 + signal when killed), else -1. */
+int command__status(const struct record_cmd *c)
+{
+	if (!c->pid || !c->reaped)
+		return -1;
+	if (WIFEXITED(c->status))
+		return WEXITSTATUS(c->status);
+	return 128 + WTERMSIG(c->status);
 }

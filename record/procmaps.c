@@ -240,7 +240,7 @@ static int cached_buildid(struct procmaps *pm, const char *path, uint8_t *id,
 	if (stat(path, &st))
 		return -errno;
 	if (!S_ISREG(st.st_mode))
-		return -EINVAL;
+		return -ENOEXEC; /* no ELF file, no build ID */
 	stat_key(&st, &k);
 	e = bid_find(&pm->cache, &k);
 	if (e) {
@@ -405,7 +405,7 @@ static int read_is_kthread(int piddir, bool *kthread)
 		return (int)n;
 	p = strrchr(buf, ')'); /* comm may contain spaces and ')' */
 	if (!p || sscanf(p + 1, " %*c %*d %*d %*d %*d %*d %u", &flags) != 1)
-		return -EINVAL;
+		return -EIO; /* not what procfs writes */
 	*kthread = flags & PF_KTHREAD;
 	return 0;
 }

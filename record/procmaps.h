@@ -41,8 +41,4 @@ void procmaps__forget(struct procmaps *pm, uint32_t pid);
 size_t procmaps__nr_known(const struct procmaps *pm);
 uint64_t procmaps__buildid_reads(const struct procmaps *pm);
 
-/* Build ID from the ELF notes of the file at path; size 0 if it has none.
- * Returns 0 or -errno. */
-int buildid__read_file(const char *path, uint8_t id[20], uint8_t *size);
-
 #endif

@@ -1,10 +1,12 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 /*
- * Recorder lifecycle, in the order a capture needs it: header, kernel
- * identity and block devices; the held command; the BPF skeleton (open ->
- * tunables and map sizes -> load); the side band, opened before the /proc
- * scan so no mapping falls between the two; then attach. Teardown in
- * recorder__free(), one place for every path.
+ * Recorder lifecycle, in the order a capture needs it: the first file
+ * (output.c: header, kernel identity, block devices); the held command; the
+ * BPF skeleton (open -> tunables and map sizes -> load); the side band,
+ * opened before the /proc scan so no mapping falls between the two; then
+ * attach. recorder__run() streams events (drain.c) until a stop, then
+ * closes the file (output.c). Teardown in recorder__free(), one place for
+ * every path. Calls go one way: record.c -> drain.c -> output.c.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -13,15 +15,14 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/epoll.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
-#include <sys/utsname.h>
 #include <time.h>
 #include <unistd.h>
 #include <bpf/bpf.h>
 #include <bpf/btf.h>
 #include <bpf/libbpf.h>
 #include "stkrec.skel.h"
-#include "record/blockdev.h"
 #include "record/kfeatures.h"
 #include "record/recorder_int.h"
 
@@ -48,60 +49,6 @@ void record_opts__init(struct record_opts *o)
 	o->state = -1;
 	o->storage_entries = RECORD_DEFAULT_STORAGE;
 	o->ringbuf_size = RECORD_DEFAULT_RINGBUF;
-}
-
-uint64_t record__now(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec * 1000000000ull + ts.tv_nsec;
-}
-
-static uint64_t ts_ns(const struct timespec *ts)
-{
-	return ts->tv_sec * 1000000000ull + ts->tv_nsec;
-}
-
-/* realtime = monotonic + offset, from the tightest of a few bracketed
- * readings (a preemption inside one bracket would skew it). */
-static void clock_pair(uint64_t *mono, uint64_t *real, int64_t *offset)
-{
-	uint64_t best = UINT64_MAX;
-	struct timespec a, m, b;
-	int i;
-
-	for (i = 0; i < 16; i++) {
-		clock_gettime(CLOCK_REALTIME, &a);
-		clock_gettime(CLOCK_MONOTONIC, &m);
-		clock_gettime(CLOCK_REALTIME, &b);
-		if (ts_ns(&b) - ts_ns(&a) < best) {
-			best = ts_ns(&b) - ts_ns(&a);
-			*mono = ts_ns(&m);
-			*real = ts_ns(&a) + best / 2;
-		}
-	}
-	*offset = (int64_t)(*real - *mono);
-}
-
-void record__fill_header(const struct recorder *r, struct cap_header *h)
-{
-	struct utsname u;
-
-	memset(h, 0, sizeof(*h));
-	h->major = CAP_VERSION_MAJOR;
-	h->minor = CAP_VERSION_MINOR;
-	clock_pair(&h->start_time, &h->start_realtime, &h->clock_offset);
-	h->ncpus = r->ncpus_possible;
-	h->page_size = sysconf(_SC_PAGESIZE);
-	h->recorder_pid = getpid();
-	if (!uname(&u)) {
-		snprintf(h->hostname, sizeof(h->hostname), "%s", u.nodename);
-		snprintf(h->release, sizeof(h->release), "%s", u.release);
-		snprintf(h->machine, sizeof(h->machine), "%s", u.machine);
-	}
-	snprintf(h->version, sizeof(h->version), "%s", STKREC_VERSION);
-	snprintf(h->cmdline, sizeof(h->cmdline), "%s", r->opts.cmdline ? r->opts.cmdline : "");
 }
 
 /* "0-3,5" from /sys/devices/system/cpu/online */
@@ -145,27 +92,6 @@ bad:
 	return -EIO;
 }
 
-int record__write_defs(struct recorder *r, const char **step)
-{
-	int err;
-
-	*step = "intern";
-	err = intern__new(r->w, &r->in);
-	if (err)
-		return err;
-	err = record__intern_stat_keys(r);
-	if (err)
-		return err;
-	r->sink = (struct ksyms_sink){ .ks = r->ks, .w = r->w, .in = r->in };
-	intern__set_kstack_hook(r->in, ksyms__kstack_hook, &r->sink);
-	*step = "write kernel identity";
-	err = ksyms__write_kernel(r->ks, r->w, r->in);
-	if (err < 0)
-		return err;
-	*step = "write block devices";
-	err = blockdev__write_all(r->w, "/sys");
-	return err < 0 ? err : 0;
-}
 
 static void set_tunables(struct recorder *r, struct stkrec_bpf *s)
 {
@@ -366,7 +292,7 @@ static int setup_bpf(struct recorder *r, const char **step)
 	if (err)
 		return err;
 	*step = "create ring buffer reader";
-	r->rb = ring_buffer__new(bpf_map__fd(r->skel->maps.events), record__on_event, r, NULL);
+	r->rb = ring_buffer__new(bpf_map__fd(r->skel->maps.events), recorder__on_event, r, NULL);
 	if (!r->rb)
 		return -errno;
 	r->percpu_buf = calloc(r->ncpus_possible, sizeof(uint64_t));
@@ -399,8 +325,6 @@ static int setup_poll(struct recorder *r)
 
 static int start(struct recorder *r, const char **step)
 {
-	struct cap_writer_opts wo = { .max_size = r->opts.max_size };
-	struct cap_header h;
 	int err;
 
 	*step = "list online CPUs";
@@ -409,27 +333,15 @@ static int start(struct recorder *r, const char **step)
 		return err;
 	r->ncpus_possible = libbpf_num_possible_cpus();
 	if (r->ncpus_possible <= 0)
-		return r->ncpus_possible ? r->ncpus_possible : -EINVAL;
+		return r->ncpus_possible ? r->ncpus_possible : -ENODEV;
 	*step = "read kernel symbols";
 	err = ksyms__load(&r->ks);
 	if (err)
 		return err;
-	*step = "open output";
-	err = record__set_path(r);
+	err = recorder__open_output(r, step);
 	if (err)
 		return err;
-	record__fill_header(r, &h);
-	r->start_ns = r->file_start_ns = h.start_time;
-	err = cap_writer__open(r->path, &h, &wo, &r->w);
-	if (err)
-		return err;
-	r->files = 1;
-	err = record__write_defs(r, step);
-	if (err)
-		return err;
-	err = threads__init(&r->threads);
-	if (err)
-		return err;
+	r->start_ns = r->file_start_ns;
 	if (r->opts.command) {
 		*step = "start command";
 		err = command__fork_held(&r->cmd, r->opts.command);
@@ -444,10 +356,8 @@ static int start(struct recorder *r, const char **step)
 	if (err)
 		return err;
 	*step = "scan /proc";
-	err = procmaps__new(r->w, r->in, &r->pm);
-	if (!err)
-		err = procmaps__scan_all(r->pm, record__now());
-	if (err < 0)
+	err = recorder__scan_proc(r, now_ns());
+	if (err)
 		return err;
 	err = attach_tracepoints(r, step);
 	if (!err && (r->opts.events & RECORD_EV_CPU))
@@ -498,9 +408,52 @@ static void detach_all(struct recorder *r)
 	r->nr_perf_fds = 0;
 }
 
-void record__detach(struct recorder *r)
+static int finish(struct recorder *r, int err)
 {
+	struct stat st;
+	int e2;
+
 	detach_all(r);
+	if (!r->w) { /* a failed --switch-output left no file open */
+		r->stop = CAP_STOP_ERROR;
+		r->error = err;
+		command__kill(&r->cmd);
+		r->end_ns = now_ns();
+		recorder__report_progress(r);
+		return err;
+	}
+	if (!err)
+		err = recorder__drain(r, UINT64_MAX / 2);
+	if (err) {
+		r->stop = err == CAP_ERR_FULL ? CAP_STOP_MAX_SIZE : CAP_STOP_ERROR;
+		r->error = err;
+	}
+	if (r->stop != CAP_STOP_COMMAND)
+		command__kill(&r->cmd);
+	r->end_ns = now_ns();
+	e2 = recorder__close_output(r, r->stop, r->error, r->end_ns);
+	if (!stat(r->path, &st))
+		r->final_bytes = st.st_size;
+	recorder__report_progress(r);
+	return err == CAP_ERR_FULL ? e2 : (err ? err : e2);
+}
+
+int recorder__run(struct recorder *r)
+{
+	int err = 0;
+
+	if (!r->w)
+		return CAP_ERR_INVAL; /* already run */
+	r->stop = CAP_STOP_SIGNAL;
+	r->start_ns = now_ns();
+	if (r->cmd.pid) {
+		err = command__release(&r->cmd);
+		if (err)
+			command__kill(&r->cmd);
+	}
+	if (!err)
+		err = recorder__loop(r);
+	return finish(r, err);
 }
 
 void recorder__free(struct recorder *r)

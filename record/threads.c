@@ -8,7 +8,7 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
-#include "record/recorder_int.h"
+#include "record/threads.h"
 
 #define THREADS_MIN 4096u
 

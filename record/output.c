@@ -1,0 +1,393 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+/*
+ * Opening and closing a capture file, the one place for both: at the start,
+ * at each --switch-output and at the end of recording.
+ *
+ * A file opens with its header and every definition it needs (the STAT
+ * keys, kernel identity and modules, block devices; then the threads and
+ * mappings of the /proc scan), because the interners and tables start
+ * empty for it. It closes with LOST (the drops since the last LOST), STAT
+ * (this file's numbers) and END. With --switch-output the recording goes
+ * to FILE.<timestamp> files, as perf record's, each a complete capture.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+#include <sys/utsname.h>
+#include <bpf/bpf.h>
+#include <bpf/libbpf.h>
+#include "stkrec.skel.h"
+#include "record/blockdev.h"
+#include "record/recorder_int.h"
+
+static uint64_t ts_ns(const struct timespec *ts)
+{
+	return ts->tv_sec * 1000000000ull + ts->tv_nsec;
+}
+
+/* realtime = monotonic + offset, from the tightest of a few bracketed
+ * readings (a preemption inside one bracket would skew it). */
+static void clock_pair(uint64_t *mono, uint64_t *real, int64_t *offset)
+{
+	uint64_t best = UINT64_MAX;
+	struct timespec a, m, b;
+	int i;
+
+	for (i = 0; i < 16; i++) {
+		clock_gettime(CLOCK_REALTIME, &a);
+		clock_gettime(CLOCK_MONOTONIC, &m);
+		clock_gettime(CLOCK_REALTIME, &b);
+		if (ts_ns(&b) - ts_ns(&a) < best) {
+			best = ts_ns(&b) - ts_ns(&a);
+			*mono = ts_ns(&m);
+			*real = ts_ns(&a) + best / 2;
+		}
+	}
+	*offset = (int64_t)(*real - *mono);
+}
+
+static void fill_header(const struct recorder *r, struct cap_header *h)
+{
+	struct utsname u;
+
+	memset(h, 0, sizeof(*h));
+	h->major = CAP_VERSION_MAJOR;
+	h->minor = CAP_VERSION_MINOR;
+	clock_pair(&h->start_time, &h->start_realtime, &h->clock_offset);
+	h->ncpus = r->ncpus_possible;
+	h->page_size = sysconf(_SC_PAGESIZE);
+	h->recorder_pid = getpid();
+	if (!uname(&u)) {
+		snprintf(h->hostname, sizeof(h->hostname), "%s", u.nodename);
+		snprintf(h->release, sizeof(h->release), "%s", u.release);
+		snprintf(h->machine, sizeof(h->machine), "%s", u.machine);
+	}
+	snprintf(h->version, sizeof(h->version), "%s", STKREC_VERSION);
+	snprintf(h->cmdline, sizeof(h->cmdline), "%s", r->opts.cmdline ? r->opts.cmdline : "");
+}
+
+/* FILE.YYYYmmddHHMMSSmmm (local time, as perf names them); a second file
+ * within the same millisecond gets a -N suffix rather than replacing it. */
+static int set_path(struct recorder *r)
+{
+	char stamp[32], prev[sizeof(r->path)];
+	struct timespec ts;
+	struct tm tm;
+	int n;
+
+	if (!r->opts.switch_ns && !r->opts.switch_bytes) {
+		n = snprintf(r->path, sizeof(r->path), "%s", r->opts.output);
+		return n < (int)sizeof(r->path) ? 0 : -ENAMETOOLONG;
+	}
+	memcpy(prev, r->path, sizeof(prev));
+	clock_gettime(CLOCK_REALTIME, &ts);
+	if (!localtime_r(&ts.tv_sec, &tm) || !strftime(stamp, sizeof(stamp), "%Y%m%d%H%M%S", &tm))
+		return -EOVERFLOW;
+	n = snprintf(r->path, sizeof(r->path), "%s.%s%03ld", r->opts.output, stamp,
+		     ts.tv_nsec / 1000000);
+	if (n >= (int)sizeof(r->path) - 16)
+		return -ENAMETOOLONG;
+	if (!strncmp(prev, r->path, n) && (prev[n] == 0 || prev[n] == '-'))
+		snprintf(r->path + n, sizeof(r->path) - n, "-%u", r->files);
+	return 0;
+}
+
+static int read_percpu(struct recorder *r, int fd, uint32_t key, uint64_t *sum)
+{
+	int i;
+
+	if (bpf_map_lookup_elem(fd, &key, r->percpu_buf))
+		return -errno;
+	*sum = 0;
+	for (i = 0; i < r->ncpus_possible; i++)
+		*sum += r->percpu_buf[i];
+	return 0;
+}
+
+int recorder__write_lost(struct recorder *r)
+{
+	struct cap_lost l = { .cpu = 0xffffffffu };
+	uint64_t sum = 0;
+	uint32_t key;
+	int err;
+
+	for (key = 0; key < STKREC_NR_COUNTERS; key++) {
+		err = read_percpu(r, bpf_map__fd(r->skel->maps.counters), key, &sum);
+		if (err)
+			return err;
+		if (sum <= r->lost_seen[key])
+			continue;
+		l.count = sum - r->lost_seen[key];
+		l.kind = key / STKREC_LOST_NR;
+		l.reason = key % STKREC_LOST_NR;
+		err = cap_writer__append(r->w, CAP_REC_LOST, &l, sizeof(l), NULL, 0);
+		if (err < 0)
+			return err;
+		r->lost_seen[key] = sum;
+	}
+	return 0;
+}
+
+static int write_stat(struct recorder *r, const char *key, uint64_t value)
+{
+	struct cap_stat s = { .value = value };
+	int err;
+
+	err = intern__string(r->in, key, strlen(key), &s.key_id);
+	if (err)
+		return err;
+	return cap_writer__append(r->w, CAP_REC_STAT, &s, sizeof(s), NULL, 0);
+}
+
+static uint64_t bpf_stat(struct recorder *r, uint32_t key)
+{
+	uint64_t sum = 0;
+
+	if (read_percpu(r, bpf_map__fd(r->skel->maps.stats), key, &sum))
+		return 0;
+	return sum;
+}
+
+/* Runs of a program the kernel skipped because it was already running on
+ * that CPU (a completion interrupting another, say): events the program
+ * could neither record nor count lost. */
+static uint64_t prog_skipped(const struct bpf_program *p)
+{
+	struct bpf_prog_info info = {};
+	__u32 len = sizeof(info);
+	int fd = bpf_program__fd(p);
+
+	if (fd < 0 || bpf_obj_get_info_by_fd(fd, &info, &len))
+		return 0;
+	return info.recursion_misses;
+}
+
+/* Requests of traced issuers seen issued whose completion was not seen
+ * (yet): in flight when the file ended, or completed where the kernel ran
+ * no program (their entries stay until the request is used again). */
+static bool bio_incomplete_entry(const struct stkrec_bio_state *s)
+{
+	return s->issue_time && s->traced;
+}
+
+/* Before 5.6 (no batch lookup): one key at a time, which restarts when the
+ * key just read goes meanwhile, hence the bound. */
+static uint64_t bio_incomplete_slow(int fd, uint32_t max)
+{
+	struct stkrec_bio_state s;
+	uint64_t key, next, *prev = NULL, n = 0;
+	uint32_t i;
+
+	for (i = 0; i < max && !bpf_map_get_next_key(fd, prev, &next); i++) {
+		key = next;
+		prev = &key;
+		if (!bpf_map_lookup_elem(fd, &key, &s) && bio_incomplete_entry(&s))
+			n++;
+	}
+	return n;
+}
+
+static uint64_t bio_incomplete(struct recorder *r)
+{
+	const struct bpf_map *m = r->skel->maps.bio_inflight;
+	struct stkrec_bio_state vals[128];
+	uint64_t keys[128], batch = 0, n = 0;
+	int err, fd = bpf_map__fd(m);
+	bool first = true;
+	__u32 count, i;
+
+	if (fd < 0)
+		return 0;
+	do {
+		/* a batch takes whole hash buckets: an entry that comes or
+		 * goes meanwhile is read once at most */
+		count = 128;
+		err = bpf_map_lookup_batch(fd, first ? NULL : &batch, &batch, keys, vals, &count,
+					   NULL);
+		if (err && err != -ENOENT)
+			return first ? bio_incomplete_slow(fd, bpf_map__max_entries(m)) : n;
+		for (i = 0; i < count; i++)
+			n += bio_incomplete_entry(&vals[i]);
+		first = false;
+	} while (!err);
+	return n;
+}
+
+/* Intern the STAT keys up front: once --max-size is reached the writer
+ * takes only LOST, STAT and END records, not the STRINGs naming keys. */
+static int intern_stat_keys(struct recorder *r)
+{
+	const char *key;
+	uint32_t id;
+	int k, err;
+
+	for (k = 0; (key = cap_stat_key_name(k)); k++) {
+		err = intern__string(r->in, key, strlen(key), &id);
+		if (err)
+			return err;
+	}
+	return 0;
+}
+
+/* This file's numbers (FORMAT.md §4.15): events since it began, its own
+ * tables. */
+static int write_stats(struct recorder *r, uint64_t now)
+{
+	const struct cap_totals *t = cap_writer__totals(r->w);
+	const uint64_t v[CAP_STAT_MAX] = {
+		[CAP_STAT_EVENTS_OFFCPU] = r->events[CAP_KIND_OFFCPU] - r->events_base[CAP_KIND_OFFCPU],
+		[CAP_STAT_EVENTS_CPU] = r->events[CAP_KIND_CPU] - r->events_base[CAP_KIND_CPU],
+		[CAP_STAT_EVENTS_BIO] = r->events[CAP_KIND_BIO] - r->events_base[CAP_KIND_BIO],
+		[CAP_STAT_STACKS] = intern__nr_stacks(r->in),
+		[CAP_STAT_STRINGS] = intern__nr_strings(r->in),
+		[CAP_STAT_THREADS] = r->threads.nr,
+		[CAP_STAT_RINGBUF_SIZE] = r->opts.ringbuf_size,
+		[CAP_STAT_BAD_RINGBUF_RECORDS] = r->bad_records,
+		[CAP_STAT_MAPS_UNREADABLE] = r->maps_missed,
+		[CAP_STAT_SIDEBAND_LOST] = r->sb ? sideband__lost(r->sb) : 0,
+		[CAP_STAT_BIO_UNSEEN] = bpf_stat(r, STKREC_STAT_BIO_UNSEEN),
+		[CAP_STAT_BIO_FILTERED] = bpf_stat(r, STKREC_STAT_BIO_FILTERED),
+		[CAP_STAT_DURATION_NS] = now - r->file_start_ns,
+		[CAP_STAT_BYTES_RAW] = t->bytes_raw, /* before these last records */
+		[CAP_STAT_SKIPPED_OFFCPU] = prog_skipped(r->skel->progs.stkrec_switch) +
+					    prog_skipped(r->skel->progs.stkrec_switch_raw),
+		[CAP_STAT_SKIPPED_CPU] = prog_skipped(r->skel->progs.stkrec_cpu),
+		[CAP_STAT_SKIPPED_BIO] = prog_skipped(r->skel->progs.stkrec_rq_complete),
+		[CAP_STAT_BIO_MISSED] = bpf_stat(r, STKREC_STAT_BIO_MISSED),
+		[CAP_STAT_BIO_INCOMPLETE] = bio_incomplete(r),
+	};
+	int k, err;
+
+	for (k = 0; k < CAP_STAT_MAX; k++) {
+		err = write_stat(r, cap_stat_key_name(k), v[k]);
+		if (err < 0)
+			return err;
+	}
+	return 0;
+}
+
+static int write_end(struct recorder *r, uint32_t reason, int32_t error, uint64_t now)
+{
+	struct cap_end e = {
+		.time = now,
+		.reason = reason,
+		.error = reason == CAP_STOP_ERROR ? error : 0,
+		.status = reason == CAP_STOP_SWITCH ? -1 : command__status(&r->cmd),
+	};
+
+	return cap_writer__append(r->w, CAP_REC_END, &e, sizeof(e), NULL, 0);
+}
+
+static int write_defs(struct recorder *r, const char **step)
+{
+	int err;
+
+	*step = "intern";
+	err = intern__new(r->w, &r->in);
+	if (err)
+		return err;
+	err = intern_stat_keys(r);
+	if (err)
+		return err;
+	r->sink = (struct ksyms_sink){ .ks = r->ks, .w = r->w, .in = r->in };
+	intern__set_kstack_hook(r->in, ksyms__kstack_hook, &r->sink);
+	*step = "write kernel identity";
+	err = ksyms__write_kernel(r->ks, r->w, r->in);
+	if (err < 0)
+		return err;
+	*step = "write block devices";
+	err = blockdev__write_all(r->w, "/sys");
+	return err < 0 ? err : 0;
+}
+
+/* A new file: its header, then every definition it needs but the /proc
+ * scan (recorder__scan_proc(), once the side band is open). */
+int recorder__open_output(struct recorder *r, const char **step)
+{
+	struct cap_writer_opts wo = { .max_size = r->opts.max_size };
+	struct cap_header h;
+	int err;
+
+	*step = "open output";
+	err = set_path(r);
+	if (err)
+		return err;
+	fill_header(r, &h);
+	err = cap_writer__open(r->path, &h, &wo, &r->w);
+	if (err)
+		return err;
+	r->files++;
+	r->file_start_ns = h.start_time;
+	memcpy(r->events_base, r->events, sizeof(r->events_base));
+	err = write_defs(r, step);
+	if (!err)
+		err = threads__init(&r->threads);
+	return err;
+}
+
+/* The threads and mappings of every process, as MAPPING and THREAD
+ * records, and the table that keeps them current from then on. */
+int recorder__scan_proc(struct recorder *r, uint64_t now)
+{
+	int err = procmaps__new(r->w, r->in, &r->pm);
+
+	if (!err)
+		err = procmaps__scan_all(r->pm, now);
+	return err < 0 ? err : 0;
+}
+
+/* Finish the current file as a complete capture; it is closed (r->w NULL)
+ * whatever happens: a failed write leaves what the file holds readable. */
+int recorder__close_output(struct recorder *r, uint32_t reason, int32_t error, uint64_t now)
+{
+	int err = recorder__write_lost(r);
+
+	if (!err)
+		err = write_stats(r, now);
+	if (!err)
+		err = write_end(r, reason, error, now);
+	if (!err)
+		err = cap_writer__finish(r->w);
+	else
+		cap_writer__free(r->w);
+	r->w = NULL;
+	return err;
+}
+
+bool recorder__switch_due(const struct recorder *r, uint64_t now)
+{
+	if (r->opts.switch_ns && now - r->file_start_ns >= r->opts.switch_ns)
+		return true;
+	return r->opts.switch_bytes && cap_writer__file_size(r->w) >= r->opts.switch_bytes;
+}
+
+/* Drop what the old file defined: each table starts empty for the new one. */
+static void forget_defs(struct recorder *r)
+{
+	procmaps__free(r->pm);
+	r->pm = NULL;
+	intern__free(r->in);
+	r->in = NULL;
+	threads__free(&r->threads);
+	ksyms__new_file(r->ks);
+}
+
+int recorder__switch_output(struct recorder *r, uint64_t now)
+{
+	const char *step;
+	int err;
+
+	err = recorder__close_output(r, CAP_STOP_SWITCH, 0, now);
+	forget_defs(r);
+	if (!err)
+		err = recorder__open_output(r, &step);
+	if (!err)
+		err = recorder__scan_proc(r, now);
+	if (err && r->w) { /* half a file: what it holds is readable as is */
+		cap_writer__free(r->w);
+		r->w = NULL;
+	}
+	return err;
+}

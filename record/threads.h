@@ -1,0 +1,28 @@
+/* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
+/* Which name each thread last had in the capture (threads.c). */
+#ifndef STKREC_RECORD_THREADS_H
+#define STKREC_RECORD_THREADS_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include "bpf/stkrec.h"
+
+/* tid -> last comm written in a THREAD record. */
+struct thread_slot {
+	uint32_t tid;  /* 0: empty */
+	uint32_t pid;
+	char comm[STKREC_COMM_LEN];
+};
+
+struct thread_table {
+	struct thread_slot *slots;
+	uint32_t mask;
+	uint32_t nr;
+};
+
+int threads__init(struct thread_table *t);
+void threads__free(struct thread_table *t);
+/* true when tid is new or its comm/pid changed; the table is updated. */
+bool threads__changed(struct thread_table *t, uint32_t tid, uint32_t pid, const char *comm);
+
+#endif
