@@ -256,7 +256,7 @@ static int on_misc(struct model *m, const struct cap_record *r)
 	switch (r->type) {
 	case CAP_REC_LOST:
 		if (r->lost.kind < CAP_KIND_MAX && r->lost.reason < CAP_LOST_MAX)
-			m->lost[r->lost.kind][r->lost.reason] += r->lost.count;
+			m->lost.count[r->lost.kind][r->lost.reason] += r->lost.count;
 		return 0;
 	case CAP_REC_STAT:
 		return VEC_PUSH(m->stats, m->nr_stats, m->stats_cap, s);

@@ -62,7 +62,6 @@ int model__load_mem(const void *buf, size_t len, const struct model_opts *opts,
 void model__free(struct model *m);
 
 const struct cap_header *model__header(const struct model *m);
-const struct cap_read_stats *model__read_stats(const struct model *m);
 /* True when the capture was truncated or damaged; model__loss_text() then
  * describes what is missing (from cap_reader__describe_loss()). */
 bool model__recovered(const struct model *m);
@@ -76,6 +75,8 @@ uint64_t model__last_time(const struct model *m);
 /* Lost events (or stacks) of a kind for a reason, summed over LOST records. */
 uint64_t model__lost(const struct model *m, enum cap_kind kind,
 		     enum cap_lost_reason reason);
+/* All LOST counts, for cap_loss__split(). */
+const struct cap_lost_detail *model__lost_detail(const struct model *m);
 /* STAT records in file order: 0 with *key and *value set, or -ENOENT. */
 int model__stat(const struct model *m, size_t i, const char **key, uint64_t *value);
 
@@ -111,7 +112,6 @@ bool model__is_kthread(const struct model *m, uint32_t tid);
 const struct model_map *model__find_map(const struct model *m, uint32_t pid,
 					uint64_t time, uint64_t ip);
 const struct model_dso *model__dso(const struct model *m, uint32_t idx);
-size_t model__nr_maps(const struct model *m);
 
 /* Kernel symbols from KSYM records (finalized); never NULL after load. */
 const struct ksymtab *model__ksymtab(const struct model *m);

@@ -74,7 +74,7 @@ struct model {
 	struct cap_end end;
 	bool has_end;
 	uint64_t last_event;
-	uint64_t lost[CAP_KIND_MAX][CAP_LOST_MAX];
+	struct cap_lost_detail lost;
 
 	char *pool;             /* string bytes, each NUL-terminated */
 	size_t pool_len, pool_cap;

@@ -236,11 +236,6 @@ const struct cap_header *model__header(const struct model *m)
 	return &m->hdr;
 }
 
-const struct cap_read_stats *model__read_stats(const struct model *m)
-{
-	return &m->stats_rd;
-}
-
 bool model__recovered(const struct model *m)
 {
 	return m->recovered;
@@ -270,7 +265,12 @@ uint64_t model__lost(const struct model *m, enum cap_kind kind,
 {
 	if ((unsigned)kind >= CAP_KIND_MAX || (unsigned)reason >= CAP_LOST_MAX)
 		return 0;
-	return m->lost[kind][reason];
+	return m->lost.count[kind][reason];
+}
+
+const struct cap_lost_detail *model__lost_detail(const struct model *m)
+{
+	return &m->lost;
 }
 
 int model__stat(const struct model *m, size_t i, const char **key, uint64_t *value)
@@ -439,11 +439,6 @@ const struct model_map *model__find_map(const struct model *m, uint32_t pid,
 const struct model_dso *model__dso(const struct model *m, uint32_t idx)
 {
 	return idx < m->nr_dsos ? &m->dsos[idx] : NULL;
-}
-
-size_t model__nr_maps(const struct model *m)
-{
-	return m->nr_maps;
 }
 
 const struct ksymtab *model__ksymtab(const struct model *m)

@@ -223,10 +223,10 @@ static void print_not_run(const struct model *m, FILE *out)
 	for (i = 0; !model__stat(m, i, &key, &v); i++) {
 		if (!v)
 			continue;
-		if (!strncmp(key, "bpf.skipped.", 12) || !strcmp(key, "bio.missed_completions"))
+		if (cap_stat_classify(key) == CAP_STAT_NOT_RUN)
 			fprintf(out, "# WARNING: %" PRIu64 " events not recorded, the kernel "
 				"did not run the recorder's program (%s)\n", v, key);
-		else if (!strcmp(key, "bio.incomplete"))
+		else if (cap_stat_classify(key) == CAP_STAT_INCOMPLETE)
 			fprintf(out, "# WARNING: %" PRIu64 " block requests not seen completing: "
 				"in flight at the end, or not recorded (%s)\n", v, key);
 	}
@@ -279,6 +279,7 @@ static void perf_header(const struct report_ctx *ctx, FILE *out)
 	const struct model *m = ctx->model;
 	const struct cap_header *h = model__header(m);
 	uint64_t span = model__last_time(m) - h->start_time;
+	struct cap_loss loss;
 	char when[64];
 	int k;
 
@@ -291,11 +292,11 @@ static void perf_header(const struct report_ctx *ctx, FILE *out)
 	fprintf(out, "# cmdline        : %s\n", h->cmdline);
 	fprintf(out, "# duration       : %" PRIu64 ".%03" PRIu64 " s\n", span / 1000000000,
 		span % 1000000000 / 1000000);
+	cap_loss__split(model__lost_detail(m), &loss);
 	fputs("# events         :", out);
 	for (k = 0; k < CAP_KIND_SIDEBAND; k++)
 		fprintf(out, "%s %s %zu (lost %" PRIu64 ")", k ? "," : "", cap_kind_name(k),
-			model__nr_events(m, k),
-			model__lost(m, k, CAP_LOST_RINGBUF) + model__lost(m, k, CAP_LOST_STATE));
+			model__nr_events(m, k), loss.events[k]);
 	fputc('\n', out);
 	print_stats(m, out);
 	fputs("# ========\n", out);

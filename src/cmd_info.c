@@ -21,14 +21,14 @@ struct info {
 	uint64_t end_time;      /* END time, else the latest event time seen */
 	struct cap_end end;     /* the END record, if has_end */
 	uint64_t types[CAP_REC_END + 1]; /* records read per type */
-	uint64_t lost_events[CAP_KIND_MAX]; /* LOST counts minus stack misses */
-	uint64_t stacks_missed[2];          /* user, kernel (events kept) */
+	struct cap_loss lost_split; /* events lost, stacks missed (events kept) */
 	struct {
-		uint32_t id;    /* STRING id of a key not_run_key() knows */
-		int which;
+		uint32_t id;    /* STRING id of a key of a class but counts */
+		enum cap_stat_class class;
 	} keys[8];
 	int nr_keys;
-	uint64_t not_run[2];    /* events no program ran for; requests unseen ending */
+	/* by class: events no program ran for; requests not seen ending */
+	uint64_t not_run[CAP_STAT_INCOMPLETE + 1];
 	char loss[512];
 };
 
@@ -74,42 +74,17 @@ static uint64_t record_time(const struct cap_record *rec)
 	}
 }
 
-/* LOST records also count stacks that could not be taken; those events
- * were kept, so they are reported apart from lost events (FORMAT.md §6.1). */
-static void split_lost(struct info *in)
-{
-	int k;
-
-	for (k = 0; k < CAP_KIND_MAX; k++) {
-		uint64_t u = in->lost->count[k][CAP_LOST_USTACK];
-		uint64_t kn = in->lost->count[k][CAP_LOST_KSTACK];
-
-		in->stacks_missed[0] += u;
-		in->stacks_missed[1] += kn;
-		in->lost_events[k] = in->st->counted.lost[k] - u - kn;
-	}
-}
-
-/* Recorder STATs that count events missing without a LOST record: the
- * kernel ran no program for them (FORMAT.md §4.15). */
-static int not_run_key(const char *key)
-{
-	if (!strncmp(key, "bpf.skipped.", 12) || !strcmp(key, "bio.missed_completions"))
-		return 0;
-	if (!strcmp(key, "bio.incomplete"))
-		return 1;
-	return -1;
-}
-
 static void scan_stat(struct info *in, const struct cap_record *rec)
 {
+	enum cap_stat_class c;
 	int i;
 
 	if (rec->type == CAP_REC_STRING) {
-		i = not_run_key(rec->tail);
-		if (i >= 0 && in->nr_keys < (int)(sizeof(in->keys) / sizeof(in->keys[0]))) {
+		c = cap_stat_classify(rec->tail);
+		if (c != CAP_STAT_COUNT &&
+		    in->nr_keys < (int)(sizeof(in->keys) / sizeof(in->keys[0]))) {
 			in->keys[in->nr_keys].id = rec->string.id;
-			in->keys[in->nr_keys++].which = i;
+			in->keys[in->nr_keys++].class = c;
 		}
 		return;
 	}
@@ -117,7 +92,7 @@ static void scan_stat(struct info *in, const struct cap_record *rec)
 		return;
 	for (i = 0; i < in->nr_keys; i++) {
 		if (rec->stat.key_id == in->keys[i].id)
-			in->not_run[in->keys[i].which] += rec->stat.value;
+			in->not_run[in->keys[i].class] += rec->stat.value;
 	}
 }
 
@@ -141,7 +116,7 @@ static int scan(struct cap_reader *r, struct info *in)
 	in->lost = cap_reader__lost_detail(r);
 	for (t = 0; t <= CAP_REC_END; t++)
 		in->types[t] = cap_reader__type_count(r, t);
-	split_lost(in);
+	cap_loss__split(in->lost, &in->lost_split);
 	in->end_time = in->st->has_end ? in->st->counted.end_time : latest;
 	if (in->end_time < in->hdr->start_time)
 		in->end_time = in->hdr->start_time;
@@ -209,7 +184,7 @@ static void print_lost_text(const struct info *in, int kind)
 	const char *sep = " (";
 	int reason;
 
-	printf("%s %" PRIu64, cap_kind_name(kind), in->lost_events[kind]);
+	printf("%s %" PRIu64, cap_kind_name(kind), in->lost_split.events[kind]);
 	for (reason = 0; reason < CAP_LOST_MAX; reason++) {
 		if (!in->lost->count[kind][reason] || reason == CAP_LOST_USTACK ||
 		    reason == CAP_LOST_KSTACK)
@@ -227,7 +202,7 @@ static uint64_t total_lost(const struct info *in)
 	int k;
 
 	for (k = 0; k < CAP_KIND_MAX; k++)
-		n += in->lost_events[k];
+		n += in->lost_split.events[k];
 	return n;
 }
 
@@ -262,15 +237,16 @@ static void print_text(const struct info *in)
 	if (total_lost(in))
 		printf("WARNING:      %" PRIu64 " events lost while recording: counts and "
 		       "profiles undercount\n", total_lost(in));
-	if (in->not_run[0])
+	if (in->not_run[CAP_STAT_NOT_RUN])
 		printf("WARNING:      %" PRIu64 " events not recorded: the kernel did not run "
 		       "the recorder's program (bpf.skipped.*, bio.missed_completions)\n",
-		       in->not_run[0]);
-	if (in->not_run[1])
+		       in->not_run[CAP_STAT_NOT_RUN]);
+	if (in->not_run[CAP_STAT_INCOMPLETE])
 		printf("WARNING:      %" PRIu64 " block requests not seen completing: in flight "
-		       "at the end, or not recorded (bio.incomplete)\n", in->not_run[1]);
+		       "at the end, or not recorded (bio.incomplete)\n",
+		       in->not_run[CAP_STAT_INCOMPLETE]);
 	printf("stacks missed: user %" PRIu64 ", kernel %" PRIu64 " (events kept)\n",
-	       in->stacks_missed[0], in->stacks_missed[1]);
+	       in->lost_split.stacks_missed[0], in->lost_split.stacks_missed[1]);
 	print_defs_text(in);
 	print_stop_text(in);
 	printf("blocks:       %" PRIu64 "\n", st->blocks);
@@ -363,12 +339,12 @@ static void print_json(const struct info *in)
 	printf("\"start_ns\":%" PRIu64 ",\"end_ns\":%" PRIu64 ",\"duration_s\":%.6f,",
 	       h->start_time, in->end_time, (in->end_time - h->start_time) / 1e9);
 	json_kinds("events", st->counted.events, CAP_KIND_BIO + 1);
-	json_kinds("lost", in->lost_events, CAP_KIND_MAX);
+	json_kinds("lost", in->lost_split.events, CAP_KIND_MAX);
 	json_lost_reasons(in);
 	printf("\"stacks_missed\":{\"user\":%" PRIu64 ",\"kernel\":%" PRIu64 "},",
-	       in->stacks_missed[0], in->stacks_missed[1]);
-	printf("\"not_run\":%" PRIu64 ",\"bio_incomplete\":%" PRIu64 ",", in->not_run[0],
-	       in->not_run[1]);
+	       in->lost_split.stacks_missed[0], in->lost_split.stacks_missed[1]);
+	printf("\"not_run\":%" PRIu64 ",\"bio_incomplete\":%" PRIu64 ",", in->not_run[CAP_STAT_NOT_RUN],
+	       in->not_run[CAP_STAT_INCOMPLETE]);
 	json_defs(in);
 	if (in->st->has_end)
 		printf("\"stop_reason\":\"%s\",\"exit_status\":%d,",

@@ -18,6 +18,7 @@
 #include "src/commands.h"
 #include "src/log.h"
 #include "src/record_opts.h"
+#include "src/util.h"
 
 #ifndef CAP_PERFMON
 #define CAP_PERFMON 38
@@ -276,6 +277,23 @@ static int record(struct record_opts *o)
 	return err ? EXIT_FAIL : EXIT_OK;
 }
 
+/* Tests only: STKREC_TEST_SKIP_BIO=N has the block I/O completion program
+ * skip every Nth run, as a kernel may (DEVELOPERS.md). */
+static int test_env(struct record_opts *o)
+{
+	const char *v = getenv("STKREC_TEST_SKIP_BIO");
+	uint64_t n;
+
+	if (!v)
+		return 0;
+	if (parse_u64(v, 0, UINT32_MAX, &n)) {
+		log_usage_error("record", "STKREC_TEST_SKIP_BIO: '%s' is not a count", v);
+		return -EINVAL;
+	}
+	o->test_skip_bio = n;
+	return 0;
+}
+
 int cmd_record(int argc, char **argv)
 {
 	struct record_opts o;
@@ -297,11 +315,10 @@ int cmd_record(int argc, char **argv)
 	o.libbpf_log = libbpf_log;
 	o.progress = on_progress;
 	o.cmdline = join_cmdline(argc, argv); /* argv[0] is "record" */
-	/* tests only: a kernel that skips completion runs, on demand */
-	if (getenv("STKREC_TEST_SKIP_BIO"))
-		o.test_skip_bio = strtoul(getenv("STKREC_TEST_SKIP_BIO"), NULL, 10);
 	ret = EXIT_FAIL;
-	if (!preflight(&o) && !install_signals())
+	if (test_env(&o))
+		ret = EXIT_USAGE;
+	else if (!preflight(&o) && !install_signals())
 		ret = record(&o);
 	free((char *)o.cmdline);
 	record_opts__free(&o);

@@ -196,27 +196,6 @@ static void usage_script(FILE *f)
 		input_help, report_common_help);
 }
 
-int report_parse_kinds(const char *s, unsigned *kinds)
-{
-	char *dup = strdup(s), *tok, *save = NULL;
-	int k, err = 0;
-
-	if (!dup)
-		return -ENOMEM;
-	*kinds = 0;
-	for (tok = strtok_r(dup, ",", &save); tok && !err; tok = strtok_r(NULL, ",", &save)) {
-		for (k = 0; k < CAP_KIND_SIDEBAND; k++) {
-			if (!strcmp(tok, cap_kind_name(k)))
-				break;
-		}
-		if (k == CAP_KIND_SIDEBAND)
-			err = -EINVAL;
-		*kinds |= 1u << k;
-	}
-	free(dup);
-	return err || !*kinds ? -EINVAL : 0;
-}
-
 static int parse_sort(const char *s, struct report_opts *o)
 {
 	static const char *const names[SORT_MAX] = { "comm", "pid", "dso", "sym" };
@@ -289,7 +268,7 @@ static int opt_filter(struct report_common *c, int opt, const char *arg)
 		f->state = v;
 		return 0;
 	case 'e':
-		return report_parse_kinds(arg, &f->kinds) ? bad_value(c->cmd, "-e", arg) : 0;
+		return parse_kinds(arg, &f->kinds) ? bad_value(c->cmd, "-e", arg) : 0;
 	}
 	return 1;
 }

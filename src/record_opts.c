@@ -111,29 +111,7 @@ void record_opts__usage(FILE *f)
 
 int record_opts__parse_events(const char *s, unsigned *mask)
 {
-	char *dup, *tok, *save = NULL;
-	unsigned m = 0;
-	int err = 0;
-
-	if (!s || !*s || s[0] == ',' || s[strlen(s) - 1] == ',')
-		return -EINVAL;
-	dup = strdup(s);
-	if (!dup)
-		return -ENOMEM;
-	for (tok = strtok_r(dup, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
-		if (!strcmp(tok, "offcpu"))
-			m |= RECORD_EV_OFFCPU;
-		else if (!strcmp(tok, "cpu"))
-			m |= RECORD_EV_CPU;
-		else if (!strcmp(tok, "bio"))
-			m |= RECORD_EV_BIO;
-		else
-			err = -EINVAL;
-	}
-	free(dup);
-	if (!err)
-		*mask = m;
-	return err;
+	return parse_kinds(s, mask);
 }
 
 static int fail(char *err, size_t len, const char *fmt, ...)

@@ -47,7 +47,5 @@ int report_common_load(struct report_common *c, const char *path, struct model *
  * objects of the capture at path stayed unnamed because the files found
  * had other build IDs. */
 void report_common_sym_stats(const char *path, const struct resolver *res);
-/* Parse "offcpu,cpu,bio" into a bit mask per enum cap_kind: 0 or -EINVAL. */
-int report_parse_kinds(const char *s, unsigned *kinds);
 
 #endif

@@ -3,6 +3,7 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include "format/capture.h"
 #include "src/util.h"
 
 int parse_u64(const char *s, uint64_t min, uint64_t max, uint64_t *out)
@@ -104,5 +105,37 @@ int parse_seconds(const char *s, uint64_t *ns)
 	if (v < 0 || v > 1e9)
 		return -ERANGE;
 	*ns = (uint64_t)(v * 1e9 + 0.5);
+	return 0;
+}
+
+static int kind_of(const char *s, size_t len)
+{
+	int k;
+
+	for (k = 0; k < CAP_KIND_SIDEBAND; k++)
+		if (strlen(cap_kind_name(k)) == len && !strncmp(s, cap_kind_name(k), len))
+			return k;
+	return -1;
+}
+
+int parse_kinds(const char *s, unsigned *mask)
+{
+	unsigned m = 0;
+	size_t len;
+	int k;
+
+	if (!s)
+		return -EINVAL;
+	for (;;) {
+		len = strcspn(s, ",");
+		k = kind_of(s, len);
+		if (k < 0)
+			return -EINVAL; /* unknown, or an empty item */
+		m |= 1u << k;
+		if (!s[len])
+			break;
+		s += len + 1;
+	}
+	*mask = m;
 	return 0;
 }

@@ -11,6 +11,9 @@ int parse_u64(const char *s, uint64_t min, uint64_t max, uint64_t *out);
 int parse_size(const char *s, uint64_t min, uint64_t max, uint64_t *out);
 /* "1,2,3" into a newly allocated array (each in [min, max]). */
 int parse_u32_list(const char *s, uint32_t min, uint32_t max, uint32_t **out, int *n);
+/* "offcpu,cpu,bio" (any of them, no empty item) into a mask of
+ * 1 << CAP_KIND_*: record -e and every report -e take the same strings. */
+int parse_kinds(const char *s, unsigned *mask);
 /* Seconds, possibly fractional ("1.5"), into ns. */
 int parse_seconds(const char *s, uint64_t *ns);
 
