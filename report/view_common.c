@@ -166,3 +166,17 @@ void view_fmt_walltime(const struct model *m, uint64_t t, char *buf, size_t len)
 {
 	filter_fmt_iso((int64_t)t + model__header(m)->clock_offset, buf, len);
 }
+
+void view_json_chars(FILE *out, const char *s)
+{
+	for (; *s; s++) {
+		unsigned char c = *s;
+
+		if (c == '"' || c == '\\')
+			fprintf(out, "\\%c", c);
+		else if (c < 0x20)
+			fprintf(out, "\\u%04x", c);
+		else
+			fputc(c, out);
+	}
+}

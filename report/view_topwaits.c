@@ -27,26 +27,12 @@ static int cmp_wait(const void *pa, const void *pb)
 	return 0;
 }
 
-static void json_chars(FILE *out, const char *s)
-{
-	for (; *s; s++) {
-		unsigned char c = *s;
-
-		if (c == '"' || c == '\\')
-			fprintf(out, "\\%c", c);
-		else if (c < 0x20)
-			fprintf(out, "\\u%04x", c);
-		else
-			fputc(c, out);
-	}
-}
-
 /* One JSON string of s and then more (a frame's name and its srcline). */
 static void json_str(FILE *out, const char *s, const char *more)
 {
 	fputc('"', out);
-	json_chars(out, s);
-	json_chars(out, more);
+	view_json_chars(out, s);
+	view_json_chars(out, more);
 	fputc('"', out);
 }
 

@@ -67,6 +67,9 @@ int view_fold(struct report_ctx *ctx, enum cap_kind kind, view_fold_fn cb, void 
 
 /* ---- formatting the views share with report/diff.c (view_common.c) ---- */
 
+/* s as the inside of a JSON string: '"' and '\' escaped, control bytes
+ * as \u00XX, other bytes as they are (UTF-8 passes through). */
+void view_json_chars(FILE *out, const char *s);
 /* Wall clock of a monotonic time (ISO 8601, local, microseconds). */
 void view_fmt_walltime(const struct model *m, uint64_t t, char *buf, size_t len);
 /* The off-CPU value of a sum of ns in microseconds, rounded. */

@@ -161,6 +161,7 @@ static int check_args(struct diff_cli *c, int argc, char **argv)
 static int parse_args(struct diff_cli *c, int argc, char **argv)
 {
 	struct option *opts = report_common_options(diff_opts);
+	char name[8];
 	int opt, err = 0;
 
 	if (!opts)
@@ -174,7 +175,7 @@ static int parse_args(struct diff_cli *c, int argc, char **argv)
 		} else if (opt == '?' || opt == ':') {
 			log_usage_error("diff", "%s option '%s'",
 					opt == ':' ? "missing value for" : "unknown",
-					argv[optind - 1]);
+					opt_name(optopt, argv[optind - 1], name, sizeof(name)));
 			err = -EINVAL;
 		} else {
 			err = parse_opt(c, opt, optarg);

@@ -10,8 +10,10 @@
 #include <string.h>
 #include <time.h>
 #include "format/capture.h"
+#include "report/views.h"
 #include "src/commands.h"
 #include "src/log.h"
+#include "src/util.h"
 
 struct info {
 	const char *path;
@@ -261,17 +263,8 @@ static void print_text(const struct info *in)
 
 static void json_str(const char *key, const char *s, const char *after)
 {
-	const unsigned char *p = (const unsigned char *)s;
-
 	printf("\"%s\":\"", key);
-	for (; *p; p++) {
-		if (*p == '"' || *p == '\\')
-			printf("\\%c", *p);
-		else if (*p < 0x20)
-			printf("\\u%04x", *p);
-		else
-			putchar(*p);
-	}
+	view_json_chars(stdout, s);
 	printf("\"%s", after);
 }
 
@@ -368,6 +361,7 @@ static int parse_args(int argc, char **argv, const char **path, bool *json)
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
+	char name[8];
 	int c;
 
 	optind = 0;
@@ -384,10 +378,12 @@ static int parse_args(int argc, char **argv, const char **path, bool *json)
 			usage(stdout);
 			return 1;
 		case ':':
-			log_usage_error("info", "option '%s' requires a value", argv[optind - 1]);
+			log_usage_error("info", "option '%s' requires a value",
+					opt_name(optopt, argv[optind - 1], name, sizeof(name)));
 			return -1;
 		default:
-			log_usage_error("info", "unknown option '%s'", argv[optind - 1]);
+			log_usage_error("info", "unknown option '%s'",
+					opt_name(optopt, argv[optind - 1], name, sizeof(name)));
 			return -1;
 		}
 	}

@@ -458,6 +458,7 @@ static int check_combinations(struct cli *c)
 static int parse_args(struct cli *c, int argc, char **argv)
 {
 	struct option *opts = report_common_options(long_opts);
+	char name[8];
 	int opt, err = 0;
 
 	if (!opts) {
@@ -475,7 +476,7 @@ static int parse_args(struct cli *c, int argc, char **argv)
 		} else if (opt == '?' || opt == ':') {
 			log_usage_error(c->cmd, "%s option '%s'",
 					opt == ':' ? "missing value for" : "unknown",
-					argv[optind - 1]);
+					opt_name(optopt, argv[optind - 1], name, sizeof(name)));
 			err = -EINVAL;
 		} else {
 			err = parse_opt(c, opt, optarg);

@@ -337,13 +337,12 @@ static int cross_check(struct record_opts *o, const struct seen *s, char *err, s
 
 static int bad_option(int c, char **argv, char *err, size_t len)
 {
-	const char *arg = argv[optind - 1];
+	char buf[8];
+	const char *name = opt_name(optopt, argv[optind - 1], buf, sizeof(buf));
 
 	if (c == ':')
-		return fail(err, len, "option '%s' requires a value", arg);
-	if (optopt)
-		return fail(err, len, "unknown option '-%c'", optopt);
-	return fail(err, len, "unknown option '%s'", arg);
+		return fail(err, len, "option '%s' requires a value", name);
+	return fail(err, len, "unknown option '%s'", name);
 }
 
 int record_opts__parse(int argc, char **argv, struct record_opts *o,

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 #include <ctype.h>
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include "format/capture.h"
@@ -138,4 +139,12 @@ int parse_kinds(const char *s, unsigned *mask)
 	}
 	*mask = m;
 	return 0;
+}
+
+const char *opt_name(int optopt, const char *arg, char *buf, size_t len)
+{
+	if (!optopt || !strncmp(arg, "--", 2))
+		return arg;
+	snprintf(buf, len, "-%c", optopt);
+	return buf;
 }

@@ -14,6 +14,10 @@ int parse_u32_list(const char *s, uint32_t min, uint32_t max, uint32_t **out, in
 /* "offcpu,cpu,bio" (any of them, no empty item) into a mask of
  * 1 << CAP_KIND_*: record -e and every report -e take the same strings. */
 int parse_kinds(const char *s, unsigned *mask);
+/* The option getopt just refused, as the user wrote it: "-x" for a short
+ * one (also inside a bundle such as "-vx", where arg, argv[optind - 1], is
+ * the word before it), arg for a long one. */
+const char *opt_name(int optopt, const char *arg, char *buf, size_t len);
 /* Seconds, possibly fractional ("1.5"), into ns. */
 int parse_seconds(const char *s, uint64_t *ns);
 

@@ -30,6 +30,7 @@ static const struct bad_cmd cases[] = {
 	/* record */
 	{ UNKNOWN, { "record", "--bogus" }, "unknown option '--bogus'" },
 	{ UNKNOWN, { "record", "-x" }, "unknown option '-x'" },
+	{ UNKNOWN, { "record", "-xU" }, "unknown option '-x'" },
 	{ MISSING, { "record", "-F" }, "option '-F' requires a value" },
 	{ MISSING, { "record", "--max-size" }, "option '--max-size' requires a value" },
 	{ MISSING, { "record", "-e", "cpu", "-o" }, "option '-o' requires a value" },
@@ -56,6 +57,9 @@ static const struct bad_cmd cases[] = {
 	/* report */
 	{ UNKNOWN, { "report", "--bogus" }, "unknown option '--bogus'" },
 	{ UNKNOWN, { "report", "-x" }, "unknown option '-x'" },
+	/* inside a bundle: the option, not the word before it */
+	{ UNKNOWN, { "report", "-xu" }, "unknown option '-x'" },
+	{ UNKNOWN, { "report", "-v", "-ux" }, "unknown option '-x'" },
 	{ MISSING, { "report", "-r" }, "missing value for option '-r'" },
 	{ MISSING, { "report", "-i" }, "missing value for option '-i'" },
 	{ MISSING, { "report", "--sort" }, "missing value for option '--sort'" },
@@ -83,6 +87,7 @@ static const struct bad_cmd cases[] = {
 	/* script */
 	{ UNKNOWN, { "script", "--bogus" }, "unknown option '--bogus'" },
 	{ UNKNOWN, { "script", "-x" }, "unknown option '-x'" },
+	{ UNKNOWN, { "script", "-xv" }, "unknown option '-x'" },
 	{ MISSING, { "script", "-i" }, "missing value for option '-i'" },
 	{ MISSING, { "script", "--time" }, "missing value for option '--time'" },
 	{ RANGE, { "script", "--max-memory", "1K" }, "invalid value for --max-memory: '1K'" },
@@ -99,6 +104,7 @@ static const struct bad_cmd cases[] = {
 	/* info: no option takes a number, so no out-of-range case */
 	{ UNKNOWN, { "info", "--bogus" }, "unknown option '--bogus'" },
 	{ UNKNOWN, { "info", "-x", "a.cap" }, "unknown option '-x'" },
+	{ UNKNOWN, { "info", "-jx", "a.cap" }, "unknown option '-x'" },
 	{ MISSING, { "info", "-i" }, "option '-i' requires a value" },
 	{ MISSING, { "info", "--json", "--input" }, "option '--input' requires a value" },
 	{ CONFLICT, { "info", "-i", "a.cap", "b.cap" }, "unexpected argument 'b.cap'" },
@@ -107,6 +113,7 @@ static const struct bad_cmd cases[] = {
 	/* diff: A and B do not exist, so a line that got through exits 4 */
 	{ UNKNOWN, { "diff", "--bogus", "a", "b" }, "unknown option '--bogus'" },
 	{ UNKNOWN, { "diff", "-x", "a", "b" }, "unknown option '-x'" },
+	{ UNKNOWN, { "diff", "-xu", "a", "b" }, "unknown option '-x'" },
 	{ MISSING, { "diff", "-r" }, "missing value for option '-r'" },
 	{ MISSING, { "diff", "a", "b", "--svg" }, "missing value for option '--svg'" },
 	{ RANGE, { "diff", "-r", "0", "a", "b" }, "invalid value for -r: '0'" },
