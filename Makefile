@@ -189,7 +189,7 @@ fuzz_srcs = $(if $(filter fuzz_reader%,$(1)),$(FORMAT_SRCS),$(FORMAT_SRCS) $(SYM
 $(OUT)/fuzz/%: tests/fuzz/%.c $$(call fuzz_srcs,$$*) format/*.h sym/*.h report/*.h tests/fuzz/fuzz_util.h
 	$(call msg,FUZZ-CC,$@)
 	$(Q)mkdir -p $(dir $@)
-	$(Q)$(CLANG) $(FUZZ_CFLAGS) $< $(call fuzz_srcs,$*) -ldw -lelf -lzstd -llzma -o $@
+	$(Q)$(CLANG) $(FUZZ_CFLAGS) $< $(call fuzz_srcs,$*) -ldw -lelf -lzstd -llzma -lz -o $@
 
 fuzz-build: $(FUZZERS)
 

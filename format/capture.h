@@ -570,7 +570,7 @@ int cap_file_version(const char *path, uint16_t *major, uint16_t *minor,
 int cap_mem_version(const void *buf, size_t len, uint16_t *major,
 		    uint16_t *minor, uint32_t *features);
 
-/* CRC-32 (ISO-HDLC, as zlib's crc32()) used by the header and trailer. */
+/* CRC-32 (ISO-HDLC: zlib's crc32()) used by the header and trailer. */
 uint32_t cap_crc32(uint32_t crc, const void *buf, size_t len);
 
 /* Name of a record type ("offcpu", "stack", ...), or NULL when unknown. */

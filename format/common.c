@@ -6,6 +6,7 @@
  */
 #include <stddef.h>
 #include <string.h>
+#include <zlib.h>
 #include "format/capture.h"
 #include "format/internal.h"
 
@@ -231,23 +232,8 @@ int cap__event_kind(uint16_t type)
 	return t ? t->kind : -1;
 }
 
-/* Reflected CRC-32, polynomial 0xEDB88320, one nibble at a time: small,
- * table-free at startup, and fast enough for headers and trailers. */
+/* zlib's CRC-32 (reflected, polynomial 0xEDB88320), size_t lengths. */
 uint32_t cap_crc32(uint32_t crc, const void *buf, size_t len)
 {
-	static const uint32_t nib[16] = {
-		0x00000000, 0x1db71064, 0x3b6e20c8, 0x26d930ac,
-		0x76dc4190, 0x6b6b51f4, 0x4db26158, 0x5005713c,
-		0xedb88320, 0xf00f9344, 0xd6d6a3e8, 0xcb61b38c,
-		0x9b64c2b0, 0x86d3d2d4, 0xa00ae278, 0xbdbdf21c,
-	};
-	const uint8_t *p = buf;
-
-	crc = ~crc;
-	while (len--) {
-		crc ^= *p++;
-		crc = (crc >> 4) ^ nib[crc & 15];
-		crc = (crc >> 4) ^ nib[crc & 15];
-	}
-	return ~crc;
+	return crc32_z(crc, buf, len);
 }

@@ -58,28 +58,6 @@ int flame__add(struct flame *f, const char *const *frames, int n,
 int flame__add_diff(struct flame *f, const char *const *frames, int n,
 		    uint64_t value_a, uint64_t value_b);
 
-/* Result of flame__parse_folded(); frames point into the parsed line. */
-struct flame_folded {
-	int nframes;
-	bool diff;		/* the line had two counts */
-	uint64_t value_a;	/* the count, or the first of two */
-	uint64_t value_b;	/* the second count; == value_a if !diff */
-};
-
-/*
- * Split a folded line "a;b;c 123" (or "a;b;c 12 34" for a diff) in place:
- * ';' separators and the space before the counts become NUL, a trailing
- * newline is dropped, empty frames are skipped. Frames may contain spaces;
- * the counts are the last one or two fields, unsigned decimal. Returns 0,
- * -EINVAL (no count, not a number), -ERANGE (count above UINT64_MAX) or
- * -E2BIG (more than max frames).
- */
-int flame__parse_folded(char *line, const char **frames, int max,
-			struct flame_folded *out);
-
-/* Parse one folded line (copied; line is not modified) and add it. */
-int flame__add_folded(struct flame *f, const char *line);
-
 /* Total value (width of the root) and the number of distinct frames. */
 uint64_t flame__total(const struct flame *f);
 size_t flame__nodes(const struct flame *f);

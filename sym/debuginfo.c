@@ -14,6 +14,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include <zlib.h>
 #include "sym/sym_int.h"
 
 /* libdebuginfod's client API (debuginfod.h), resolved at run time so that
@@ -23,27 +24,6 @@ typedef void (*dbgd_end_fn)(void *client);
 typedef int (*dbgd_find_fn)(void *client, const unsigned char *build_id,
 			    int build_id_len, char **path);
 
-uint32_t sym_crc32(uint32_t crc, const void *buf, size_t len)
-{
-	static uint32_t table[256];
-	const uint8_t *p = buf;
-	size_t i;
-
-	if (!table[1]) {
-		for (uint32_t n = 0; n < 256; n++) {
-			uint32_t c = n;
-
-			for (int k = 0; k < 8; k++)
-				c = c & 1 ? 0xedb88320u ^ (c >> 1) : c >> 1;
-			table[n] = c;
-		}
-	}
-	crc = ~crc;
-	for (i = 0; i < len; i++)
-		crc = table[(crc ^ p[i]) & 0xff] ^ (crc >> 8);
-	return ~crc;
-}
-
 /* CRC32 of the whole file, from libelf's image of it. */
 static int file_crc32(const struct elf_file *f, uint32_t *crc)
 {
@@ -52,7 +32,7 @@ static int file_crc32(const struct elf_file *f, uint32_t *crc)
 
 	if (!raw)
 		return -EIO;
-	*crc = sym_crc32(0, raw, len);
+	*crc = crc32_z(0, (const Bytef *)raw, len);
 	return 0;
 }
 

@@ -99,7 +99,6 @@ int locate_debug(struct sym_locator *l, const char *path, const uint8_t *id,
 int locate_altlink(struct sym_locator *l, const char *name, const uint8_t *id,
 		   uint8_t id_size, const char *dbg_path, struct elf_file **out);
 void sym_locator__free(struct sym_locator *l);
-uint32_t sym_crc32(uint32_t crc, const void *buf, size_t len);
 
 /* DWARF inline chain (dwarfinl.c): fills frames innermost first, the
  * containing function last (its name from DWARF, may be NULL). Returns the

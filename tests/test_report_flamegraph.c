@@ -17,6 +17,181 @@
 
 #include "report/flamegraph.h"
 
+/* Result of flame__parse_folded(); frames point into the parsed line. */
+struct flame_folded {
+	int nframes;
+	bool diff;		/* the line had two counts */
+	uint64_t value_a;	/* the count, or the first of two */
+	uint64_t value_b;	/* the second count; == value_a if !diff */
+};
+
+/* ---- folded input --------------------------------------------------------
+ * flamegraph.pl's input format, parsed here only: stkrec draws its graphs
+ * from the capture, and these tests build trees from folded lines. */
+
+static bool is_blank(char c)
+{
+	return c == ' ' || c == '\t';
+}
+
+/* Strict unsigned decimal: digits only, no sign, no overflow. */
+static int parse_u64(const char *s, uint64_t *out)
+{
+	uint64_t v = 0;
+
+	if (!*s)
+		return -EINVAL;
+	for (; *s; s++) {
+		if (*s < '0' || *s > '9')
+			return -EINVAL;
+		if (v > (UINT64_MAX - (uint64_t)(*s - '0')) / 10)
+			return -ERANGE;
+		v = v * 10 + (uint64_t)(*s - '0');
+	}
+	*out = v;
+	return 0;
+}
+
+/*
+ * Cut the last blank-separated field off s (length *len); NULL if none.
+ * *sep gets the blank that was replaced by the NUL ending the rest.
+ */
+static char *cut_last_field(char *s, size_t *len, char *sep)
+{
+	size_t end = *len, start;
+
+	while (end && is_blank(s[end - 1]))
+		end--;
+	start = end;
+	while (start && !is_blank(s[start - 1]))
+		start--;
+	if (start == end || !start)
+		return NULL;	/* no field, or nothing before it */
+	s[end] = '\0';
+	*len = start - 1;
+	*sep = s[start - 1];
+	s[start - 1] = '\0';
+	return s + start;
+}
+
+static bool all_digits(const char *s)
+{
+	if (!*s)
+		return false;
+	for (; *s; s++)
+		if (*s < '0' || *s > '9')
+			return false;
+	return true;
+}
+
+static int split_frames(char *stack, const char **frames, int max)
+{
+	int n = 0;
+	char *p = stack, *semi;
+
+	for (;;) {
+		semi = strchr(p, ';');
+		if (semi)
+			*semi = '\0';
+		if (*p) {
+			if (n == max)
+				return -E2BIG;
+			frames[n++] = p;
+		}
+		if (!semi)
+			return n;
+		p = semi + 1;
+	}
+}
+
+/* Counts from the right (frames may hold blanks), as flamegraph.pl does. */
+static int parse_counts(char *line, size_t *len, struct flame_folded *out)
+{
+	char *last, *prev, sep;
+	size_t save_len;
+	int err;
+
+	last = cut_last_field(line, len, &sep);
+	if (!last)
+		return -EINVAL;
+	err = parse_u64(last, &out->value_b);
+	if (err)
+		return err;
+	out->value_a = out->value_b;
+	out->diff = false;
+	save_len = *len;
+	prev = cut_last_field(line, len, &sep);
+	if (!prev)
+		return 0;
+	if (!all_digits(prev)) {
+		prev[-1] = sep;	/* not a count: give the field back */
+		*len = save_len;
+		return 0;
+	}
+	out->diff = true;
+	return parse_u64(prev, &out->value_a);
+}
+
+/*
+ * Split a folded line "a;b;c 123" (or "a;b;c 12 34" for a diff) in place:
+ * ';' separators and the space before the counts become NUL, a trailing
+ * newline is dropped, empty frames are skipped. Frames may contain spaces;
+ * the counts are the last one or two fields, unsigned decimal. Returns 0,
+ * -EINVAL (no count, not a number), -ERANGE (count above UINT64_MAX) or
+ * -E2BIG (more than max frames).
+ */
+static int flame__parse_folded(char *line, const char **frames, int max,
+			       struct flame_folded *out)
+{
+	size_t len;
+	int err, n;
+
+	if (!line || !out || max < 0 || (max && !frames))
+		return -EINVAL;
+	len = strlen(line);
+	while (len && (line[len - 1] == '\n' || line[len - 1] == '\r'))
+		line[--len] = '\0';
+	err = parse_counts(line, &len, out);
+	if (err)
+		return err;
+	while (len && is_blank(line[len - 1]))
+		line[--len] = '\0';
+	n = split_frames(line, frames, max);
+	if (n < 0)
+		return n;
+	out->nframes = n;
+	return 0;
+}
+
+static int flame__add_folded(struct flame *f, const char *line)
+{
+	struct flame_folded fo;
+	const char **frames;
+	char *copy;
+	size_t max = 1;
+	const char *p;
+	int err;
+
+	if (!f || !line)
+		return -EINVAL;
+	/* room for every frame, so that empty ones cannot cause -E2BIG */
+	for (p = line; *p; p++)
+		max += *p == ';';
+	if (max > INT_MAX)
+		return -E2BIG;
+	copy = strdup(line);
+	frames = calloc(max, sizeof(*frames));
+	err = -ENOMEM;
+	if (copy && frames)
+		err = flame__parse_folded(copy, frames, (int)max, &fo);
+	if (!err)
+		err = flame__add_diff(f, frames, fo.nframes, fo.value_a,
+				      fo.value_b);
+	free(frames);
+	free(copy);
+	return err;
+}
+
 struct pframe {
 	char title[1024];	/* as written: XML-escaped */
 	char text[1024];
