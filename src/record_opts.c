@@ -151,8 +151,7 @@ static int parse_num(const char *name, const char *arg, uint64_t min, uint64_t m
 static int parse_list(const char *name, const char *arg, uint32_t **out, int *n,
 		      char *err, size_t len)
 {
-	/* parse_u32_list() tokenizes with strtok, which skips empty items */
-	if (strstr(arg, ",,") || parse_u32_list(arg, 1, INT32_MAX, out, n))
+	if (parse_u32_list(arg, 1, INT32_MAX, out, n))
 		return fail(err, len, "%s: '%s' is not a list of ids like 1,2,3", name, arg);
 	return 0;
 }

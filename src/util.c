@@ -81,7 +81,8 @@ int parse_u32_list(const char *s, uint32_t min, uint32_t max, uint32_t **out, in
 		arr[cnt++] = v;
 	}
 	free(dup);
-	if (!err && (!cnt || s[strlen(s) - 1] == ',' || s[0] == ','))
+	/* strtok skips empty items: "1,,2" and ",1" are refused here */
+	if (!err && (!cnt || s[strlen(s) - 1] == ',' || s[0] == ',' || strstr(s, ",,")))
 		err = -EINVAL;
 	if (err) {
 		free(arr);

@@ -9,7 +9,8 @@
 int parse_u64(const char *s, uint64_t min, uint64_t max, uint64_t *out);
 /* Size with optional K, M, G suffix (powers of 1024). */
 int parse_size(const char *s, uint64_t min, uint64_t max, uint64_t *out);
-/* "1,2,3" into a newly allocated array (each in [min, max]). */
+/* "1,2,3" into a newly allocated array (each in [min, max]); no empty
+ * item (",1", "1,,2", "1,"). */
 int parse_u32_list(const char *s, uint32_t min, uint32_t max, uint32_t **out, int *n);
 /* "offcpu,cpu,bio" (any of them, no empty item) into a mask of
  * 1 << CAP_KIND_*: record -e and every report -e take the same strings. */

@@ -66,6 +66,9 @@ static const struct bad_cmd cases[] = {
 	{ RANGE, { "report", "-r", "0" }, "invalid value for -r: '0'" },
 	{ RANGE, { "report", "-r", "4294967296" }, "invalid value for -r: '4294967296'" },
 	{ RANGE, { "report", "-r", "-5" }, "invalid value for -r: '-5'" },
+	/* an empty list item: refused as record refuses it */
+	{ RANGE, { "report", "-p", "1,,2" }, "invalid value for -p: '1,,2'" },
+	{ RANGE, { "script", "-t", ",5" }, "invalid value for -t: ',5'" },
 	{ RANGE, { "report", "--biotop", "0" }, "invalid value for INTERVAL: '0'" },
 	{ RANGE, { "report", "--biotop", "1", "0" }, "invalid value for COUNT: '0'" },
 	{ RANGE, { "report", "--max-memory", "1" }, "invalid value for --max-memory: '1'" },
