@@ -200,10 +200,9 @@ static int parse_switch(const char *arg, struct record_opts *o, char *err, size_
 			return 0;
 		goto bad;
 	}
-	errno = 0;
-	if (*arg >= '0' && *arg <= '9')
-		v = strtoull(arg, &end, 10);
-	for (i = 0; end && !errno && i < sizeof(units) / sizeof(units[0]); i++) {
+	if (parse_leading_u64(arg, &v, &end))
+		goto bad;
+	for (i = 0; i < sizeof(units) / sizeof(units[0]); i++) {
 		if (*end != units[i].suffix || (*end && end[1]))
 			continue;
 		if (v < 1 || v > UINT64_MAX / units[i].ns)

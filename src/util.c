@@ -7,17 +7,23 @@
 #include "format/capture.h"
 #include "src/util.h"
 
-int parse_u64(const char *s, uint64_t min, uint64_t max, uint64_t *out)
+int parse_leading_u64(const char *s, uint64_t *v, char **end)
 {
-	unsigned long long v;
-	char *end;
-
 	if (!s || !isdigit((unsigned char)*s))
 		return -EINVAL;
 	errno = 0;
-	v = strtoull(s, &end, 10);
-	if (errno == ERANGE)
-		return -ERANGE;
+	*v = strtoull(s, end, 10);
+	return errno == ERANGE ? -ERANGE : 0;
+}
+
+int parse_u64(const char *s, uint64_t min, uint64_t max, uint64_t *out)
+{
+	uint64_t v;
+	char *end;
+	int err = parse_leading_u64(s, &v, &end);
+
+	if (err)
+		return err;
 	if (*end)
 		return -EINVAL;
 	if (v < min || v > max)
@@ -28,16 +34,13 @@ int parse_u64(const char *s, uint64_t min, uint64_t max, uint64_t *out)
 
 int parse_size(const char *s, uint64_t min, uint64_t max, uint64_t *out)
 {
-	unsigned long long v;
 	unsigned shift = 0;
+	uint64_t v;
 	char *end;
+	int err = parse_leading_u64(s, &v, &end);
 
-	if (!s || !isdigit((unsigned char)*s))
-		return -EINVAL;
-	errno = 0;
-	v = strtoull(s, &end, 10);
-	if (errno == ERANGE)
-		return -ERANGE;
+	if (err)
+		return err;
 	switch (*end) {
 	case 'k': case 'K': shift = 10; end++; break;
 	case 'm': case 'M': shift = 20; end++; break;

@@ -5,6 +5,9 @@
 
 #include <stdint.h>
 
+/* The leading decimal digits of s (at least one, no sign), for a number
+ * with a unit after it; *end points past them. 0, -EINVAL or -ERANGE. */
+int parse_leading_u64(const char *s, uint64_t *v, char **end);
 /* Whole decimal number in [min, max]; no sign, no trailing junk. */
 int parse_u64(const char *s, uint64_t min, uint64_t max, uint64_t *out);
 /* Size with optional K, M, G suffix (powers of 1024). */
