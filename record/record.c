@@ -20,7 +20,6 @@
 #include <time.h>
 #include <unistd.h>
 #include <bpf/bpf.h>
-#include <bpf/btf.h>
 #include <bpf/libbpf.h>
 #include "stkrec.skel.h"
 #include "record/kfeatures.h"
