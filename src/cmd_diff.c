@@ -158,29 +158,20 @@ static int check_args(struct diff_cli *c, int argc, char **argv)
 }
 
 /* 0, 1 for -h, -EINVAL (printed) or -ENOMEM. */
+static int parse_opt_cb(void *c, int opt, const char *arg)
+{
+	return parse_opt(c, opt, arg);
+}
+
 static int parse_args(struct diff_cli *c, int argc, char **argv)
 {
 	struct option *opts = report_common_options(diff_opts);
-	char name[8];
-	int opt, err = 0;
+	int err;
 
 	if (!opts)
 		return -ENOMEM;
-	opterr = 0;
-	optind = 1;
-	while (!err && (opt = getopt_long(argc, argv, ":h" REPORT_COMMON_SHORT "fnr:", opts,
-					  NULL)) != -1) {
-		if (opt == 'h') {
-			err = 1;
-		} else if (opt == '?' || opt == ':') {
-			log_usage_error("diff", "%s option '%s'",
-					opt == ':' ? "missing value for" : "unknown",
-					opt_name(optopt, argv[optind - 1], name, sizeof(name)));
-			err = -EINVAL;
-		} else {
-			err = parse_opt(c, opt, optarg);
-		}
-	}
+	err = report_getopt("diff", argc, argv, ":h" REPORT_COMMON_SHORT "fnr:", opts,
+			    parse_opt_cb, c);
 	free(opts);
 	return err ?: check_args(c, argc - optind, argv + optind);
 }

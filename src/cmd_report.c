@@ -455,11 +455,39 @@ static int check_combinations(struct cli *c)
 	return report_common_check(&c->com);
 }
 
+int report_getopt(const char *cmd, int argc, char **argv, const char *shortopts,
+		  const struct option *opts, int (*fn)(void *arg, int opt, const char *val),
+		  void *arg)
+{
+	char name[8];
+	int opt, err = 0;
+
+	opterr = 0;
+	optind = 1;
+	while (!err && (opt = getopt_long(argc, argv, shortopts, opts, NULL)) != -1) {
+		if (opt == 'h') {
+			err = 1;
+		} else if (opt == '?' || opt == ':') {
+			log_usage_error(cmd, "%s option '%s'",
+					opt == ':' ? "missing value for" : "unknown",
+					opt_name(optopt, argv[optind - 1], name, sizeof(name)));
+			err = -EINVAL;
+		} else {
+			err = fn(arg, opt, optarg);
+		}
+	}
+	return err;
+}
+
+static int parse_opt_cb(void *c, int opt, const char *arg)
+{
+	return parse_opt(c, opt, arg);
+}
+
 static int parse_args(struct cli *c, int argc, char **argv)
 {
 	struct option *opts = report_common_options(long_opts);
-	char name[8];
-	int opt, err = 0;
+	int err;
 
 	if (!opts) {
 		log_error("%s: %s", c->cmd, strerror(ENOMEM));
@@ -467,21 +495,8 @@ static int parse_args(struct cli *c, int argc, char **argv)
 	}
 	c->input = DEFAULT_INPUT;
 	c->view = c->script ? VIEW_SCRIPT : VIEW_PERF;
-	opterr = 0;
-	optind = 1;
-	while (!err && (opt = getopt_long(argc, argv, ":hi:" REPORT_COMMON_SHORT "fdar:s:g",
-					  opts, NULL)) != -1) {
-		if (opt == 'h') {
-			err = 1;
-		} else if (opt == '?' || opt == ':') {
-			log_usage_error(c->cmd, "%s option '%s'",
-					opt == ':' ? "missing value for" : "unknown",
-					opt_name(optopt, argv[optind - 1], name, sizeof(name)));
-			err = -EINVAL;
-		} else {
-			err = parse_opt(c, opt, optarg);
-		}
-	}
+	err = report_getopt(c->cmd, argc, argv, ":hi:" REPORT_COMMON_SHORT "fdar:s:g", opts,
+			    parse_opt_cb, c);
 	free(opts);
 	c->opts.srcline = c->com.sym.srclines;
 	if (err)

@@ -32,6 +32,12 @@ struct report_common {
 /* The shared long options followed by a command's own (both
  * {0}-terminated), in one malloc()ed array; NULL without memory. */
 struct option *report_common_options(const struct option *own);
+/* getopt_long over argv, each option to fn(arg, opt, optarg) until one
+ * fails. 0, 1 after -h (which shortopts must hold), -EINVAL after an unknown
+ * option or a missing value (printed, naming cmd), or fn's error. */
+int report_getopt(const char *cmd, int argc, char **argv, const char *shortopts,
+		  const struct option *opts, int (*fn)(void *arg, int opt, const char *val),
+		  void *arg);
 /* Handle one shared option: 0, -EINVAL (usage error printed), or 1 when
  * opt is not one of them. */
 int report_common_opt(struct report_common *c, int opt, const char *arg);
