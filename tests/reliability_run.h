@@ -96,7 +96,10 @@ static inline int rl_wait(pid_t pid, double timeout, struct rl_run *r)
 }
 
 /* Start argv with stdout/stderr to temp files; stdin from /dev/null. */
-static inline pid_t rl_spawn(char *const argv[], int *fo, int *fe, rlim_t as_limit)
+/* rl_spawn() with child(arg) run in the child before exec (a non-zero
+ * return: exit 126 there). */
+static inline pid_t rl_spawn_with(char *const argv[], int *fo, int *fe, rlim_t as_limit,
+				  int (*child)(void *), void *arg)
 {
 	char tmpl_o[] = "/tmp/stkrec-rl-out-XXXXXX", tmpl_e[] = "/tmp/stkrec-rl-err-XXXXXX";
 	struct rlimit rl = { as_limit, as_limit };
@@ -120,10 +123,17 @@ static inline pid_t rl_spawn(char *const argv[], int *fo, int *fe, rlim_t as_lim
 		/* a test killed by its timeout runs no .fini: its loads and
 		 * recorders must not outlive it and load the next tests */
 		prctl(PR_SET_PDEATHSIG, SIGKILL);
+		if (child && child(arg))
+			_exit(126);
 		execv(argv[0], argv);
 		_exit(127);
 	}
 	return pid;
+}
+
+static inline pid_t rl_spawn(char *const argv[], int *fo, int *fe, rlim_t as_limit)
+{
+	return rl_spawn_with(argv, fo, fe, as_limit, NULL, NULL);
 }
 
 /* Run argv to completion within timeout seconds, under an address-space

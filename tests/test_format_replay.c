@@ -265,30 +265,33 @@ static void src_path(char *buf, size_t len, const char *sub)
 	snprintf(buf, len, "%s/%s", src, sub);
 }
 
-Test(format_replay, fuzz_corpus)
+/* Replay every file of a directory of the checkout; it must hold some. */
+static void replay_all(const char *sub, size_t *c)
 {
-	size_t c[IN_OTHER + 1] = { 0 }, n, listed;
+	size_t n, listed;
 	char dir[512];
 
-	src_path(dir, sizeof(dir), "tests/fuzz/corpus/fuzz_reader");
+	src_path(dir, sizeof(dir), sub);
 	listed = count_files(dir);
 	n = replay_dir(dir, c);
-	cr_assert_gt(listed, 0, "%s: no corpus (STKREC_SRCDIR?)", dir);
+	cr_assert_gt(listed, 0, "%s: no inputs (STKREC_SRCDIR?)", dir);
 	cr_assert_eq(n, listed, "replayed %zu of the %zu files in %s", n, listed, dir);
-	cr_log_info("%zu inputs: %zu empty, %zu not a capture, %zu short, %zu intact, %zu other",
-		    n, c[IN_EMPTY], c[IN_NOT_CAPTURE], c[IN_SHORT], c[IN_INTACT], c[IN_OTHER]);
+}
+
+Test(format_replay, fuzz_corpus)
+{
+	size_t c[IN_OTHER + 1] = { 0 };
+
+	replay_all("tests/fuzz/corpus/fuzz_reader", c);
+	cr_log_info("inputs: %zu empty, %zu not a capture, %zu short, %zu intact, %zu other",
+		    c[IN_EMPTY], c[IN_NOT_CAPTURE], c[IN_SHORT], c[IN_INTACT], c[IN_OTHER]);
 }
 
 Test(format_replay, fuzz_regressions)
 {
-	size_t c[IN_OTHER + 1] = { 0 }, n, listed;
-	char dir[512];
+	size_t c[IN_OTHER + 1] = { 0 };
 
-	src_path(dir, sizeof(dir), "tests/fuzz/regressions");
-	listed = count_files(dir);
-	n = replay_dir(dir, c);
-	cr_assert_gt(listed, 0, "%s: no regressions (STKREC_SRCDIR?)", dir);
-	cr_assert_eq(n, listed, "replayed %zu of the %zu files in %s", n, listed, dir);
+	replay_all("tests/fuzz/regressions", c);
 }
 
 /* ---- named seeds ---------------------------------------------------------- */

@@ -167,33 +167,21 @@ static void teardown(void)
 }
 
 /* rl_run(), from dir/cwd and as nobody when root. */
+/* In the child: an empty directory, and nobody's rights when root. */
+static int as_nobody(void *cwd)
+{
+	return chdir(cwd) || (geteuid() == 0 && (setgid(65534) || setuid(65534)));
+}
+
 static void run_cli(char *const argv[], struct rl_run *r)
 {
-	char tmpl_o[] = "/tmp/stkrec-rl-out-XXXXXX", tmpl_e[] = "/tmp/stkrec-rl-err-XXXXXX";
 	char cwd[PATH_MAX];
 	int fo, fe;
 	pid_t pid;
 
 	memset(r, 0, sizeof(*r));
 	snprintf(cwd, sizeof(cwd), "%s/cwd", dir);
-	fo = mkstemp(tmpl_o);
-	fe = mkstemp(tmpl_e);
-	cr_assert(fo >= 0 && fe >= 0);
-	unlink(tmpl_o);
-	unlink(tmpl_e);
-	pid = fork();
-	cr_assert_geq(pid, 0);
-	if (pid == 0) {
-		int in = open("/dev/null", O_RDONLY);
-
-		dup2(in, 0);
-		dup2(fo, 1);
-		dup2(fe, 2);
-		if (chdir(cwd) || (geteuid() == 0 && (setgid(65534) || setuid(65534))))
-			_exit(126);
-		execv(argv[0], argv);
-		_exit(127);
-	}
+	pid = rl_spawn_with(argv, &fo, &fe, 0, as_nobody, cwd);
 	cr_assert_eq(rl_wait(pid, 20, r), 0);
 	rl_slurp_fd(fo, r->out, sizeof(r->out));
 	rl_slurp_fd(fe, r->err, sizeof(r->err));
