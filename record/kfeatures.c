@@ -41,6 +41,7 @@ static const struct {
 			   "2.6.31" },
 	[KF_TP_IO_START] = { 0, "block_io_start", NULL, "6.5" },
 	[KF_TP_GETRQ] = { 0, "block_getrq", NULL, "5.11" },
+	[KF_PREEMPT_RT] = { 0, NULL, "PREEMPT_RT", "5.3" },
 };
 
 /* The prototype of tracepoint tp as tp_btf sees it, or NULL. */
@@ -91,12 +92,27 @@ static void probe_btf(const struct btf *btf, struct kfeatures *kf)
 	kf->present[KF_BLOCK_RQ_ARGS] = t && btf_vlen(t) == 2;
 }
 
+/* PREEMPT_RT kernels have /sys/kernel/realtime, reading "1". */
+static bool realtime(void)
+{
+	char c = 0;
+	FILE *f = fopen("/sys/kernel/realtime", "r");
+
+	if (!f)
+		return false;
+	if (fread(&c, 1, 1, f) != 1)
+		c = 0;
+	fclose(f);
+	return c == '1';
+}
+
 int kfeatures__probe(unsigned events, struct kfeatures *kf)
 {
 	struct btf *btf;
 	int err;
 
 	memset(kf, 0, sizeof(*kf));
+	kf->present[KF_PREEMPT_RT] = realtime();
 	kf->present[KF_BTF] = !access("/sys/kernel/btf/vmlinux", R_OK);
 	if (!kf->present[KF_BTF])
 		return 0;

@@ -25,6 +25,7 @@ enum kfeature {
 	/* optional: the loader falls back without them */
 	KF_TP_IO_START,    /* block_io_start (6.5): the submitter's context */
 	KF_TP_GETRQ,       /* block_getrq(bio) (5.11): the same, before io_start */
+	KF_PREEMPT_RT,     /* a PREEMPT_RT kernel (/sys/kernel/realtime) */
 	KF_NR,
 };
 

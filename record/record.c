@@ -115,23 +115,24 @@ static void set_tunables(struct recorder *r, struct stkrec_bpf *s)
 }
 
 /* Open, size and load the skeleton; raw_tp/sched_switch when tp_btf fails. */
-static int load_bpf(struct recorder *r, bool raw_switch)
+static int load_bpf(struct recorder *r, const struct kfeatures *kf, bool raw_switch)
 {
 	const struct record_opts *o = &r->opts;
 	bool off = o->events & RECORD_EV_OFFCPU, bio = o->events & RECORD_EV_BIO;
-	struct kfeatures kf;
 	struct stkrec_bpf *s;
 	int err;
 
-	err = kfeatures__probe(o->events, &kf);
-	if (err)
-		return err;
 	s = stkrec_bpf__open();
 	if (!s)
 		return -errno;
 	set_tunables(r, s);
 	bpf_map__set_max_entries(s->maps.events, o->ringbuf_size);
 	bpf_map__set_max_entries(s->maps.offcpu_start, o->storage_entries);
+	/* PREEMPT_RT: no allocation in sched_switch (the allocator's locks
+	 * sleep there), so the slots are a preallocated hash, not task
+	 * storage; the verifier requires it of raw_tp programs anyway */
+	if (kf->present[KF_PREEMPT_RT])
+		bpf_map__set_map_flags(s->maps.offcpu_start, 0);
 	/* tp_btf keeps off-CPU slots in task storage (5.11+), raw_tp in the hash */
 	bpf_map__set_autocreate(s->maps.offcpu_task, off && !raw_switch);
 	bpf_map__set_max_entries(s->maps.bio_inflight, o->storage_entries);
@@ -144,9 +145,9 @@ static int load_bpf(struct recorder *r, bool raw_switch)
 	bpf_program__set_autoload(s->progs.stkrec_cpu, o->events & RECORD_EV_CPU);
 	/* the submitter's context: block_io_start, else block_getrq, else
 	 * block_rq_insert alone (which a request without a scheduler skips) */
-	bpf_program__set_autoload(s->progs.stkrec_io_start, bio && kf.present[KF_TP_IO_START]);
+	bpf_program__set_autoload(s->progs.stkrec_io_start, bio && kf->present[KF_TP_IO_START]);
 	bpf_program__set_autoload(s->progs.stkrec_getrq,
-				  bio && !kf.present[KF_TP_IO_START] && kf.present[KF_TP_GETRQ]);
+				  bio && !kf->present[KF_TP_IO_START] && kf->present[KF_TP_GETRQ]);
 	bpf_program__set_autoload(s->progs.stkrec_rq_insert, bio);
 	bpf_program__set_autoload(s->progs.stkrec_rq_issue, bio);
 	bpf_program__set_autoload(s->progs.stkrec_rq_complete, bio);
@@ -278,12 +279,17 @@ static int attach_cpu_sampling(struct recorder *r, const char **step)
 
 static int setup_bpf(struct recorder *r, const char **step)
 {
+	struct kfeatures kf;
 	int err;
 
+	*step = "probe kernel features";
+	err = kfeatures__probe(r->opts.events, &kf);
+	if (err)
+		return err;
 	*step = "load BPF";
-	err = load_bpf(r, false);
-	if (err && (r->opts.events & RECORD_EV_OFFCPU))
-		err = load_bpf(r, true);
+	err = load_bpf(r, &kf, kf.present[KF_PREEMPT_RT]);
+	if (err && !kf.present[KF_PREEMPT_RT] && (r->opts.events & RECORD_EV_OFFCPU))
+		err = load_bpf(r, &kf, true);
 	if (err)
 		return err;
 	*step = "set BPF filters";

@@ -68,6 +68,7 @@ Test(record_kfeatures, each_missing_feature_is_named)
 		{ KF_CPU_CLOCK, RECORD_EV_CPU, "has no perf cpu-clock event (CONFIG_PERF_EVENTS), which -e cpu needs (Linux 2.6.31+); -e offcpu,bio records without it" },
 		{ KF_TP_IO_START, 0, NULL },
 		{ KF_TP_GETRQ, 0, NULL },
+		{ KF_PREEMPT_RT, 0, NULL },
 	};
 	struct kfeatures kf;
 	char why[256];

@@ -15,7 +15,7 @@
 # Environment: STKREC, STKREC_WORKLOADS (the binaries to test), KERNEL_OUT
 # (cache and logs, default build/kernels), KERNEL_ACCEL (auto, kvm or tcg;
 # auto tries KVM where /dev/kvm exists and falls back to TCG when KVM cannot
-# run the kernel), KERNEL_TIMEOUT (seconds per boot, default 900),
+# run the kernel), KERNEL_TIMEOUT (seconds per boot, default 300: a run takes ~20),
 # KERNEL_PKG (a package name instead of the current one).
 # Exit: 0 when the checks ran (whatever they said), 77 when this machine
 # cannot run the kernel (the reason on stderr), 1 on a harness failure.
@@ -26,7 +26,7 @@ SRC=$(cd "$(dirname "$0")" && pwd)
 OUT=$(mkdir -p "${KERNEL_OUT:-build/kernels}" && cd "${KERNEL_OUT:-build/kernels}" && pwd)
 STKREC=$(realpath "${STKREC:-build/stkrec}")
 WDIR=$(realpath "${STKREC_WORKLOADS:-build/workloads}")
-TIMEOUT=${KERNEL_TIMEOUT:-900}
+TIMEOUT=${KERNEL_TIMEOUT:-300}
 WORKLOADS="sleeper mutexwait cpuburn odirect"
 
 die() { echo "run.sh: $*" >&2; exit 1; }
