@@ -68,7 +68,10 @@ REPORT_OBJS := $(patsubst %.c,$(OUT)/%.o,$(REPORT_SRCS))
 SRC_OBJS := $(patsubst %.c,$(OUT)/%.o,$(SRC_SRCS))
 TEST_OBJS := $(patsubst %.c,$(OUT)/%.o,$(TEST_SRCS))
 TESTUTIL_OBJS := $(patsubst %.c,$(OUT)/%.o,$(TESTUTIL_SRCS))
-WORKLOADS := $(patsubst tests/workloads/%.c,$(OUT)/workloads/%,$(WORKLOAD_SRCS))
+# nofp_lib*.c are shared libraries (nofp_lib.so), loaded by nofp_dlopen.
+NOFP_LIB_SRCS := $(wildcard tests/workloads/nofp_lib*.c)
+WORKLOADS := $(patsubst tests/workloads/%.c,$(OUT)/workloads/%,$(filter-out $(NOFP_LIB_SRCS),$(WORKLOAD_SRCS))) \
+	$(patsubst tests/workloads/%.c,$(OUT)/workloads/%.so,$(NOFP_LIB_SRCS))
 FUZZERS := $(patsubst tests/fuzz/%.c,$(OUT)/fuzz/%,$(FUZZ_SRCS))
 
 LIBFORMAT := $(OUT)/libformat.a
@@ -132,6 +135,26 @@ $(OUT)/workloads/%: tests/workloads/%.c Makefile
 	$(Q)$(CLANG) $(CLANG_TARGET) -g -O1 -fno-omit-frame-pointer -mno-omit-leaf-frame-pointer -fno-inline \
 		-fno-optimize-sibling-calls \
 		-Wl,--build-id -pthread $< -o $@ -lm
+
+# tests/workloads/nofp_*: the same code without frame pointers, for the
+# .eh_frame unwinder (record --call-graph dwarf). clang as above (one
+# compiler for the cross build too), and not GCC for another reason: its
+# -O2 folds identical functions into one (-fipa-icf) and renames what it
+# specializes (nofp_ms.constprop.0), which would change the chains that
+# the tests expect. -fno-inline and -fno-optimize-sibling-calls keep one
+# frame per function; tests/test_record_unwind.c checks (x86-64) that no
+# function of the chains sets up %rbp.
+NOFP_CFLAGS := -g -O2 -fomit-frame-pointer -fasynchronous-unwind-tables -fno-inline \
+	-fno-optimize-sibling-calls -Wall -Wextra -Wno-unused-parameter -Werror -Wl,--build-id -pthread
+$(OUT)/workloads/nofp_%: tests/workloads/nofp_%.c tests/workloads/nofp_common.h Makefile
+	$(call msg,CC,$@)
+	$(Q)mkdir -p $(dir $@)
+	$(Q)$(CLANG) $(CLANG_TARGET) $(NOFP_CFLAGS) $< -o $@ -ldl
+
+$(OUT)/workloads/nofp_%.so: tests/workloads/nofp_%.c tests/workloads/nofp_common.h Makefile
+	$(call msg,CC,$@)
+	$(Q)mkdir -p $(dir $@)
+	$(Q)$(CLANG) $(CLANG_TARGET) $(NOFP_CFLAGS) -shared -fPIC $< -o $@
 
 $(OUT)/stkrec-tests: $(TEST_OBJS) $(TESTUTIL_OBJS) $(ALL_LIBS)
 	$(call msg,LINK,$@)
@@ -205,7 +228,7 @@ fuzz: deps
 
 # --- setup, demo, install ----------------------------------------------------
 DEB_PKGS := clang llvm libbpf-dev bpftool libelf-dev libdw-dev libzstd-dev zlib1g-dev liblzma-dev dwz elfutils \
-	libcriterion-dev pkg-config zstd make gcc libxml2-utils python3 chromium nodejs
+	libcriterion-dev pkg-config zstd make gcc libxml2-utils python3 chromium nodejs libc6-dbg
 
 # $(call apt_install,PACKAGES,OPTIONS): install those not installed yet.
 apt_install = missing=$$(for p in $(1); do \

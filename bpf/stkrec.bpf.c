@@ -38,6 +38,7 @@ const volatile __u64 wakeup_bytes = 1 << 20; /* wake the reader past this */
  * (0: never; the verifier drops the test then). */
 const volatile __u32 test_skip_complete = 0;
 __u32 test_complete_runs;
+__u64 bio_seq; /* submissions numbered, from 1 */
 
 struct {
 	__uint(type, BPF_MAP_TYPE_RINGBUF);
@@ -82,9 +83,10 @@ struct {
 
 #define SCRATCH_OFFCPU 0
 #define SCRATCH_CPU 1
+#define SCRATCH_BIO 2
 struct {
 	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
-	__uint(max_entries, 2);
+	__uint(max_entries, 3);
 	__type(key, __u32);
 	__type(value, struct stkrec_stack_ev);
 } scratch SEC(".maps");
@@ -197,25 +199,74 @@ static __always_inline bool state_allowed(__u32 state)
 	return state & (__u32)state_filter;
 }
 
-/* User then kernel frames into e->ips, contiguous, so the record can be sent
- * with only the frames taken. Runs in the context of the task sampled. */
-static __always_inline void take_stacks(void *ctx, struct stkrec_stack_ev *e,
-					__u32 kind, bool kthread, bool in_user)
+/* User registers an unwinder starts from. */
+struct user_regs {
+	__u64 pc, sp, fp;
+};
+
+#include "bpf/unwind.bpf.h"
+
+#if defined(__TARGET_ARCH_x86)
+
+/* The registers the current task entered the kernel with. */
+static __always_inline void entry_regs(struct user_regs *u)
 {
-	__u32 nu = 0;
+	struct pt_regs *regs = (void *)bpf_task_pt_regs(bpf_get_current_task_btf());
+
+	u->pc = PT_REGS_IP_CORE(regs);
+	u->sp = PT_REGS_SP_CORE(regs);
+	u->fp = PT_REGS_FP_CORE(regs);
+}
+
+/* --call-graph dwarf: frames written, or -1 for a frame-pointer stack. */
+static __always_inline long dwarf_stack(struct stkrec_stack_ev *e, __u32 kind,
+					const struct user_regs *sampled)
+{
+	struct user_regs u;
+
+	if (!dwarf_unwind)
+		return -1;
+	if (sampled)
+		u = *sampled;
+	else
+		entry_regs(&u);
+	return unwind_user(e->ips, e->pid, u.pc, u.sp, u.fp, kind);
+}
+#else
+static __always_inline long dwarf_stack(struct stkrec_stack_ev *e, __u32 kind,
+					const struct user_regs *sampled)
+{
+	return -1;
+}
+#endif
+
+/* User then kernel frames into e->ips, contiguous, so the record can be sent
+ * with only the frames taken. Runs in the context of the task sampled;
+ * sampled holds its user registers when a sample interrupted user mode. */
+static __always_inline void take_stacks(void *ctx, struct stkrec_stack_ev *e,
+					__u32 kind, bool kthread, bool in_user,
+					const struct user_regs *sampled)
+{
+	__u64 nu = 0;
 	long n;
 
 	e->nr_ustack = 0;
 	e->nr_kstack = 0;
 	if (want_ustack && !kthread) {
-		n = bpf_get_stack(ctx, e->ips, STKREC_MAX_STACK * 8, BPF_F_USER_STACK);
+		n = dwarf_stack(e, kind, sampled);
+		if (n < 0) {
+			n = bpf_get_stack(ctx, e->ips, STKREC_MAX_STACK * 8, BPF_F_USER_STACK);
+			n = n > 0 ? n >> 3 : 0;
+		}
 		if (n > 0) {
-			nu = n / 8;
+			nu = n;
 		} else {
 			e->flags |= STKREC_F_USTACK_LOST;
 			count_lost(kind, STKREC_LOST_USTACK);
 		}
 	}
+	/* the verifier must see the bound right where nu indexes ips */
+	barrier_var(nu);
 	if (nu > STKREC_MAX_STACK)
 		nu = STKREC_MAX_STACK;
 	e->nr_ustack = nu;
@@ -308,7 +359,7 @@ static __always_inline void switch_out(void *ctx, bool preempt, struct task_stru
 	e->state = state;
 	e->flags = (pflags & STKREC_PF_KTHREAD) ? STKREC_F_KTHREAD : 0;
 	bpf_get_current_comm(e->comm, sizeof(e->comm)); /* current is prev */
-	take_stacks(ctx, e, STKREC_KIND_OFFCPU, pflags & STKREC_PF_KTHREAD, false);
+	take_stacks(ctx, e, STKREC_KIND_OFFCPU, pflags & STKREC_PF_KTHREAD, false, NULL);
 	e->time = now; /* last: a nonzero time marks the slot complete */
 }
 
@@ -376,6 +427,7 @@ int stkrec_cpu(struct bpf_perf_event_data *ctx)
 	__u32 tid = (__u32)id, tgid = id >> 32;
 	__u32 zero = SCRATCH_CPU, pflags;
 	struct stkrec_stack_ev *e;
+	struct user_regs u;
 
 	if (!tid && !include_idle)
 		return 0;
@@ -394,7 +446,14 @@ int stkrec_cpu(struct bpf_perf_event_data *ctx)
 	e->state = 0;
 	e->flags = (pflags & STKREC_PF_KTHREAD) ? STKREC_F_KTHREAD : 0;
 	bpf_get_current_comm(e->comm, sizeof(e->comm));
-	take_stacks(ctx, e, STKREC_KIND_CPU, pflags & STKREC_PF_KTHREAD, sampled_in_user(ctx));
+	if (sampled_in_user(ctx)) {
+		u.pc = PT_REGS_IP(&ctx->regs);
+		u.sp = PT_REGS_SP(&ctx->regs);
+		u.fp = PT_REGS_FP(&ctx->regs);
+		take_stacks(ctx, e, STKREC_KIND_CPU, pflags & STKREC_PF_KTHREAD, true, &u);
+	} else {
+		take_stacks(ctx, e, STKREC_KIND_CPU, pflags & STKREC_PF_KTHREAD, false, NULL);
+	}
 	emit_stack_ev(e, STKREC_KIND_CPU);
 	return 0;
 }
@@ -411,6 +470,17 @@ int BPF_PROG(stkrec_fork, struct task_struct *parent, struct task_struct *child)
 		return 0;
 	if (bpf_map_update_elem(&tgids, &ctgid, &one, BPF_ANY))
 		count_lost(STKREC_KIND_OFFCPU, STKREC_LOST_STATE);
+	return 0;
+}
+
+/* --call-graph dwarf: the old image's mappings are gone; until user space
+ * has the new image's, the process's stacks use frame pointers. */
+SEC("tp_btf/sched_process_exec")
+int BPF_PROG(stkrec_exec, struct task_struct *p)
+{
+	__u32 tgid = p->tgid;
+
+	bpf_map_delete_elem(&umaps, &tgid);
 	return 0;
 }
 
@@ -460,8 +530,43 @@ static __always_inline void bio_forget(const struct stkrec_bio_state *s)
 		count_stat(STKREC_STAT_BIO_MISSED);
 }
 
-/* What the current task is, as the issuer of a block request. */
-static __always_inline void current_issuer(struct stkrec_bio_state *s)
+/*
+ * The stacks of a traced submitter, sent now as a BIO_SUBMIT record that
+ * user space keeps until the completion (same seq) arrives: a request in
+ * flight costs the kernel 8 bytes, not its stacks.
+ */
+static __always_inline void submit_stacks(void *ctx, struct stkrec_bio_state *s)
+{
+	__u32 zero = SCRATCH_BIO;
+	struct stkrec_stack_ev *e;
+	__u64 size;
+
+	if (!bio_allowed(s) || (!want_ustack && !want_kstack))
+		return;
+	e = bpf_map_lookup_elem(&scratch, &zero);
+	if (!e)
+		return;
+	s->seq = __sync_fetch_and_add(&bio_seq, 1) + 1;
+	e->type = STKREC_EV_BIO_SUBMIT;
+	e->tid = s->tid;
+	e->pid = s->pid;
+	e->cpu = bpf_get_smp_processor_id();
+	e->time = bpf_ktime_get_ns();
+	e->duration = s->seq;
+	e->state = 0;
+	e->flags = s->issuer_flags;
+	__builtin_memcpy(e->comm, s->comm, sizeof(e->comm));
+	take_stacks(ctx, e, STKREC_KIND_BIO, s->issuer_flags & STKREC_F_KTHREAD, false, NULL);
+	/* Not a lost event when the ring buffer is full: the completion then
+	 * finds no stacks for its seq and user space counts them missed. */
+	size = STKREC_STACK_EV_HDR_SIZE + ((__u64)e->nr_ustack + e->nr_kstack) * 8;
+	if (size <= sizeof(*e))
+		bpf_ringbuf_output(&events, e, size, wake_flags());
+}
+
+/* What the current task is, as the issuer of a block request, with its
+ * stacks. */
+static __always_inline void current_issuer(void *ctx, struct stkrec_bio_state *s)
 {
 	struct task_struct *t = (void *)bpf_get_current_task();
 	__u64 id = bpf_get_current_pid_tgid();
@@ -471,6 +576,7 @@ static __always_inline void current_issuer(struct stkrec_bio_state *s)
 	if (BPF_CORE_READ(t, flags) & STKREC_PF_KTHREAD)
 		s->issuer_flags = STKREC_F_KTHREAD;
 	bpf_get_current_comm(s->comm, sizeof(s->comm));
+	submit_stacks(ctx, s);
 }
 
 /* The submitter block_getrq saw for rq's first bio, if it is this
@@ -501,8 +607,8 @@ static __always_inline bool submitted_issuer(struct request *rq, struct stkrec_b
  * later tracepoints keep an entry of the same use. Without io_start the
  * issuer comes from block_getrq, else (insert only) the current task.
  */
-static __always_inline struct stkrec_bio_state *bio_enter(struct request *rq, bool first,
-							  bool use_current)
+static __always_inline struct stkrec_bio_state *bio_enter(void *ctx, struct request *rq,
+							  bool first, bool use_current)
 {
 	__u64 key = (__u64)rq, gen = rq_gen(rq);
 	struct stkrec_bio_state s = {}, *old;
@@ -518,7 +624,7 @@ static __always_inline struct stkrec_bio_state *bio_enter(struct request *rq, bo
 	}
 	if (first || !submitted_issuer(rq, &s)) {
 		if (use_current)
-			current_issuer(&s);
+			current_issuer(ctx, &s);
 	}
 	/* io_start runs before the block layer stamps this use of rq (the
 	 * accounting restamps start_time_ns after it): the stamp is taken
@@ -534,7 +640,7 @@ static __always_inline struct stkrec_bio_state *bio_enter(struct request *rq, bo
 SEC("tp_btf/block_io_start")
 int BPF_PROG(stkrec_io_start, struct request *rq)
 {
-	bio_enter(rq, true, true);
+	bio_enter(ctx, rq, true, true);
 	return 0;
 }
 
@@ -546,7 +652,7 @@ int BPF_PROG(stkrec_getrq, struct bio *bio)
 	struct stkrec_bio_state s = {};
 	__u64 key = (__u64)bio;
 
-	current_issuer(&s);
+	current_issuer(ctx, &s);
 	s.gen = BPF_CORE_READ(bio, bi_iter.bi_sector);
 	bpf_map_update_elem(&bio_submit, &key, &s, BPF_ANY);
 	return 0;
@@ -557,7 +663,7 @@ int BPF_PROG(stkrec_getrq, struct bio *bio)
 SEC("tp_btf/block_rq_insert")
 int BPF_PROG(stkrec_rq_insert, struct request *rq)
 {
-	bio_enter(rq, false, true);
+	bio_enter(ctx, rq, false, true);
 	return 0;
 }
 
@@ -566,7 +672,7 @@ int BPF_PROG(stkrec_rq_insert, struct request *rq)
 SEC("tp_btf/block_rq_issue")
 int BPF_PROG(stkrec_rq_issue, struct request *rq)
 {
-	struct stkrec_bio_state *s = bio_enter(rq, false, false);
+	struct stkrec_bio_state *s = bio_enter(ctx, rq, false, false);
 
 	if (s)
 		s->issue_time = bpf_ktime_get_ns();
@@ -614,6 +720,8 @@ static __always_inline void bio_fill(struct stkrec_bio_ev *ev, const struct stkr
 	ev->flags = bio_flags(opf);
 	ev->issuer_flags = s->issuer_flags;
 	__builtin_memcpy(ev->comm, s->comm, sizeof(ev->comm));
+	ev->seq = s->seq;
+	ev->last = nr_bytes >= BPF_CORE_READ(rq, __data_len);
 }
 
 SEC("tp_btf/block_rq_complete")

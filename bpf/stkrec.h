@@ -20,6 +20,7 @@ enum stkrec_ev_type {
 	STKREC_EV_OFFCPU = 1,
 	STKREC_EV_CPU = 2,
 	STKREC_EV_BIO = 3,
+	STKREC_EV_BIO_SUBMIT = 4, /* the stacks of a block request's submitter */
 };
 
 /* stkrec_stack_ev.flags */
@@ -37,8 +38,10 @@ struct stkrec_stack_ev {
 	__u32 tid;
 	__u32 pid;       /* tgid */
 	__u32 cpu;
-	__u64 time;      /* OFFCPU: switch-out; CPU: sample (monotonic ns) */
-	__u64 duration;  /* OFFCPU: ns until switch-in; CPU: 0 */
+	__u64 time;      /* OFFCPU: switch-out; CPU: sample; BIO_SUBMIT:
+			  * submission (monotonic ns) */
+	__u64 duration;  /* OFFCPU: ns until switch-in; CPU: 0; BIO_SUBMIT:
+			  * the request's submission number (stkrec_bio_ev.seq) */
 	__u32 state;     /* OFFCPU: task state at switch-out; CPU: 0 */
 	__u16 flags;     /* STKREC_F_* */
 	__u8 nr_ustack;
@@ -80,8 +83,11 @@ struct stkrec_bio_ev {
 	__u16 flags;     /* STKREC_BIO_F_* */
 	__u32 issuer_flags; /* STKREC_F_KTHREAD when the issuer is a kernel thread */
 	char comm[STKREC_COMM_LEN];
+	__u64 seq;       /* submission number: its BIO_SUBMIT record's, 0 none */
+	__u32 last;      /* the request's last completion */
+	__u32 reserved;
 };
-_Static_assert(sizeof(struct stkrec_bio_ev) == 72, "stkrec_bio_ev layout");
+_Static_assert(sizeof(struct stkrec_bio_ev) == 88, "stkrec_bio_ev layout");
 
 /*
  * Map `bio_inflight`, key the request's address: a block request between
@@ -96,8 +102,9 @@ struct stkrec_bio_state {
 	__u32 issuer_flags; /* STKREC_F_KTHREAD */
 	__u32 traced;       /* the issuer passed the filters when it issued */
 	char comm[STKREC_COMM_LEN];
+	__u64 seq;          /* submission number, 0 when no stacks were sent */
 };
-_Static_assert(sizeof(struct stkrec_bio_state) == 48, "stkrec_bio_state layout");
+_Static_assert(sizeof(struct stkrec_bio_state) == 56, "stkrec_bio_state layout");
 
 /*
  * Per-CPU drop counters: array index kind * STKREC_LOST_NR + reason. The
@@ -124,8 +131,86 @@ enum stkrec_stat {
 	STKREC_STAT_BIO_UNSEEN = 0,  /* completion of a request not seen issued */
 	STKREC_STAT_BIO_FILTERED,    /* completion filtered out (issuer not traced) */
 	STKREC_STAT_BIO_MISSED,      /* request seen issued, completion never seen */
-	STKREC_STAT_NR,
+	/* --call-graph dwarf, index + kind (OFFCPU, CPU, BIO) */
+	STKREC_STAT_UNWIND_TRUNCATED, /* stack ended early, with the marker */
+	STKREC_STAT_UNWIND_NO_TABLES = STKREC_STAT_UNWIND_TRUNCATED + STKREC_KIND_NR,
+				      /* process without tables yet: frame pointers */
+	STKREC_STAT_UNWIND_FP_FRAMES = STKREC_STAT_UNWIND_NO_TABLES + STKREC_KIND_NR,
+				      /* some frames outside every known mapping
+				       * (JIT, anonymous, not yet loaded): frame pointers */
+	STKREC_STAT_NR = STKREC_STAT_UNWIND_FP_FRAMES + STKREC_KIND_NR,
 };
+
+/*
+ * --call-graph dwarf: user stacks unwound in the kernel from call-frame
+ * information (.eh_frame, .debug_frame) that record/ turns into rows.
+ *
+ * One row covers the addresses [pc, next row's pc) of one ELF file (pc is
+ * an ELF virtual address, so the rows of a file serve every process that
+ * maps it). The rows of all files live in one array map `cfi_rows`, each
+ * file's sorted by pc and ending with a STKREC_CFA_NONE row at the end of
+ * its last range; gaps between functions are NONE rows too.
+ *
+ * x86-64 only: the return address is always at CFA - 8.
+ */
+enum stkrec_cfa_kind {
+	STKREC_CFA_NONE = 0,   /* no rule here, or one stkrec cannot follow */
+	STKREC_CFA_SP = 1,     /* CFA = rsp + cfa_off */
+	STKREC_CFA_FP = 2,     /* CFA = rbp + cfa_off */
+	STKREC_CFA_PLT = 3,    /* .plt: CFA = rsp + 8, + 8 when (rip & 15) >= 11 */
+	STKREC_CFA_SIGNAL = 4, /* __restore_rt: registers in the sigcontext at rsp */
+	STKREC_CFA_END = 5,    /* return address undefined: the outermost frame */
+};
+
+struct stkrec_cfi_row {
+	__u32 pc;       /* first address covered (ELF virtual address) */
+	__u16 cfa_off;  /* bytes added to the CFA register */
+	__u8 kind;      /* enum stkrec_cfa_kind */
+	__s8 fp_off;    /* rbp saved at CFA + 8 * fp_off; 0: rbp unchanged */
+};
+_Static_assert(sizeof(struct stkrec_cfi_row) == 8, "stkrec_cfi_row layout");
+
+/*
+ * Map `umaps`, key tgid: the executable mappings of one process, sorted by
+ * start. nr_rows 0 marks a mapping without tables (JIT code, anonymous
+ * memory, a file whose tables are not loaded): frames there are followed
+ * with frame pointers.
+ */
+#define STKREC_MAX_UMAPS 256
+struct stkrec_umap {
+	__u64 start;
+	__u64 end;
+	__u64 bias;     /* address - bias = ELF virtual address */
+	__u32 first;    /* first row in cfi_rows */
+	__u32 nr_rows;
+};
+struct stkrec_umaps {
+	__u32 nr;
+	__u32 reserved;
+	struct stkrec_umap m[STKREC_MAX_UMAPS];
+};
+_Static_assert(sizeof(struct stkrec_umap) == 32, "stkrec_umap layout");
+
+/*
+ * Map `ufiles`, key the file's kernel identity (super block dev_t as the
+ * kernel encodes it, inode number): the rows of every file loaded. For a
+ * frame in no mapping of `umaps` (a process just started or exec'd, a
+ * library just mapped) the unwinder asks the kernel for the address's
+ * mapping (bpf_find_vma(), once per event) and finds the file here.
+ */
+struct stkrec_ufile_key {
+	__u64 dev;
+	__u64 ino;
+};
+struct stkrec_ufile {
+	__u64 adj;      /* ELF virtual address - file offset, executable segment */
+	__u32 first;
+	__u32 nr_rows;
+};
+
+/* A dwarf-unwound stack that ends early ends with this address, which no
+ * user mapping holds: reports show it as one [unknown] frame. */
+#define STKREC_UNWIND_MARKER 0xffffffffffffffffull
 
 /* Task flag and states the BPF side tests (include/linux/sched.h). */
 #define STKREC_PF_KTHREAD 0x00200000u

@@ -236,7 +236,10 @@ struct cap_bio {
 	int32_t error;          /* 0 or -errno */
 	char comm[16];          /* issuing task's name at issue */
 	uint32_t reserved2;     /* zero; makes the layout padding-free */
+	uint32_t ustack;        /* 1.1: the submitter's stacks at submission */
+	uint32_t kstack;        /* (0 in 72-byte records of older writers) */
 };
+#define CAP_BIO_SIZE_1_0 72u /* BIO without stacks, as 1.0 and early 1.1 wrote it */
 enum cap_bio_op {
 	CAP_BIO_READ = 0,
 	CAP_BIO_WRITE = 1,
@@ -296,6 +299,20 @@ enum cap_stat_key {
 	CAP_STAT_SKIPPED_BIO,
 	CAP_STAT_BIO_MISSED,
 	CAP_STAT_BIO_INCOMPLETE,
+	CAP_STAT_UNWIND_TRUNC_OFFCPU,
+	CAP_STAT_UNWIND_TRUNC_CPU,
+	CAP_STAT_UNWIND_TRUNC_BIO,
+	CAP_STAT_UNWIND_NO_TABLES_OFFCPU,
+	CAP_STAT_UNWIND_NO_TABLES_CPU,
+	CAP_STAT_UNWIND_NO_TABLES_BIO,
+	CAP_STAT_UNWIND_FP_FRAMES_OFFCPU,
+	CAP_STAT_UNWIND_FP_FRAMES_CPU,
+	CAP_STAT_UNWIND_FP_FRAMES_BIO,
+	CAP_STAT_UNWIND_FILES,
+	CAP_STAT_UNWIND_FILES_FAILED,
+	CAP_STAT_UNWIND_ROWS,
+	CAP_STAT_UNWIND_FULL,
+	CAP_STAT_UNWIND_MAPS_DROPPED,
 	CAP_STAT_MAX,
 };
 /* What a key says of the recording's completeness (§4.15 "Class"). */
@@ -306,6 +323,8 @@ enum cap_stat_class {
 };
 /* The wire key of k, or NULL out of range. */
 const char *cap_stat_key_name(enum cap_stat_key k);
+/* The key named key, or -1 for a key this version does not know. */
+int cap_stat_key_of(const char *key);
 /* The class of a key as found in a capture; unknown keys are counts. */
 enum cap_stat_class cap_stat_classify(const char *key);
 
@@ -509,7 +528,8 @@ void cap_reader__close(struct cap_reader *r);
 /* §3.1 feature flags: the low 16 bits are compatible (readers ignore unknown
  * ones), the high 16 bits incompatible (readers refuse unknown ones). */
 #define CAP_FEAT_INCOMPAT_MASK 0xffff0000u
-#define CAP_FEAT_KNOWN 0x00000000u          /* none defined in 1.0 */
+#define CAP_FEAT_DWARF_UNWIND 0x00000001u   /* compatible (1.1): --call-graph dwarf */
+#define CAP_FEAT_KNOWN CAP_FEAT_DWARF_UNWIND
 
 /* §3.1 the header payload's fixed part, as stored. Followed by cmdline_len
  * bytes of command line, then a CRC-32 of everything before it. */

@@ -23,7 +23,8 @@ _Static_assert(sizeof(struct cap_ksym) == 24, "§4.9");
 _Static_assert(sizeof(struct cap_blockdev) == 40, "§4.10");
 _Static_assert(sizeof(struct cap_offcpu) == 40, "§4.11");
 _Static_assert(sizeof(struct cap_cpu) == 32, "§4.12");
-_Static_assert(sizeof(struct cap_bio) == 72, "§4.13");
+_Static_assert(sizeof(struct cap_bio) == 80, "§4.13");
+_Static_assert(offsetof(struct cap_bio, ustack) == CAP_BIO_SIZE_1_0, "§4.13");
 _Static_assert(sizeof(struct cap_lost) == 24, "§4.14");
 _Static_assert(sizeof(struct cap_stat) == 16, "§4.15");
 _Static_assert(sizeof(struct cap_end) == 24, "§4.16");
@@ -39,8 +40,8 @@ _Static_assert(offsetof(struct cap_mapping, build_id) == 48, "§4.6");
 _Static_assert(offsetof(struct cap_bio, comm) == 52, "§4.13");
 /* the reader copies up to the largest fixed part into cap_record's union */
 _Static_assert(offsetof(struct cap_record, tail) - offsetof(struct cap_record, block) >=
-	       sizeof(struct cap_mapping), "cap_record union too small");
-_Static_assert(sizeof(struct cap_mapping) >= sizeof(struct cap_bio), "largest record");
+	       sizeof(struct cap_bio), "cap_record union too small");
+_Static_assert(sizeof(struct cap_bio) >= sizeof(struct cap_mapping), "largest record");
 
 static const char *const err_text[] = {
 	[1] = "not a stkrec capture (bad magic)",
@@ -118,6 +119,20 @@ static const struct {
 	[CAP_STAT_SKIPPED_BIO] = { "bpf.skipped.bio", CAP_STAT_NOT_RUN },
 	[CAP_STAT_BIO_MISSED] = { "bio.missed_completions", CAP_STAT_NOT_RUN },
 	[CAP_STAT_BIO_INCOMPLETE] = { "bio.incomplete", CAP_STAT_INCOMPLETE },
+	[CAP_STAT_UNWIND_TRUNC_OFFCPU] = { "unwind.truncated.offcpu", CAP_STAT_COUNT },
+	[CAP_STAT_UNWIND_TRUNC_CPU] = { "unwind.truncated.cpu", CAP_STAT_COUNT },
+	[CAP_STAT_UNWIND_TRUNC_BIO] = { "unwind.truncated.bio", CAP_STAT_COUNT },
+	[CAP_STAT_UNWIND_NO_TABLES_OFFCPU] = { "unwind.no_tables.offcpu", CAP_STAT_COUNT },
+	[CAP_STAT_UNWIND_NO_TABLES_CPU] = { "unwind.no_tables.cpu", CAP_STAT_COUNT },
+	[CAP_STAT_UNWIND_NO_TABLES_BIO] = { "unwind.no_tables.bio", CAP_STAT_COUNT },
+	[CAP_STAT_UNWIND_FP_FRAMES_OFFCPU] = { "unwind.fp_frames.offcpu", CAP_STAT_COUNT },
+	[CAP_STAT_UNWIND_FP_FRAMES_CPU] = { "unwind.fp_frames.cpu", CAP_STAT_COUNT },
+	[CAP_STAT_UNWIND_FP_FRAMES_BIO] = { "unwind.fp_frames.bio", CAP_STAT_COUNT },
+	[CAP_STAT_UNWIND_FILES] = { "unwind.files", CAP_STAT_COUNT },
+	[CAP_STAT_UNWIND_FILES_FAILED] = { "unwind.files_without_cfi", CAP_STAT_COUNT },
+	[CAP_STAT_UNWIND_ROWS] = { "unwind.rows", CAP_STAT_COUNT },
+	[CAP_STAT_UNWIND_FULL] = { "unwind.files_not_loaded", CAP_STAT_COUNT },
+	[CAP_STAT_UNWIND_MAPS_DROPPED] = { "unwind.maps_dropped", CAP_STAT_COUNT },
 };
 
 const char *cap_stat_key_name(enum cap_stat_key k)
@@ -125,14 +140,21 @@ const char *cap_stat_key_name(enum cap_stat_key k)
 	return (unsigned)k < CAP_STAT_MAX ? stat_keys[k].key : NULL;
 }
 
-enum cap_stat_class cap_stat_classify(const char *key)
+int cap_stat_key_of(const char *key)
 {
 	int k;
 
 	for (k = 0; key && k < CAP_STAT_MAX; k++)
 		if (!strcmp(key, stat_keys[k].key))
-			return stat_keys[k].class;
-	return CAP_STAT_COUNT;
+			return k;
+	return -1;
+}
+
+enum cap_stat_class cap_stat_classify(const char *key)
+{
+	int k = cap_stat_key_of(key);
+
+	return k < 0 ? CAP_STAT_COUNT : stat_keys[k].class;
 }
 
 void cap_loss__split(const struct cap_lost_detail *d, struct cap_loss *out)
@@ -169,6 +191,7 @@ struct type_info {
 	uint32_t size;
 	int time_off;
 	int kind;
+	uint32_t min_size; /* an older writer's shorter record, 0: size */
 };
 
 static const struct type_info types[] = {
@@ -190,7 +213,7 @@ static const struct type_info types[] = {
 	[CAP_REC_CPU] = { "cpu", sizeof(struct cap_cpu),
 			  offsetof(struct cap_cpu, time), CAP_KIND_CPU },
 	[CAP_REC_BIO] = { "bio", sizeof(struct cap_bio),
-			  offsetof(struct cap_bio, issue_time), CAP_KIND_BIO },
+			  offsetof(struct cap_bio, issue_time), CAP_KIND_BIO, CAP_BIO_SIZE_1_0 },
 	[CAP_REC_LOST] = { "lost", sizeof(struct cap_lost), -1, -1 },
 	[CAP_REC_STAT] = { "stat", sizeof(struct cap_stat), -1, -1 },
 	[CAP_REC_END] = { "end", sizeof(struct cap_end),
@@ -216,6 +239,13 @@ uint32_t cap__fixed_size(uint16_t type)
 	const struct type_info *t = type_info(type);
 
 	return t ? t->size : 0;
+}
+
+uint32_t cap__min_size(uint16_t type)
+{
+	const struct type_info *t = type_info(type);
+
+	return t ? (t->min_size ? t->min_size : t->size) : 0;
 }
 
 int cap__time_offset(uint16_t type)

@@ -13,6 +13,9 @@
 
 /* §4 fixed-part size of a known record type in this version, 0 if unknown. */
 uint32_t cap__fixed_size(uint16_t type);
+/* The smallest fixed part a reader accepts: an older writer's (BIO was 72
+ * bytes before it carried stacks); the rest reads as zero. */
+uint32_t cap__min_size(uint16_t type);
 
 /* Offset of the monotonic time field within a type's fixed part, or -1. */
 int cap__time_offset(uint16_t type);

@@ -199,7 +199,13 @@ static int try_frame(struct cap_reader *r)
 	}
 	if (err) {
 		/* skip exactly the frame; the region stays open in case what
-		 * follows is not a frame start either */
+		 * follows is not a frame start either. A damaged header can
+		 * claim an extent that runs into the next frame: stop at the
+		 * first frame magic inside it */
+		uint64_t next = find_magic(r, r->pos + 1);
+
+		if (next < r->pos + csize)
+			csize = next - r->pos;
 		if (!r->resyncing) {
 			r->resyncing = true;
 			r->damage_start = r->pos;
@@ -403,10 +409,12 @@ static int decode_record(struct cap_reader *r, struct cap_record *rec)
 		r->st.unknown_records++;
 		return 0;
 	}
-	if (body_len < fixed) {
+	if (body_len < cap__min_size(rh.type)) {
 		r->st.bad_records++;
 		return 0;
 	}
+	if (body_len < fixed)
+		fixed = body_len; /* an older writer's record: the rest reads 0 */
 	memset(rec, 0, sizeof(*rec));
 	rec->type = rh.type;
 	rec->size = rh.size;

@@ -82,7 +82,7 @@ static int write_header(struct cap_writer *w, const struct cap_header *h)
 	memcpy(fh.magic, CAP_HEADER_MAGIC, sizeof(fh.magic));
 	fh.major = CAP_VERSION_MAJOR;
 	fh.minor = CAP_VERSION_MINOR;
-	fh.features = 0;
+	fh.features = h->features & ~CAP_FEAT_INCOMPAT_MASK & CAP_FEAT_KNOWN;
 	fh.fixed_size = sizeof(fh);
 	fh.cmdline_len = cmd_len;
 	fh.start_time = h->start_time;

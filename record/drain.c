@@ -84,14 +84,19 @@ static int append_event(struct recorder *r, int kind, uint16_t type, const void 
 	return err;
 }
 
+static bool valid_stack_ev(const struct stkrec_stack_ev *e, size_t size)
+{
+	return size >= STKREC_STACK_EV_HDR_SIZE && e->nr_ustack <= STKREC_MAX_STACK &&
+	       e->nr_kstack <= STKREC_MAX_STACK &&
+	       size >= STKREC_STACK_EV_HDR_SIZE + 8u * (e->nr_ustack + e->nr_kstack);
+}
+
 static int on_stack_ev(struct recorder *r, const struct stkrec_stack_ev *e, size_t size)
 {
 	uint32_t ustack, kstack;
 	int err;
 
-	if (size < STKREC_STACK_EV_HDR_SIZE || e->nr_ustack > STKREC_MAX_STACK ||
-	    e->nr_kstack > STKREC_MAX_STACK ||
-	    size < STKREC_STACK_EV_HDR_SIZE + 8u * (e->nr_ustack + e->nr_kstack)) {
+	if (!valid_stack_ev(e, size)) {
 		r->bad_records++;
 		return 0;
 	}
@@ -130,6 +135,49 @@ static int32_t blk_errno(uint8_t status)
 	return status < sizeof(map) / sizeof(map[0]) ? map[status] : -EIO;
 }
 
+/* A submitter's stacks (BIO_SUBMIT), interned now, kept for the request's
+ * completion; the slot of an older submission that never completed is
+ * reused. */
+static int on_bio_submit(struct recorder *r, const struct stkrec_stack_ev *e, size_t size)
+{
+	struct bio_stacks_slot *s;
+	uint32_t ustack, kstack;
+	int err;
+
+	if (!valid_stack_ev(e, size) || !e->duration || !r->bio_stacks) {
+		r->bad_records++;
+		return 0;
+	}
+	err = note_thread(r, e, e->time);
+	if (!err)
+		err = stack_ids(r, e, &ustack, &kstack);
+	if (err)
+		return err;
+	s = &r->bio_stacks[e->duration & r->bio_stacks_mask];
+	*s = (struct bio_stacks_slot){ e->duration, ustack, kstack, r->files };
+	return 0;
+}
+
+/* The stacks of a completed request: its submission's, if still held and
+ * interned in this file; else counted as stacks missed (the event kept). */
+static void bio_stacks(struct recorder *r, const struct stkrec_bio_ev *e, struct cap_bio *b)
+{
+	struct bio_stacks_slot *s;
+
+	if (!e->seq || !r->bio_stacks)
+		return; /* no stacks were taken: issuer unknown or not traced */
+	s = &r->bio_stacks[e->seq & r->bio_stacks_mask];
+	if (s->seq != e->seq || s->file != r->files) {
+		b->ustack = b->kstack = CAP_STACK_LOST;
+		r->bio_stacks_missed++;
+		return;
+	}
+	b->ustack = s->ustack;
+	b->kstack = s->kstack;
+	if (e->last)
+		s->seq = 0;
+}
+
 static int on_bio_ev(struct recorder *r, const struct stkrec_bio_ev *e, size_t size)
 {
 	struct cap_bio b = {};
@@ -138,6 +186,7 @@ static int on_bio_ev(struct recorder *r, const struct stkrec_bio_ev *e, size_t s
 		r->bad_records++;
 		return 0;
 	}
+	bio_stacks(r, e, &b);
 	b.issue_time = e->issue_time;
 	b.complete_time = e->complete_time;
 	b.sector = e->sector;
@@ -173,6 +222,9 @@ int recorder__on_event(void *ctx, void *data, size_t size)
 		break;
 	case STKREC_EV_BIO:
 		err = on_bio_ev(r, data, size);
+		break;
+	case STKREC_EV_BIO_SUBMIT:
+		err = on_bio_submit(r, data, size);
 		break;
 	default:
 		r->bad_records++;

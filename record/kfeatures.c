@@ -12,6 +12,7 @@
 #include <string.h>
 #include <sys/syscall.h>
 #include <unistd.h>
+#include <bpf/bpf.h>
 #include <bpf/btf.h>
 #include <bpf/libbpf.h>
 #include "record/kfeatures.h"
@@ -42,7 +43,13 @@ static const struct {
 	[KF_TP_IO_START] = { 0, "block_io_start", NULL, "6.5" },
 	[KF_TP_GETRQ] = { 0, "block_getrq", NULL, "5.11" },
 	[KF_PREEMPT_RT] = { 0, NULL, "PREEMPT_RT", "5.3" },
+	[KF_BPF_LOOP] = { 0, NULL, "bpf_loop() BPF helper", "5.17" },
+	[KF_TASK_PT_REGS] = { 0, NULL, "bpf_task_pt_regs() BPF helper", "5.15" },
+	[KF_MMAP_ARRAY] = { 0, NULL, "mmap()able BPF arrays (BPF_F_MMAPABLE)", "5.5" },
+	[KF_FIND_VMA] = { 0, NULL, "bpf_find_vma() BPF helper", "5.17" },
 };
+
+static const int dwarf_needs[] = { KF_BPF_LOOP, KF_TASK_PT_REGS, KF_MMAP_ARRAY, KF_FIND_VMA };
 
 /* The prototype of tracepoint tp as tp_btf sees it, or NULL. */
 static const struct btf_type *tp_proto(const struct btf *btf, const char *tp)
@@ -106,6 +113,17 @@ static bool realtime(void)
 	return c == '1';
 }
 
+static bool mmap_array(void)
+{
+	LIBBPF_OPTS(bpf_map_create_opts, o, .map_flags = BPF_F_MMAPABLE);
+	int fd = bpf_map_create(BPF_MAP_TYPE_ARRAY, NULL, 4, 8, 1, &o);
+
+	if (fd < 0)
+		return false;
+	close(fd);
+	return true;
+}
+
 int kfeatures__probe(unsigned events, struct kfeatures *kf)
 {
 	struct btf *btf;
@@ -125,7 +143,27 @@ int kfeatures__probe(unsigned events, struct kfeatures *kf)
 	kf->present[KF_RINGBUF] = libbpf_probe_bpf_map_type(BPF_MAP_TYPE_RINGBUF, NULL) == 1;
 	if (events & RECORD_EV_CPU)
 		kf->present[KF_CPU_CLOCK] = cpu_clock_opens();
+	kf->present[KF_BPF_LOOP] =
+		libbpf_probe_bpf_helper(BPF_PROG_TYPE_PERF_EVENT, BPF_FUNC_loop, NULL) == 1;
+	kf->present[KF_TASK_PT_REGS] =
+		libbpf_probe_bpf_helper(BPF_PROG_TYPE_PERF_EVENT, BPF_FUNC_task_pt_regs, NULL) == 1;
+	kf->present[KF_MMAP_ARRAY] = mmap_array();
+	kf->present[KF_FIND_VMA] =
+		libbpf_probe_bpf_helper(BPF_PROG_TYPE_PERF_EVENT, BPF_FUNC_find_vma, NULL) == 1;
 	return 0;
+}
+
+int kfeatures__dwarf_missing(const struct kfeatures *kf)
+{
+	size_t i;
+
+#if !defined(__x86_64__)
+	return -2;
+#endif
+	for (i = 0; i < sizeof(dwarf_needs) / sizeof(dwarf_needs[0]); i++)
+		if (!kf->present[dwarf_needs[i]])
+			return dwarf_needs[i];
+	return -1;
 }
 
 int kfeatures__first_missing(const struct kfeatures *kf, unsigned events)
@@ -154,10 +192,20 @@ const char *kfeatures__explain(int f, char *buf, size_t len)
 	char what[96], others[32];
 	unsigned ev = table[f].events;
 
+	if (f == -2) {
+		snprintf(buf, len, "--call-graph dwarf unwinds x86-64 only; recording with "
+			 "--call-graph fp");
+		return buf;
+	}
 	if (table[f].tp)
 		snprintf(what, sizeof(what), "tracepoint '%s' in BTF", table[f].tp);
 	else
 		snprintf(what, sizeof(what), "%s", table[f].what);
+	if (f == KF_BPF_LOOP || f == KF_TASK_PT_REGS || f == KF_MMAP_ARRAY || f == KF_FIND_VMA) {
+		snprintf(buf, len, "this kernel has no %s, which --call-graph dwarf needs "
+			 "(Linux %s+); recording with --call-graph fp", what, table[f].kernel);
+		return buf;
+	}
 	if (ev == EV_ANY) {
 		snprintf(buf, len, "this kernel has no %s, which stkrec needs (Linux %s+)", what,
 			 table[f].kernel);

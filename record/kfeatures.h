@@ -26,6 +26,11 @@ enum kfeature {
 	KF_TP_IO_START,    /* block_io_start (6.5): the submitter's context */
 	KF_TP_GETRQ,       /* block_getrq(bio) (5.11): the same, before io_start */
 	KF_PREEMPT_RT,     /* a PREEMPT_RT kernel (/sys/kernel/realtime) */
+	/* --call-graph dwarf: without them, frame pointers */
+	KF_BPF_LOOP,       /* bpf_loop() (5.17) */
+	KF_TASK_PT_REGS,   /* bpf_task_pt_regs() (5.15) */
+	KF_MMAP_ARRAY,     /* BPF_F_MMAPABLE arrays (5.5) */
+	KF_FIND_VMA,       /* bpf_find_vma() (5.17) */
 	KF_NR,
 };
 
@@ -39,6 +44,9 @@ struct kfeatures {
 int kfeatures__probe(unsigned events, struct kfeatures *kf);
 /* The first feature events need that kf lacks, or -1 when none. */
 int kfeatures__first_missing(const struct kfeatures *kf, unsigned events);
+/* The first feature --call-graph dwarf needs that kf lacks, or -1; the
+ * architecture's lack (only x86-64 is unwound) is -2. */
+int kfeatures__dwarf_missing(const struct kfeatures *kf);
 /* One line saying what feature f is and which kernel has it, and what
  * records without it. Returns buf. */
 const char *kfeatures__explain(int f, char *buf, size_t len);

@@ -66,6 +66,8 @@ static void fill_header(const struct recorder *r, struct cap_header *h)
 	}
 	snprintf(h->version, sizeof(h->version), "%s", STKREC_VERSION);
 	snprintf(h->cmdline, sizeof(h->cmdline), "%s", r->opts.cmdline ? r->opts.cmdline : "");
+	if (r->opts.call_graph == RECORD_CG_DWARF)
+		h->features |= CAP_FEAT_DWARF_UNWIND;
 }
 
 /* FILE.YYYYmmddHHMMSSmmm (local time, as perf names them); a second file
@@ -106,6 +108,25 @@ static int read_percpu(struct recorder *r, int fd, uint32_t key, uint64_t *sum)
 	return 0;
 }
 
+/* Completions whose submitter stacks user space no longer held (a file
+ * switch in between, or a submission's slot reused): both stacks missed. */
+static int write_bio_stacks_missed(struct recorder *r)
+{
+	struct cap_lost l = { .cpu = 0xffffffffu, .kind = CAP_KIND_BIO };
+	int err;
+
+	if (r->bio_stacks_missed <= r->bio_stacks_missed_seen)
+		return 0;
+	l.count = r->bio_stacks_missed - r->bio_stacks_missed_seen;
+	for (l.reason = CAP_LOST_USTACK; l.reason <= CAP_LOST_KSTACK; l.reason++) {
+		err = cap_writer__append(r->w, CAP_REC_LOST, &l, sizeof(l), NULL, 0);
+		if (err < 0)
+			return err;
+	}
+	r->bio_stacks_missed_seen = r->bio_stacks_missed;
+	return 0;
+}
+
 int recorder__write_lost(struct recorder *r)
 {
 	struct cap_lost l = { .cpu = 0xffffffffu };
@@ -127,7 +148,7 @@ int recorder__write_lost(struct recorder *r)
 			return err;
 		r->lost_seen[key] = sum;
 	}
-	return 0;
+	return write_bio_stacks_missed(r);
 }
 
 static int write_stat(struct recorder *r, const char *key, uint64_t value)
@@ -233,9 +254,19 @@ static int intern_stat_keys(struct recorder *r)
 
 /* This file's numbers (FORMAT.md §4.15): events since it began, its own
  * tables. */
+static struct unwind_stats unwind_numbers(const struct recorder *r)
+{
+	struct unwind_stats us = {};
+
+	if (r->uw)
+		unwind__stats(r->uw, &us);
+	return us;
+}
+
 static int write_stats(struct recorder *r, uint64_t now)
 {
 	const struct cap_totals *t = cap_writer__totals(r->w);
+	const struct unwind_stats us = unwind_numbers(r);
 	const uint64_t v[CAP_STAT_MAX] = {
 		[CAP_STAT_EVENTS_OFFCPU] = r->events[CAP_KIND_OFFCPU] - r->events_base[CAP_KIND_OFFCPU],
 		[CAP_STAT_EVENTS_CPU] = r->events[CAP_KIND_CPU] - r->events_base[CAP_KIND_CPU],
@@ -257,6 +288,29 @@ static int write_stats(struct recorder *r, uint64_t now)
 		[CAP_STAT_SKIPPED_BIO] = prog_skipped(r->skel->progs.stkrec_rq_complete),
 		[CAP_STAT_BIO_MISSED] = bpf_stat(r, STKREC_STAT_BIO_MISSED),
 		[CAP_STAT_BIO_INCOMPLETE] = bio_incomplete(r),
+		[CAP_STAT_UNWIND_TRUNC_OFFCPU] =
+			bpf_stat(r, STKREC_STAT_UNWIND_TRUNCATED + STKREC_KIND_OFFCPU),
+		[CAP_STAT_UNWIND_TRUNC_CPU] =
+			bpf_stat(r, STKREC_STAT_UNWIND_TRUNCATED + STKREC_KIND_CPU),
+		[CAP_STAT_UNWIND_TRUNC_BIO] =
+			bpf_stat(r, STKREC_STAT_UNWIND_TRUNCATED + STKREC_KIND_BIO),
+		[CAP_STAT_UNWIND_NO_TABLES_OFFCPU] =
+			bpf_stat(r, STKREC_STAT_UNWIND_NO_TABLES + STKREC_KIND_OFFCPU),
+		[CAP_STAT_UNWIND_NO_TABLES_CPU] =
+			bpf_stat(r, STKREC_STAT_UNWIND_NO_TABLES + STKREC_KIND_CPU),
+		[CAP_STAT_UNWIND_NO_TABLES_BIO] =
+			bpf_stat(r, STKREC_STAT_UNWIND_NO_TABLES + STKREC_KIND_BIO),
+		[CAP_STAT_UNWIND_FP_FRAMES_OFFCPU] =
+			bpf_stat(r, STKREC_STAT_UNWIND_FP_FRAMES + STKREC_KIND_OFFCPU),
+		[CAP_STAT_UNWIND_FP_FRAMES_CPU] =
+			bpf_stat(r, STKREC_STAT_UNWIND_FP_FRAMES + STKREC_KIND_CPU),
+		[CAP_STAT_UNWIND_FP_FRAMES_BIO] =
+			bpf_stat(r, STKREC_STAT_UNWIND_FP_FRAMES + STKREC_KIND_BIO),
+		[CAP_STAT_UNWIND_FILES] = us.files,
+		[CAP_STAT_UNWIND_FILES_FAILED] = us.files_failed,
+		[CAP_STAT_UNWIND_ROWS] = us.rows,
+		[CAP_STAT_UNWIND_FULL] = us.full,
+		[CAP_STAT_UNWIND_MAPS_DROPPED] = us.maps_dropped,
 	};
 	int k, err;
 
@@ -329,10 +383,28 @@ int recorder__open_output(struct recorder *r, const char **step)
 
 /* The threads and mappings of every process, as MAPPING and THREAD
  * records, and the table that keeps them current from then on. */
+static int sink_map(void *ctx, const struct cap_mapping *m, int fd)
+{
+	return unwind__map(ctx, m->pid, m, fd);
+}
+
+static void sink_gone(void *ctx, uint32_t pid)
+{
+	unwind__forget(ctx, pid);
+}
+
+static int sink_fork(void *ctx, uint32_t parent, uint32_t child)
+{
+	return unwind__fork(ctx, parent, child);
+}
+
 int recorder__scan_proc(struct recorder *r, uint64_t now)
 {
+	struct procmaps_sink sink = { sink_map, sink_gone, sink_fork, r->uw };
 	int err = procmaps__new(r->w, r->in, &r->pm);
 
+	if (!err && r->uw)
+		procmaps__set_sink(r->pm, &sink);
 	if (!err)
 		err = procmaps__scan_all(r->pm, now);
 	return err < 0 ? err : 0;

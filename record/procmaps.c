@@ -69,6 +69,7 @@ struct procmaps {
 	char *line;
 	size_t line_cap;
 	uint64_t bid_reads; /* build IDs read from files (cache misses) */
+	struct procmaps_sink sink;
 };
 
 /* ---- pid table: linear probing, backward-shift deletion (no tombstones) */
@@ -267,35 +268,70 @@ static int cached_buildid(struct procmaps *pm, const char *path, uint8_t *id,
 	return err;
 }
 
-/* Fill m's build ID from the mapped file; leaves size 0 when unreachable.
- * A deleted file is only reachable through map_files: whatever now has its
- * name (the upgraded library) is another file. */
+/*
+ * The ways to reach a mapped file, in order: /proc/PID/map_files (deleted
+ * files, other mount namespaces), then /proc/PID/root/PATH. A deleted file
+ * is only reachable through map_files: whatever now has its name (the
+ * upgraded library) is another file. Returns false past the last way.
+ */
+static bool mapped_path(const struct cap_mapping *m, const char *path, bool deleted, int way,
+			char *buf, size_t len)
+{
+	if (way == 0) {
+		snprintf(buf, len, "/proc/%u/map_files/%" PRIx64 "-%" PRIx64, m->pid, m->start,
+			 m->end);
+		return true;
+	}
+	return way == 1 && !deleted && path[0] == '/' &&
+	       snprintf(buf, len, "/proc/%u/root%s", m->pid, path) < (int)len;
+}
+
+/* Fill m's build ID from the mapped file; leaves size 0 when unreachable. */
 static void mapping_buildid(struct procmaps *pm, struct cap_mapping *m, const char *path,
 			    bool deleted)
 {
 	char buf[PATH_MAX + 64];
+	int way;
 
 	m->build_id_size = 0;
 	if (m->flags & CAP_MAP_ANON)
 		return;
-	snprintf(buf, sizeof(buf), "/proc/%u/map_files/%" PRIx64 "-%" PRIx64,
-		 m->pid, m->start, m->end);
-	if (cached_buildid(pm, buf, m->build_id, &m->build_id_size) == 0)
-		return;
-	if (deleted || path[0] != '/' ||
-	    snprintf(buf, sizeof(buf), "/proc/%u/root%s", m->pid, path) >= (int)sizeof(buf))
-		return;
-	cached_buildid(pm, buf, m->build_id, &m->build_id_size);
+	for (way = 0; mapped_path(m, path, deleted, way, buf, sizeof(buf)); way++) {
+		if (cached_buildid(pm, buf, m->build_id, &m->build_id_size) == 0)
+			return;
+	}
 }
 
-static int write_mapping(struct procmaps *pm, struct cap_mapping *m, const char *path)
+/* The sink sees the mapping with its file open. */
+static int tell_sink(struct procmaps *pm, const struct cap_mapping *m, const char *path,
+		     bool deleted)
+{
+	char buf[PATH_MAX + 64];
+	int way, fd = -1, err;
+
+	if (!pm->sink.map || (m->flags & CAP_MAP_ANON))
+		return 0;
+	for (way = 0; fd < 0 && mapped_path(m, path, deleted, way, buf, sizeof(buf)); way++)
+		fd = open(buf, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return 0; /* unreachable: its frames use frame pointers */
+	err = pm->sink.map(pm->sink.ctx, m, fd);
+	close(fd);
+	return err;
+}
+
+static int write_mapping(struct procmaps *pm, struct cap_mapping *m, const char *path,
+			 bool deleted)
 {
 	int err;
 
 	err = intern__string(pm->in, path, strlen(path), &m->path_id);
 	if (err < 0)
 		return err;
-	return cap_writer__append(pm->w, CAP_REC_MAPPING, m, sizeof(*m), NULL, 0);
+	err = cap_writer__append(pm->w, CAP_REC_MAPPING, m, sizeof(*m), NULL, 0);
+	if (err < 0)
+		return err;
+	return tell_sink(pm, m, path, deleted);
 }
 
 static bool is_anon_path(const char *path)
@@ -369,7 +405,7 @@ static int write_maps(struct procmaps *pm, int piddir, uint32_t pid, uint64_t no
 		if (!parse_maps_line(pm->line, &m, &path, &deleted))
 			continue;
 		mapping_buildid(pm, &m, path, deleted);
-		err = write_mapping(pm, &m, path);
+		err = write_mapping(pm, &m, path, deleted);
 	}
 	fclose(f);
 	return err < 0 ? err : 0;
@@ -567,7 +603,7 @@ int procmaps__add(struct procmaps *pm, const struct cap_mapping *m, const char *
 		copy.flags |= CAP_MAP_ANON;
 	if (!copy.build_id_size)
 		mapping_buildid(pm, &copy, name, deleted);
-	return write_mapping(pm, &copy, name[0] ? name : ANON_PATH);
+	return write_mapping(pm, &copy, name[0] ? name : ANON_PATH, deleted);
 }
 
 void procmaps__exec(struct procmaps *pm, uint32_t pid, uint64_t now)
@@ -582,11 +618,25 @@ void procmaps__exec(struct procmaps *pm, uint32_t pid, uint64_t now)
 	e->known = 0;
 	if (now > e->exec_time)
 		e->exec_time = now;
+	if (pm->sink.gone)
+		pm->sink.gone(pm->sink.ctx, pid);
 }
 
 void procmaps__forget(struct procmaps *pm, uint32_t pid)
 {
 	pidtab_del(&pm->pids, pid);
+	if (pm->sink.gone)
+		pm->sink.gone(pm->sink.ctx, pid);
+}
+
+int procmaps__fork(struct procmaps *pm, uint32_t parent, uint32_t child)
+{
+	return pm->sink.fork ? pm->sink.fork(pm->sink.ctx, parent, child) : 0;
+}
+
+void procmaps__set_sink(struct procmaps *pm, const struct procmaps_sink *sink)
+{
+	pm->sink = *sink;
 }
 
 bool procmaps__known(const struct procmaps *pm, uint32_t pid)

@@ -15,6 +15,19 @@
 
 struct procmaps;
 
+/*
+ * Told of every executable file mapping procmaps writes (with the mapped
+ * file open on fd for the call), of a process that exec'd or exited (its
+ * mappings are gone) and of a new process (it has its parent's): what the
+ * unwinder's tables follow. Any member may be NULL.
+ */
+struct procmaps_sink {
+	int (*map)(void *ctx, const struct cap_mapping *m, int fd);
+	void (*gone)(void *ctx, uint32_t pid);
+	int (*fork)(void *ctx, uint32_t parent, uint32_t child);
+	void *ctx;
+};
+
 int procmaps__new(struct cap_writer *w, struct intern *in, struct procmaps **out);
 void procmaps__free(struct procmaps *pm);
 
@@ -36,6 +49,9 @@ void procmaps__exec(struct procmaps *pm, uint32_t pid, uint64_t now);
 bool procmaps__known(const struct procmaps *pm, uint32_t pid);
 /* The process exited (side band EXIT of its leader): drop its state. */
 void procmaps__forget(struct procmaps *pm, uint32_t pid);
+/* A new process (side band FORK of a leader): tells the sink. */
+int procmaps__fork(struct procmaps *pm, uint32_t parent, uint32_t child);
+void procmaps__set_sink(struct procmaps *pm, const struct procmaps_sink *sink);
 /* Processes with state kept, and build IDs read from files (cache misses):
  * statistics, and what tests check to see memory stays bounded. */
 size_t procmaps__nr_known(const struct procmaps *pm);

@@ -10,6 +10,7 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <linux/perf_event.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -48,6 +49,7 @@ void record_opts__init(struct record_opts *o)
 	o->state = -1;
 	o->storage_entries = RECORD_DEFAULT_STORAGE;
 	o->ringbuf_size = RECORD_DEFAULT_RINGBUF;
+	o->unwind_rows = RECORD_DEFAULT_UNWIND_ROWS;
 }
 
 /* "0-3,5" from /sys/devices/system/cpu/online */
@@ -112,6 +114,7 @@ static void set_tunables(struct recorder *r, struct stkrec_bpf *s)
 	/* Wake the reader at 1/8 full: the rest absorbs bursts while it runs. */
 	s->rodata->wakeup_bytes = o->ringbuf_size / 8;
 	s->rodata->test_skip_complete = o->test_skip_bio;
+	s->rodata->dwarf_unwind = o->call_graph == RECORD_CG_DWARF;
 }
 
 /* Open, size and load the skeleton; raw_tp/sched_switch when tp_btf fails. */
@@ -138,11 +141,17 @@ static int load_bpf(struct recorder *r, const struct kfeatures *kf, bool raw_swi
 	bpf_map__set_max_entries(s->maps.bio_inflight, o->storage_entries);
 	bpf_map__set_max_entries(s->maps.bio_submit, o->storage_entries);
 	bpf_map__set_max_entries(s->maps.tids, o->nr_tids > 0 ? o->nr_tids : 1);
+	if (o->call_graph == RECORD_CG_DWARF) {
+		bpf_map__set_max_entries(s->maps.cfi_rows, o->unwind_rows);
+		bpf_map__set_max_entries(s->maps.umaps, UNWIND_PROCS);
+		bpf_map__set_max_entries(s->maps.ufiles, UNWIND_FILES);
+	}
 	if (o->nr_pids > (int)bpf_map__max_entries(s->maps.tgids))
 		bpf_map__set_max_entries(s->maps.tgids, o->nr_pids);
 	bpf_program__set_autoload(s->progs.stkrec_switch, off && !raw_switch);
 	bpf_program__set_autoload(s->progs.stkrec_switch_raw, off && raw_switch);
 	bpf_program__set_autoload(s->progs.stkrec_cpu, o->events & RECORD_EV_CPU);
+	bpf_program__set_autoload(s->progs.stkrec_exec, o->call_graph == RECORD_CG_DWARF);
 	/* the submitter's context: block_io_start, else block_getrq, else
 	 * block_rq_insert alone (which a request without a scheduler skips) */
 	bpf_program__set_autoload(s->progs.stkrec_io_start, bio && kf->present[KF_TP_IO_START]);
@@ -209,6 +218,7 @@ static int attach_tracepoints(struct recorder *r, const char **step)
 #define P(name, what) { offsetof(struct stkrec_bpf, progs.name), "attach " what }
 		P(stkrec_fork, "sched_process_fork"),
 		P(stkrec_exit, "sched_process_exit"),
+		P(stkrec_exec, "sched_process_exec"),
 		P(stkrec_io_start, "block_io_start"),
 		P(stkrec_getrq, "block_getrq"),
 		P(stkrec_rq_insert, "block_rq_insert"),
@@ -296,6 +306,31 @@ static int setup_bpf(struct recorder *r, const char **step)
 	err = fill_filters(r);
 	if (err)
 		return err;
+	if (r->opts.call_graph == RECORD_CG_DWARF) {
+		*step = "map unwind tables";
+		struct unwind_maps um = {
+			.rows_fd = bpf_map__fd(r->skel->maps.cfi_rows),
+			.rows_max = r->opts.unwind_rows,
+			.umaps_fd = bpf_map__fd(r->skel->maps.umaps),
+			.ufiles_fd = bpf_map__fd(r->skel->maps.ufiles),
+			.tgids_fd = r->skel->rodata->filter_tgid ?
+				    bpf_map__fd(r->skel->maps.tgids) : -1,
+		};
+
+		err = unwind__new(&um, &r->uw);
+		if (err)
+			return err;
+	}
+	if (r->opts.events & RECORD_EV_BIO) {
+		/* twice the requests the kernel tracks in flight, up to 1M */
+		r->bio_stacks_mask = 1;
+		while (r->bio_stacks_mask < 2 * r->opts.storage_entries - 1 &&
+		       r->bio_stacks_mask < (1u << 20) - 1)
+			r->bio_stacks_mask = r->bio_stacks_mask * 2 + 1;
+		r->bio_stacks = calloc((size_t)r->bio_stacks_mask + 1, sizeof(*r->bio_stacks));
+		if (!r->bio_stacks)
+			return -ENOMEM;
+	}
 	*step = "create ring buffer reader";
 	r->rb = ring_buffer__new(bpf_map__fd(r->skel->maps.events), recorder__on_event, r, NULL);
 	if (!r->rb)
@@ -328,6 +363,45 @@ static int setup_poll(struct recorder *r)
 	return err;
 }
 
+/*
+ * --call-graph dwarf with a command: the files it is about to map get their
+ * rows before it runs (its program, found as execvp() will, and the
+ * libraries the recorder maps too, libc and the dynamic loader among
+ * them), so its first events wait only for its mappings, not for rows.
+ * Best effort: a file that cannot be read is loaded when mapped, if ever.
+ */
+static void preload_tables(struct recorder *r)
+{
+	const char *prog = r->opts.command[0], *path = getenv("PATH");
+	char buf[PATH_MAX], *line = NULL, *file;
+	size_t cap = 0;
+	FILE *f;
+
+	while (!strchr(prog, '/') && path && *path) {
+		size_t n = strcspn(path, ":");
+
+		if (snprintf(buf, sizeof(buf), "%.*s/%s", (int)n, path, prog) < (int)sizeof(buf) &&
+		    !access(buf, X_OK)) {
+			unwind__preload(r->uw, buf);
+			break;
+		}
+		path += n + (path[n] == ':');
+	}
+	if (strchr(prog, '/'))
+		unwind__preload(r->uw, prog);
+	f = fopen("/proc/self/maps", "r");
+	while (f && getline(&line, &cap, f) > 0) {
+		file = strchr(line, '/');
+		if (!file || !strstr(line, " r-xp "))
+			continue;
+		file[strcspn(file, "\n")] = '\0';
+		unwind__preload(r->uw, file);
+	}
+	free(line);
+	if (f)
+		fclose(f);
+}
+
 static int start(struct recorder *r, const char **step)
 {
 	int err;
@@ -357,13 +431,16 @@ static int start(struct recorder *r, const char **step)
 	if (err)
 		return err;
 	*step = "open perf side band";
-	err = sideband__open(r->cpus, r->ncpus, SIDEBAND_PAGES, &r->sb);
+	err = sideband__open(r->cpus, r->ncpus, SIDEBAND_PAGES,
+			     r->uw ? SIDEBAND_EAGER : 0, &r->sb);
 	if (err)
 		return err;
 	*step = "scan /proc";
 	err = recorder__scan_proc(r, now_ns());
 	if (err)
 		return err;
+	if (r->uw && r->opts.command)
+		preload_tables(r);
 	err = attach_tracepoints(r, step);
 	if (!err && (r->opts.events & RECORD_EV_CPU))
 		err = attach_cpu_sampling(r, step);
@@ -476,11 +553,13 @@ void recorder__free(struct recorder *r)
 	stkrec_bpf__destroy(r->skel);
 	sideband__free(r->sb);
 	procmaps__free(r->pm);
+	unwind__free(r->uw);
 	intern__free(r->in);
 	ksyms__free(r->ks);
 	cap_writer__free(r->w); /* NULL once recorder__run() finished it */
 	threads__free(&r->threads);
 	free(r->percpu_buf);
+	free(r->bio_stacks);
 	free(r->cpus);
 	free(r);
 }

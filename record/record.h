@@ -28,6 +28,13 @@
 #define RECORD_DEFAULT_RINGBUF (16u << 20)
 #define RECORD_DEFAULT_STORAGE 16384
 #define RECORD_DEFAULT_MIN_US 1
+#define RECORD_DEFAULT_UNWIND_ROWS (4u << 20) /* 32 MiB of unwind rows */
+
+/* opts->call_graph: how user stacks are walked */
+enum record_call_graph {
+	RECORD_CG_FP = 0,    /* frame pointers (bpf_get_stack) */
+	RECORD_CG_DWARF = 1, /* call-frame information, in the kernel */
+};
 
 /* What the summary and the status line show. */
 struct record_progress {
@@ -56,6 +63,8 @@ struct record_opts {
 	bool kernel_threads;         /* -k */
 	bool user_stacks_only;       /* -U */
 	bool kernel_stacks_only;     /* -K */
+	enum record_call_graph call_graph; /* --call-graph */
+	uint32_t unwind_rows;        /* dwarf: rows of unwind tables the kernel holds */
 	uint64_t freq;               /* -F: samples/s per CPU (freq mode) */
 	uint64_t period;             /* -c: cpu-clock ns between samples; 0: use freq */
 	bool idle;                   /* -I: sample the idle task too */

@@ -16,6 +16,19 @@
 #include "record/procmaps.h"
 #include "record/sideband.h"
 #include "record/threads.h"
+#include "record/unwind.h"
+
+/* --call-graph dwarf: processes with unwind tables at once */
+#define UNWIND_PROCS 16384
+#define UNWIND_FILES 65536 /* files with rows */
+
+/* A block request's submitter stacks, from its BIO_SUBMIT record until its
+ * completion: a slot per submission number modulo the table size. */
+struct bio_stacks_slot {
+	uint64_t seq;      /* 0: empty */
+	uint32_t ustack, kstack;
+	uint32_t file;     /* the file whose interned stacks these are */
+};
 
 struct stkrec_bpf;
 struct ring_buffer;
@@ -31,6 +44,7 @@ struct recorder {
 	struct ksyms_sink sink;
 	struct procmaps *pm;
 	struct sideband *sb;
+	struct unwind *uw;       /* --call-graph dwarf, else NULL */
 	struct bpf_link **links;
 	int nr_links;
 	int *perf_fds;
@@ -57,6 +71,10 @@ struct recorder {
 	uint64_t maps_missed; /* processes whose /proc maps could not be read */
 	uint64_t lost_seen[STKREC_NR_COUNTERS]; /* counter sums written so far */
 	uint64_t *percpu_buf; /* ncpus_possible u64 for counter reads */
+	struct bio_stacks_slot *bio_stacks; /* -e bio: submitter stacks in flight */
+	uint32_t bio_stacks_mask;
+	uint64_t bio_stacks_missed; /* completions whose stacks were gone */
+	uint64_t bio_stacks_missed_seen; /* ... written as LOST so far */
 	uint64_t next_check;  /* drain.c: when the callback yields next */
 	unsigned since_check;
 	bool yielded;

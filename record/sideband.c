@@ -44,6 +44,7 @@ struct sideband {
 	size_t mmap_len;
 	uint64_t lost;
 	bool build_id; /* kernel puts build IDs in MMAP2 (Linux 5.12+) */
+	bool eager;    /* SIDEBAND_EAGER */
 };
 
 /* Trailing sample_id with sample_type PERF_SAMPLE_TID | PERF_SAMPLE_TIME. */
@@ -89,7 +90,7 @@ struct sb_lost {
 	uint64_t id, lost;
 };
 
-static void sb_attr(struct perf_event_attr *a, unsigned pages, bool build_id)
+static void sb_attr(struct perf_event_attr *a, unsigned pages, bool build_id, bool eager)
 {
 	memset(a, 0, sizeof(*a));
 	a->size = sizeof(*a);
@@ -105,9 +106,11 @@ static void sb_attr(struct perf_event_attr *a, unsigned pages, bool build_id)
 	a->build_id = build_id;
 	a->use_clockid = 1;
 	a->clockid = CLOCK_MONOTONIC;
-	/* wake a poller when a quarter of the ring is used, not per record */
+	/* wake a poller when a quarter of the ring is used, not per record;
+	 * eager: at any record (the unwinder waits for new mappings;
+	 * wakeup_events would count samples only, which this event has none of) */
 	a->watermark = 1;
-	a->wakeup_watermark = pages * (unsigned)sysconf(_SC_PAGESIZE) / 4;
+	a->wakeup_watermark = eager ? 1 : pages * (unsigned)sysconf(_SC_PAGESIZE) / 4;
 }
 
 static int sb_open_cpu(struct sideband *sb, int cpu, unsigned pages)
@@ -115,12 +118,12 @@ static int sb_open_cpu(struct sideband *sb, int cpu, unsigned pages)
 	struct perf_event_attr attr;
 	int fd;
 
-	sb_attr(&attr, pages, sb->build_id);
+	sb_attr(&attr, pages, sb->build_id, sb->eager);
 	fd = (int)syscall(__NR_perf_event_open, &attr, -1, cpu, -1, PERF_FLAG_FD_CLOEXEC);
 	if (fd < 0 && errno == EINVAL && sb->build_id) {
 		/* kernels before 5.12 reject attr.build_id */
 		sb->build_id = false;
-		sb_attr(&attr, pages, false);
+		sb_attr(&attr, pages, false, sb->eager);
 		fd = (int)syscall(__NR_perf_event_open, &attr, -1, cpu, -1,
 				  PERF_FLAG_FD_CLOEXEC);
 	}
@@ -150,7 +153,8 @@ static int sb_map(struct sideband *sb, int i, int cpu, unsigned pages)
 	return 0;
 }
 
-int sideband__open(const int *cpus, int ncpus, unsigned pages, struct sideband **out)
+int sideband__open(const int *cpus, int ncpus, unsigned pages, unsigned flags,
+		   struct sideband **out)
 {
 	struct sideband *sb;
 	int i, err = 0;
@@ -168,6 +172,7 @@ int sideband__open(const int *cpus, int ncpus, unsigned pages, struct sideband *
 		return -ENOMEM;
 	}
 	sb->build_id = true;
+	sb->eager = flags & SIDEBAND_EAGER;
 	sb->mmap_len = (size_t)(pages + 1) * (size_t)sysconf(_SC_PAGESIZE);
 	for (i = 0; i < ncpus && !err; i++) {
 		err = sb_open_cpu(sb, cpus[i], pages);
@@ -286,6 +291,12 @@ static int on_task(const struct perf_event_header *h, struct cap_writer *w,
 		if (r->pid == r->tid)
 			procmaps__forget(pm, r->pid);
 		return 0;
+	}
+	if (r->pid != r->ppid) {
+		int err = procmaps__fork(pm, r->ppid, r->pid);
+
+		if (err < 0)
+			return err;
 	}
 	f.time = r->time;
 	f.pid = r->pid;

@@ -14,8 +14,12 @@
 
 struct sideband;
 
+/* sideband__open() flags */
+#define SIDEBAND_EAGER 0x1 /* wake the poller at every record, not a quarter full */
+
 /* Open on cpus[0..ncpus) with pages data pages per CPU (a power of 2). */
-int sideband__open(const int *cpus, int ncpus, unsigned pages, struct sideband **out);
+int sideband__open(const int *cpus, int ncpus, unsigned pages, unsigned flags,
+		   struct sideband **out);
 void sideband__free(struct sideband *sb);
 /* File descriptors to poll (one per CPU). */
 int sideband__fds(const struct sideband *sb, const int **fds);

@@ -2,7 +2,8 @@
 /*
  * Folded stacks for flamegraph.pl, as BCC profile -f and offcputime -f print
  * them: "comm;outermost;...;innermost value", user frames then kernel
- * frames; off-CPU values in microseconds, CPU values in samples. Stacks that
+ * frames; off-CPU values in microseconds, CPU values in samples, block I/O
+ * values in bytes (the submitter's stacks, then the disk). Stacks that
  * name the same (different addresses in one function) are merged, and lines
  * come out sorted bytewise, so the output is deterministic.
  */
@@ -96,18 +97,17 @@ static int add_line(struct folded *fo, size_t start, uint64_t value)
 	return 0;
 }
 
-static int fold_group(struct folded *fo, const struct report_ctx *ctx,
-		      const struct agg_group *g, struct rframe *fr, uint64_t value)
+/* The frames of a stack pair, outermost first: user, then kernel. */
+static int put_stacks(struct folded *fo, const struct report_ctx *ctx, uint32_t pid,
+		      uint64_t time, uint32_t ustack, uint32_t kstack, struct rframe *fr)
 {
 	const char *ksuffix = ctx->opts.annotate ? "_[k]" : "";
 	char src[VIEW_SRCLINE_MAX];
-	size_t start = fo->len;
-	int i, n, nk, err;
+	int i, n, nk, err = 0;
 
-	n = view_frames(ctx, g->pid, g->first_time, g->ustack, g->kstack, fr, &nk);
+	n = view_frames(ctx, pid, time, ustack, kstack, fr, &nk);
 	if (n < 0)
 		return n;
-	err = put_comm(fo, ctx, g);
 	/* --srcline: "func file:line", as perf script's folded srcline */
 	for (i = n - 1; !err && i >= nk; i--)
 		err = put_frame(fo, fr[i].name, view_srcline(ctx, fr[i].srcfile, fr[i].line, src));
@@ -116,7 +116,17 @@ static int fold_group(struct folded *fo, const struct report_ctx *ctx,
 		err = put(fo, ";-", 2);
 	for (i = nk - 1; !err && i >= 0; i--)
 		err = put_frame(fo, fr[i].name, fr[i].special ? "" : ksuffix);
-	return err ?: add_line(fo, start, value);
+	return err;
+}
+
+static int fold_group(struct folded *fo, const struct report_ctx *ctx,
+		      const struct agg_group *g, struct rframe *fr, uint64_t value)
+{
+	size_t start = fo->len;
+
+	return put_comm(fo, ctx, g) ?:
+	       put_stacks(fo, ctx, g->pid, g->first_time, g->ustack, g->kstack, fr) ?:
+	       add_line(fo, start, value);
 }
 
 static int cmp_line(const void *pa, const void *pb, void *ctx)
@@ -148,10 +158,12 @@ static int each_line(struct folded *fo, view_fold_fn cb, void *arg)
 	return err;
 }
 
-/* Block I/O has no stacks: "comm;disk" per completed request, in bytes. */
-static int fold_bio(struct folded *fo, const struct report_ctx *ctx)
+/* Block I/O: "comm;submitter's stacks;disk" per completed request, in
+ * bytes (captures without block I/O stacks: "comm;disk"). */
+static int fold_bio(struct folded *fo, const struct report_ctx *ctx, struct rframe *fr)
 {
 	const struct model *m = ctx->model;
+	const struct filter *f = ctx->filter;
 	const uint32_t *comms = model__bio_comms(m);
 	const struct cap_bio *b;
 	size_t i, n, start;
@@ -169,41 +181,45 @@ static int fold_bio(struct folded *fo, const struct report_ctx *ctx)
 			disk = dev;
 		}
 		start = fo->len;
-		err = put_frame(fo, model__comm_name(m, comms[i]), "") ?:
-		      put_frame(fo, disk, "") ?: add_line(fo, start, b->bytes);
+		err = put_frame(fo, model__comm_name(m, comms[i]), "");
+		if (!err && (b->ustack || b->kstack))
+			err = put_stacks(fo, ctx, b->pid, b->issue_time, filter__ustack(f, b->ustack),
+					 filter__kstack(f, b->kstack), fr);
+		err = err ?: put_frame(fo, disk, "") ?: add_line(fo, start, b->bytes);
 	}
 	return err;
 }
 
-static int fold_stacks(struct folded *fo, struct report_ctx *ctx, enum cap_kind kind)
+static int fold_stacks(struct folded *fo, struct report_ctx *ctx, enum cap_kind kind,
+		       struct rframe *fr)
 {
 	struct agg a = { 0 };
-	struct rframe *fr;
 	size_t i;
 	int err;
 
-	fr = malloc(VIEW_MAX_FRAMES * sizeof(*fr));
-	if (!fr)
-		return -ENOMEM;
 	err = agg__collect(&a, ctx, kind, 0);
 	for (i = 0; !err && i < a.n; i++)
 		err = fold_group(fo, ctx, &a.g[i], fr, a.g[i].total);
 	agg__fini(&a);
-	free(fr);
 	return err;
 }
 
 int view_fold(struct report_ctx *ctx, enum cap_kind kind, view_fold_fn cb, void *arg)
 {
 	struct folded fo = { 0 };
+	struct rframe *fr;
 	int err;
 
+	fr = malloc(VIEW_MAX_FRAMES * sizeof(*fr));
+	if (!fr)
+		return -ENOMEM;
 	if (kind == CAP_KIND_BIO)
-		err = fold_bio(&fo, ctx);
+		err = fold_bio(&fo, ctx, fr);
 	else
-		err = fold_stacks(&fo, ctx, kind);
+		err = fold_stacks(&fo, ctx, kind, fr);
 	if (!err)
 		err = each_line(&fo, cb, arg);
+	free(fr);
 	free(fo.buf);
 	free(fo.lines);
 	return err;

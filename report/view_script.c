@@ -170,14 +170,18 @@ static int print_sampled(const struct report_ctx *ctx, const struct sev *s,
 	return 0;
 }
 
-static void print_bio(const struct report_ctx *ctx, const struct sev *s, FILE *out)
+/* The completion line, then the submitter's stacks where recorded. */
+static int print_bio(const struct report_ctx *ctx, const struct sev *s, struct rframe *fr,
+		     FILE *out)
 {
 	const struct model *m = ctx->model;
+	const struct filter *f = ctx->filter;
 	static const char ops[] = "RWFD?";
 	size_t nev;
 	const struct cap_bio *b = model__bio(m, &nev) + s->idx;
 	const char *disk = model__blockdev(m, b->major, b->minor);
 	uint64_t lat = b->complete_time > b->issue_time ? b->complete_time - b->issue_time : 0;
+	int n;
 
 	print_head(ctx, model__comm_name(m, model__bio_comms(m)[s->idx]), b->pid, b->tid, -1,
 		   s->time, out);
@@ -187,7 +191,16 @@ static void print_bio(const struct report_ctx *ctx, const struct sev *s, FILE *o
 		b->sector, view_ns_to_us(lat));
 	if (b->error)
 		fprintf(out, " error %" PRId32, b->error);
-	fputc('\n', out);
+	if (!b->ustack && !b->kstack) {
+		fputc('\n', out);
+		return 0;
+	}
+	n = view_frames(ctx, b->pid, b->issue_time, filter__ustack(f, b->ustack),
+			filter__kstack(f, b->kstack), fr, NULL);
+	if (n < 0)
+		return n;
+	print_stack(ctx, fr, n, out);
+	return 0;
 }
 
 int view_script(struct report_ctx *ctx, FILE *out)
@@ -203,7 +216,7 @@ int view_script(struct report_ctx *ctx, FILE *out)
 	err = collect(ctx, &v, &n);
 	for (i = 0; !err && i < n; i++) {
 		if (v[i].kind == CAP_KIND_BIO)
-			print_bio(ctx, &v[i], out);
+			err = print_bio(ctx, &v[i], fr, out);
 		else
 			err = print_sampled(ctx, &v[i], fr, out);
 	}

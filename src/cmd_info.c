@@ -24,11 +24,8 @@ struct info {
 	struct cap_end end;     /* the END record, if has_end */
 	uint64_t types[CAP_REC_END + 1]; /* records read per type */
 	struct cap_loss lost_split; /* events lost, stacks missed (events kept) */
-	struct {
-		uint32_t id;    /* STRING id of a key of a class but counts */
-		enum cap_stat_class class;
-	} keys[8];
-	int nr_keys;
+	uint32_t stat_id[CAP_STAT_MAX]; /* STRING id of each known key, 0 unseen */
+	uint64_t stat[CAP_STAT_MAX];    /* STAT values of known keys */
 	/* by class: events no program ran for; requests not seen ending */
 	uint64_t not_run[CAP_STAT_INCOMPLETE + 1];
 	char loss[512];
@@ -78,23 +75,21 @@ static uint64_t record_time(const struct cap_record *rec)
 
 static void scan_stat(struct info *in, const struct cap_record *rec)
 {
-	enum cap_stat_class c;
-	int i;
+	int k;
 
 	if (rec->type == CAP_REC_STRING) {
-		c = cap_stat_classify(rec->tail);
-		if (c != CAP_STAT_COUNT &&
-		    in->nr_keys < (int)(sizeof(in->keys) / sizeof(in->keys[0]))) {
-			in->keys[in->nr_keys].id = rec->string.id;
-			in->keys[in->nr_keys++].class = c;
-		}
+		k = cap_stat_key_of(rec->tail);
+		if (k >= 0)
+			in->stat_id[k] = rec->string.id;
 		return;
 	}
 	if (rec->type != CAP_REC_STAT)
 		return;
-	for (i = 0; i < in->nr_keys; i++) {
-		if (rec->stat.key_id == in->keys[i].id)
-			in->not_run[in->keys[i].class] += rec->stat.value;
+	for (k = 0; k < CAP_STAT_MAX; k++) {
+		if (in->stat_id[k] && rec->stat.key_id == in->stat_id[k]) {
+			in->stat[k] += rec->stat.value;
+			in->not_run[cap_stat_classify(cap_stat_key_name(k))] += rec->stat.value;
+		}
 	}
 }
 
@@ -208,6 +203,36 @@ static uint64_t total_lost(const struct info *in)
 	return n;
 }
 
+static bool dwarf_mode(const struct info *in)
+{
+	return in->hdr->features & CAP_FEAT_DWARF_UNWIND;
+}
+
+/* How user stacks were walked and, for dwarf, what the unwinder could not
+ * do: stacks it ended early, events before their process had tables. */
+static void print_unwind_text(const struct info *in)
+{
+	const uint64_t *s = in->stat;
+
+	if (!dwarf_mode(in)) {
+		printf("call graph:   fp (user stacks from frame pointers)\n");
+		return;
+	}
+	printf("call graph:   dwarf (user stacks unwound in the kernel from .eh_frame)\n");
+	printf("unwinding:    truncated offcpu %" PRIu64 ", cpu %" PRIu64 ", bio %" PRIu64
+	       "; frame pointers before tables: offcpu %" PRIu64 ", cpu %" PRIu64 ", bio %"
+	       PRIu64 "; for some frames (JIT, anonymous or not yet mapped code): offcpu %"
+	       PRIu64 ", cpu %" PRIu64 ", bio %" PRIu64 "\n",
+	       s[CAP_STAT_UNWIND_TRUNC_OFFCPU], s[CAP_STAT_UNWIND_TRUNC_CPU],
+	       s[CAP_STAT_UNWIND_TRUNC_BIO], s[CAP_STAT_UNWIND_NO_TABLES_OFFCPU],
+	       s[CAP_STAT_UNWIND_NO_TABLES_CPU], s[CAP_STAT_UNWIND_NO_TABLES_BIO],
+	       s[CAP_STAT_UNWIND_FP_FRAMES_OFFCPU], s[CAP_STAT_UNWIND_FP_FRAMES_CPU],
+	       s[CAP_STAT_UNWIND_FP_FRAMES_BIO]);
+	printf("unwind tables: %" PRIu64 " files, %" PRIu64 " rows; %" PRIu64 " files without "
+	       "CFI, %" PRIu64 " not loaded (table full)\n", s[CAP_STAT_UNWIND_FILES],
+	       s[CAP_STAT_UNWIND_ROWS], s[CAP_STAT_UNWIND_FILES_FAILED], s[CAP_STAT_UNWIND_FULL]);
+}
+
 static void print_text(const struct info *in)
 {
 	const struct cap_header *h = in->hdr;
@@ -249,6 +274,7 @@ static void print_text(const struct info *in)
 		       in->not_run[CAP_STAT_INCOMPLETE]);
 	printf("stacks missed: user %" PRIu64 ", kernel %" PRIu64 " (events kept)\n",
 	       in->lost_split.stacks_missed[0], in->lost_split.stacks_missed[1]);
+	print_unwind_text(in);
 	print_defs_text(in);
 	print_stop_text(in);
 	printf("blocks:       %" PRIu64 "\n", st->blocks);
@@ -338,6 +364,12 @@ static void print_json(const struct info *in)
 	       in->lost_split.stacks_missed[0], in->lost_split.stacks_missed[1]);
 	printf("\"not_run\":%" PRIu64 ",\"bio_incomplete\":%" PRIu64 ",", in->not_run[CAP_STAT_NOT_RUN],
 	       in->not_run[CAP_STAT_INCOMPLETE]);
+	json_str("call_graph", dwarf_mode(in) ? "dwarf" : "fp", ",");
+	json_kinds("unwind_truncated", &in->stat[CAP_STAT_UNWIND_TRUNC_OFFCPU], CAP_KIND_BIO + 1);
+	json_kinds("unwind_no_tables", &in->stat[CAP_STAT_UNWIND_NO_TABLES_OFFCPU],
+		   CAP_KIND_BIO + 1);
+	json_kinds("unwind_fp_frames", &in->stat[CAP_STAT_UNWIND_FP_FRAMES_OFFCPU],
+		   CAP_KIND_BIO + 1);
 	json_defs(in);
 	if (in->st->has_end)
 		printf("\"stop_reason\":\"%s\",\"exit_status\":%d,",

@@ -102,7 +102,7 @@ static int check_targets(const struct record_opts *o)
 	return 0;
 }
 
-static int preflight(const struct record_opts *o)
+static int preflight(struct record_opts *o)
 {
 	struct kfeatures kf;
 	char why[256];
@@ -121,6 +121,11 @@ static int preflight(const struct record_opts *o)
 	if (f >= 0) {
 		log_error("record: %s", kfeatures__explain(f, why, sizeof(why)));
 		return -ENOENT;
+	}
+	f = o->call_graph == RECORD_CG_DWARF ? kfeatures__dwarf_missing(&kf) : -1;
+	if (f != -1) {
+		log_warn("record: %s", kfeatures__explain(f, why, sizeof(why)));
+		o->call_graph = RECORD_CG_FP;
 	}
 	return check_targets(o);
 }

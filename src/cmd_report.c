@@ -5,6 +5,7 @@
  * and only here; the views return codes.
  */
 #include <errno.h>
+#include <inttypes.h>
 #include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -153,7 +154,8 @@ static void usage_report(FILE *f)
 		   "                        F flush, D discard, ? other; AVGms: issue->complete\n"
 		   "    -r, --maxrows N     rows per table (default 20; top-waits: all)\n"
 		   "  --svg FILE            interactive flame graph of the folded stacks (block\n"
-		   "                        I/O per comm and disk with -e bio) into FILE, '-':\n"
+		   "                        I/O bytes per comm, submitter stack and disk with\n"
+		   "                        -e bio) into FILE, '-':\n"
 		   "                        stdout. Opens in a browser: click zooms, Ctrl-F\n"
 		   "                        searches\n"
 		   "    --icicle            root at the top, stacks growing down\n\n"
@@ -184,8 +186,9 @@ static void usage_script(FILE *f)
 		   "  COMM PID/TID [CPU] SECONDS: cpu:\n"
 		   "  COMM PID/TID [---] SECONDS: bio: BYTES bytes OP DISK MAJ:MIN sector N lat US us\n"
 		   "then the stack innermost first, one \"\\t    ADDR NAME (OBJECT)\" line per\n"
-		   "frame and a blank line (perf script style). SECONDS count from the\n"
-		   "capture start; OP is R, W, F (flush), D (discard) or ?.\n\n"
+		   "frame and a blank line (perf script style); block I/O: the submitter's\n"
+		   "stacks when it submitted the request, where recorded. SECONDS count from\n"
+		   "the capture start; OP is R, W, F (flush), D (discard) or ?.\n\n"
 		   "  -f, --folded          the stack on the same line, outermost first,\n"
 		   "                        frames separated by ';'\n\n"
 		   "%s%s\n"
@@ -574,6 +577,29 @@ void report_common_sym_stats(const char *path, const struct resolver *res)
 		  (unsigned long long)st.unresolved);
 }
 
+/* -v on a --call-graph dwarf capture: what the unwinder could not unwind */
+static void unwind_stats(const char *path, const struct model *m)
+{
+	uint64_t v[CAP_STAT_MAX] = { 0 }, value;
+	const char *key;
+	size_t i;
+	int k;
+
+	if (!(model__header(m)->features & CAP_FEAT_DWARF_UNWIND))
+		return;
+	for (i = 0; model__stat(m, i, &key, &value) == 0; i++) {
+		k = cap_stat_key_of(key);
+		if (k >= 0)
+			v[k] += value;
+	}
+	log_debug(1, "%s: call graph dwarf: user stacks truncated: offcpu %" PRIu64 ", cpu %"
+		  PRIu64 ", bio %" PRIu64 "; by frame pointers before their tables: offcpu %"
+		  PRIu64 ", cpu %" PRIu64 ", bio %" PRIu64, path, v[CAP_STAT_UNWIND_TRUNC_OFFCPU],
+		  v[CAP_STAT_UNWIND_TRUNC_CPU], v[CAP_STAT_UNWIND_TRUNC_BIO],
+		  v[CAP_STAT_UNWIND_NO_TABLES_OFFCPU], v[CAP_STAT_UNWIND_NO_TABLES_CPU],
+		  v[CAP_STAT_UNWIND_NO_TABLES_BIO]);
+}
+
 int report_common_load(struct report_common *c, const char *path, struct model **m)
 {
 	int err;
@@ -623,6 +649,7 @@ static int report_run(struct cli *c)
 		goto out;
 	}
 	report_common_sym_stats(c->input, res);
+	unwind_stats(c->input, m);
 	ret = EXIT_OK;
 	if (model__recovered(m)) {
 		log_warn("%s: output is partial: %s", c->input,

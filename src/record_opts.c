@@ -17,6 +17,7 @@ enum {
 	OPT_RINGBUF,
 	OPT_MAX_SIZE,
 	OPT_SWITCH,
+	OPT_CALL_GRAPH,
 };
 
 static const struct option long_opts[] = {
@@ -43,6 +44,7 @@ static const struct option long_opts[] = {
 	{ "ringbuf-size", required_argument, NULL, OPT_RINGBUF },
 	{ "max-size", required_argument, NULL, OPT_MAX_SIZE },
 	{ "switch-output", required_argument, NULL, OPT_SWITCH },
+	{ "call-graph", required_argument, NULL, OPT_CALL_GRAPH },
 	{ NULL, 0, NULL, 0 },
 };
 
@@ -53,7 +55,8 @@ void record_opts__usage(FILE *f)
 {
 	fprintf(f,
 "usage: stkrec record [-o FILE] [-e offcpu,cpu,bio] [-a] [-p PID,...|-t TID,...|-u|-k]\n"
-"                     [-U|-K] [-F HZ|-c N] [-I] [-C CPU] [-m MIN_US] [-M MAX_US]\n"
+"                     [-U|-K] [--call-graph fp|dwarf] [-F HZ|-c N] [-I] [-C CPU]\n"
+"                     [-m MIN_US] [-M MAX_US]\n"
 "                     [--state MASK] [--stack-storage-size N] [--ringbuf-size BYTES]\n"
 "                     [-d SECONDS] [--max-size SIZE | --switch-output TIME|SIZE]\n"
 "                     [-v] [-- COMMAND [ARGS...]]\n"
@@ -71,6 +74,11 @@ void record_opts__usage(FILE *f)
 "  -k, --kernel-threads-only  only kernel threads\n"
 "  -U, --user-stacks-only   take user stacks only (no kernel stacks)\n"
 "  -K, --kernel-stacks-only take kernel stacks only (no user stacks)\n"
+"      --call-graph MODE    how user stacks are walked: fp (default) follows\n"
+"                           frame pointers; dwarf unwinds in the kernel with\n"
+"                           each binary's .eh_frame, for binaries built without\n"
+"                           frame pointers (most distribution packages); x86-64,\n"
+"                           Linux 5.17+\n"
 "  -F, --frequency HZ       CPU samples per second per CPU (default %d)\n"
 "  -c, --count N            one CPU sample every N ns of cpu-clock instead\n"
 "  -I, --include-idle       sample the idle task too\n"
@@ -103,6 +111,7 @@ void record_opts__usage(FILE *f)
 "  stkrec record -e cpu -F 99 -C 0     # CPU profile of CPU 0 at 99 Hz\n"
 "  stkrec record -e bio -d 30          # block I/O latency, by issuing process\n"
 "  stkrec record -o make.cap -- make -j2  # a command and its children\n"
+"  stkrec record --call-graph dwarf -- xz -9 big  # full stacks, no frame pointers\n"
 "  stkrec record --switch-output 60s   # one file a minute: stkrec.cap.2026...\n"
 "  stkrec report -i make.cap           # then explain it\n",
 		RECORD_DEFAULT_OUTPUT, RECORD_DEFAULT_FREQ, RECORD_DEFAULT_MIN_US,
@@ -303,6 +312,17 @@ static int parse_one(int c, const char *arg, struct record_opts *o, struct seen 
 		return 0;
 	case OPT_SWITCH:
 		return parse_switch(arg, o, err, len);
+	case OPT_CALL_GRAPH:
+		if (!strcmp(arg, "fp"))
+			o->call_graph = RECORD_CG_FP;
+		else if (!strcmp(arg, "dwarf"))
+			o->call_graph = RECORD_CG_DWARF;
+		else if (!strncmp(arg, "dwarf,", 6))
+			return fail(err, len, "--call-graph: '%s': stkrec unwinds in the kernel "
+				    "and copies no stack, so dwarf takes no size", arg);
+		else
+			return fail(err, len, "--call-graph: '%s': modes are fp, dwarf", arg);
+		return 0;
 	case OPT_STORAGE:
 	case OPT_RINGBUF:
 	case OPT_MAX_SIZE:

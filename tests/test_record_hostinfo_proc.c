@@ -402,7 +402,7 @@ static struct sideband *open_sideband(unsigned pages)
 	cr_assert(n > 0 && n <= 1024);
 	for (i = 0; i < n; i++)
 		cpus[i] = i;
-	err = sideband__open(cpus, n, pages, &sb);
+	err = sideband__open(cpus, n, pages, 0, &sb);
 	if (err == -EACCES || err == -EPERM || err == -ENOENT || err == -ENOSYS)
 		cr_skip_test("perf_event_open unavailable: %s", strerror(-err));
 	cr_assert_eq(err, 0, "sideband__open: %s", strerror(-err));
@@ -574,10 +574,10 @@ Test(hostinfo_sideband, bad_arguments)
 	struct sideband *sb = (void *)1;
 	int cpu = 0;
 
-	cr_assert_eq(sideband__open(&cpu, 1, 3, &sb), CAP_ERR_INVAL);
+	cr_assert_eq(sideband__open(&cpu, 1, 3, 0, &sb), CAP_ERR_INVAL);
 	cr_assert_null(sb);
-	cr_assert_eq(sideband__open(&cpu, 0, 4, &sb), CAP_ERR_INVAL);
-	cr_assert_eq(sideband__open(&cpu, 1, 0, &sb), CAP_ERR_INVAL);
+	cr_assert_eq(sideband__open(&cpu, 0, 4, 0, &sb), CAP_ERR_INVAL);
+	cr_assert_eq(sideband__open(&cpu, 1, 0, 0, &sb), CAP_ERR_INVAL);
 }
 
 static const struct cap_mapping *nth_mapping(const struct hostinfo_readback *rb, int n)

@@ -69,6 +69,10 @@ Test(record_kfeatures, each_missing_feature_is_named)
 		{ KF_TP_IO_START, 0, NULL },
 		{ KF_TP_GETRQ, 0, NULL },
 		{ KF_PREEMPT_RT, 0, NULL },
+		{ KF_BPF_LOOP, 0, "has no bpf_loop() BPF helper, which --call-graph dwarf needs (Linux 5.17+); recording with --call-graph fp" },
+		{ KF_TASK_PT_REGS, 0, "has no bpf_task_pt_regs() BPF helper, which --call-graph dwarf needs (Linux 5.15+); recording with --call-graph fp" },
+		{ KF_MMAP_ARRAY, 0, "has no mmap()able BPF arrays (BPF_F_MMAPABLE), which --call-graph dwarf needs (Linux 5.5+); recording with --call-graph fp" },
+		{ KF_FIND_VMA, 0, "has no bpf_find_vma() BPF helper, which --call-graph dwarf needs (Linux 5.17+); recording with --call-graph fp" },
 	};
 	struct kfeatures kf;
 	char why[256];
@@ -91,5 +95,23 @@ Test(record_kfeatures, each_missing_feature_is_named)
 		cr_assert(strstr(why, cases[i].says), "'%s' lacks '%s'", why, cases[i].says);
 		cr_assert(!strncmp(why, "this kernel has no ", 19), "%s", why);
 		cr_assert_null(strchr(why, '\n'), "one line: %s", why);
+	}
+}
+
+/* --call-graph dwarf falls back to fp, naming the first helper missing. */
+Test(record_kfeatures, dwarf_names_the_missing_helper)
+{
+	static const int needs[] = { KF_BPF_LOOP, KF_TASK_PT_REGS, KF_MMAP_ARRAY, KF_FIND_VMA };
+	struct kfeatures kf;
+	size_t i;
+
+	all_present(&kf);
+	cr_assert_eq(kfeatures__dwarf_missing(&kf), -1);
+	for (i = 0; i < sizeof(needs) / sizeof(needs[0]); i++) {
+		all_present(&kf);
+		kf.present[needs[i]] = false;
+		cr_assert_eq(kfeatures__dwarf_missing(&kf), needs[i]);
+		cr_assert_eq(kfeatures__first_missing(&kf, RECORD_EV_ALL), -1,
+			     "no event kind needs an unwinder helper");
 	}
 }

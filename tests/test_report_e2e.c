@@ -165,9 +165,13 @@ Test(report_e2e, odirect_script_bytes_exact)
 	wout = record("-e bio", "odirect", args);
 	snprintf(args, sizeof(args), "-e bio -p %lld", value_of(wout, "pid"));
 	s = report("script", args);
-	/* "COMM PID/TID [---] SECONDS: bio: BYTES bytes OP DISK ..." */
+	/* "COMM PID/TID [---] SECONDS: bio: BYTES bytes OP DISK ...", then the
+	 * submitter's stack, one tab-indented line per frame */
 	for (line = strtok(s, "\n"); line; line = strtok(NULL, "\n")) {
 		const char *q = strstr(line, "] ");
+
+		if (line[0] == '\t')
+			continue;
 
 		cr_assert(q && sscanf(q + 2, "%lf: bio: %llu bytes %c", &t, &n, &op) == 3,
 			  "%s", line);

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 # One kernel of the matrix: runs tests/kernels/check.sh on it and prints the
-# check lines ("ok NAME", "FAIL NAME: why", "skip NAME: why").
+# check lines ("ok NAME", "FAIL NAME: why", "skip NAME: why") and what some
+# checks measured ("note NAME: figures").
 #
 # usage: run.sh KERNEL
 #   host            this machine's kernel, directly, on an ext4 loop device
@@ -27,7 +28,7 @@ OUT=$(mkdir -p "${KERNEL_OUT:-build/kernels}" && cd "${KERNEL_OUT:-build/kernels
 STKREC=$(realpath "${STKREC:-build/stkrec}")
 WDIR=$(realpath "${STKREC_WORKLOADS:-build/workloads}")
 TIMEOUT=${KERNEL_TIMEOUT:-300}
-WORKLOADS="sleeper mutexwait cpuburn odirect"
+WORKLOADS="sleeper mutexwait cpuburn odirect nofp_threads"
 
 die() { echo "run.sh: $*" >&2; exit 1; }
 cant() { echo "run.sh: $*" >&2; exit 77; }
@@ -153,8 +154,26 @@ guest_libs() {
 	done
 }
 
+# The symbols (no DWARF) of each library that has a debug file on this
+# machine (libc6-dbg), at its build-id path under /usr/lib/debug in the
+# guest: the report there then names libc's frames (start_thread) as on
+# the host. A few hundred KiB for libc.
+copy_debug_symbols() {
+	local root=$1 lib id dbg
+	command -v objcopy >/dev/null || return 0
+	while read -r lib; do
+		id=$(readelf -n "$lib" 2>/dev/null | awk '/Build ID:/ { print $3; exit }')
+		[ -n "$id" ] || continue
+		dbg=/usr/lib/debug/.build-id/${id:0:2}/${id:2}.debug
+		[ -f "$dbg" ] || continue
+		mkdir -p "$root$(dirname "$dbg")"
+		objcopy --strip-debug "$dbg" "$root$dbg" 2>/dev/null || rm -f "$root$dbg"
+	done
+}
+
 # The part of the initramfs that does not depend on the kernel: busybox,
-# /init, stkrec, the workloads and their libraries, the checks.
+# /init, stkrec, the workloads and their libraries (and those libraries'
+# symbols), the checks.
 build_base() {
 	local base=$1 root f lib
 	root=$(mktemp -d "$OUT/base.XXXXXX")
@@ -165,10 +184,13 @@ build_base() {
 	cp "$SRC/check.sh" "$root/check.sh"
 	cp "$SRC/init.sh" "$root/init"
 	chmod +x "$root/init"
-	guest_libs "$STKREC" "$WDIR"/* | sort -u | while read -r lib; do
+	guest_libs "$STKREC" "$WDIR"/* | sort -u >"$root/libs"
+	while read -r lib; do
 		mkdir -p "$root$(dirname "$lib")"
 		cp -L "$lib" "$root$lib"
-	done
+	done <"$root/libs"
+	copy_debug_symbols "$root" <"$root/libs"
+	rm "$root/libs"
 	(cd "$root" && find . | cpio -o -H newc --quiet) | gzip -1 >"$base"
 	rm -rf "$root"
 }
@@ -265,7 +287,7 @@ run_qemu() {
 		st=0
 		boot tcg "$kdir" "$log" || st=$?
 	fi
-	tr -d '\r' <"$log" | grep -aE '^(ok|FAIL|skip|kernel) |^checks done$' || true
+	tr -d '\r' <"$log" | grep -aE '^(ok|FAIL|skip|note|kernel) |^checks done$' || true
 	return 0
 }
 

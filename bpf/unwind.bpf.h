@@ -1,0 +1,336 @@
+/* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
+/*
+ * --call-graph dwarf: user stacks unwound in the kernel from the rows
+ * record/ builds out of each binary's call-frame information (bpf/stkrec.h
+ * has the layout). Per frame: the process's mapping by binary search in its
+ * `umaps` entry, the file's row by binary search in `cfi_rows`, then the
+ * caller's registers from the row: CFA, return address at CFA - 8, rbp
+ * where the row says it was saved. Frames in memory without rows (JIT
+ * code, anonymous memory) are followed with the frame pointer.
+ *
+ * The unwinder is x86-64 only (the maps exist everywhere, so that user
+ * space builds alike); included by stkrec.bpf.c, which supplies
+ * count_stat().
+ */
+#ifndef STKREC_BPF_UNWIND_BPF_H
+#define STKREC_BPF_UNWIND_BPF_H
+
+const volatile bool dwarf_unwind = false;
+
+/* Sized by record/ before load; written by user space through mmap(). */
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(map_flags, BPF_F_MMAPABLE);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct stkrec_cfi_row);
+} cfi_rows SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(map_flags, BPF_F_NO_PREALLOC);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct stkrec_umaps);
+} umaps SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, 1);
+	__type(key, struct stkrec_ufile_key);
+	__type(value, struct stkrec_ufile);
+} ufiles SEC(".maps");
+
+/*
+ * What bpf_find_vma() found, for the next events of the process: key tgid
+ * and the address's 2 MiB region, valid while the process keeps its
+ * address space (an exec replaces mm).
+ */
+struct vcache_key {
+	__u32 tgid;
+	__u32 region;
+};
+struct vcache_val {
+	__u64 mm;
+	struct stkrec_umap m;
+};
+struct {
+	__uint(type, BPF_MAP_TYPE_LRU_HASH);
+	__uint(max_entries, 4096);
+	__type(key, struct vcache_key);
+	__type(value, struct vcache_val);
+} vcache SEC(".maps");
+
+#if defined(__TARGET_ARCH_x86)
+#define UNWIND_GO 0
+#define UNWIND_END 1   /* the outermost frame: a clean end */
+#define UNWIND_TRUNC 2 /* cannot go on: the marker ends the stack */
+#define UNWIND_VMA 3   /* pc in no known mapping: ask the kernel, then go on */
+
+#define UMAP_SEARCH 9  /* log2(STKREC_MAX_UMAPS) + 1 */
+#define ROW_SEARCH 25  /* up to 16M rows per file */
+#define USER_TOP 0x800000000000ull /* x86-64 user addresses are below */
+
+struct unwind_ctx {
+	__u64 *ips;          /* the event's frames */
+	const struct stkrec_umaps *maps;
+	__u64 mm;            /* the task's address space, for vcache */
+	__u32 tgid;
+	__u64 pc, sp, fp;
+	__u32 n;             /* frames written */
+	__u32 status;
+	bool exact;          /* pc is not a return address (frame 0, signals) */
+	bool fp_used;        /* a frame was followed by frame pointer */
+	bool vma_asked;      /* bpf_find_vma() was called (once per event) */
+	struct stkrec_umap vma; /* the mapping it found, nr_rows 0 if none */
+};
+
+static __always_inline const struct stkrec_umap *umap_find(const struct stkrec_umaps *ms,
+							   __u64 addr)
+{
+	__u32 lo = 0, hi, mid, i;
+
+	if (!ms)
+		return NULL;
+	hi = ms->nr;
+	if (hi > STKREC_MAX_UMAPS)
+		return NULL;
+	/* the last mapping starting at or below addr */
+	for (i = 0; i < UMAP_SEARCH && lo < hi; i++) {
+		mid = (lo + hi) / 2;
+		if (ms->m[mid & (STKREC_MAX_UMAPS - 1)].start <= addr)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (!lo)
+		return NULL;
+	lo = (lo - 1) & (STKREC_MAX_UMAPS - 1);
+	return addr < ms->m[lo].end ? &ms->m[lo] : NULL;
+}
+
+static __always_inline const struct stkrec_cfi_row *row_find(const struct stkrec_umap *m,
+							     __u64 vaddr)
+{
+	__u32 lo = m->first, hi = m->first + m->nr_rows, mid, i;
+	const struct stkrec_cfi_row *row;
+
+	if (vaddr >> 32 || hi < lo)
+		return NULL;
+	for (i = 0; i < ROW_SEARCH && lo < hi; i++) {
+		mid = lo + (hi - lo) / 2;
+		row = bpf_map_lookup_elem(&cfi_rows, &mid);
+		if (!row)
+			return NULL;
+		if (row->pc <= (__u32)vaddr)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (lo == m->first)
+		return NULL; /* below the file's first row */
+	lo--;
+	return bpf_map_lookup_elem(&cfi_rows, &lo);
+}
+
+static __always_inline int read_user_u64(__u64 addr, __u64 *v)
+{
+	return bpf_probe_read_user(v, sizeof(*v), (const void *)addr);
+}
+
+/* The caller by the frame-pointer convention: memory without rows. */
+static __always_inline __u32 step_fp(struct unwind_ctx *c)
+{
+	__u64 ra, fp;
+
+	if (!c->fp)
+		return UNWIND_END;
+	if (c->fp < c->sp || read_user_u64(c->fp + 8, &ra) || read_user_u64(c->fp, &fp))
+		return UNWIND_TRUNC;
+	c->sp = c->fp + 16;
+	c->fp = fp;
+	c->pc = ra;
+	c->exact = false;
+	return UNWIND_GO;
+}
+
+/* __restore_rt: the interrupted registers are in the ucontext at rsp
+ * (uc_mcontext at 40: rbp +80, rsp +120, rip +128). */
+static __always_inline __u32 step_signal(struct unwind_ctx *c)
+{
+	__u64 fp, sp, pc;
+
+	if (read_user_u64(c->sp + 120, &fp) || read_user_u64(c->sp + 160, &sp) ||
+	    read_user_u64(c->sp + 168, &pc))
+		return UNWIND_TRUNC;
+	c->fp = fp;
+	c->sp = sp;
+	c->pc = pc;
+	c->exact = true;
+	return UNWIND_GO;
+}
+
+static __always_inline __u32 step_row(struct unwind_ctx *c, const struct stkrec_cfi_row *row)
+{
+	__u64 cfa, ra, fp = c->fp;
+
+	switch (row->kind) {
+	case STKREC_CFA_SP:
+		cfa = c->sp + row->cfa_off;
+		break;
+	case STKREC_CFA_FP:
+		cfa = c->fp + row->cfa_off;
+		break;
+	case STKREC_CFA_PLT:
+		cfa = c->sp + 8 + ((c->pc & 15) >= 11 ? 8 : 0);
+		break;
+	case STKREC_CFA_SIGNAL:
+		return step_signal(c);
+	case STKREC_CFA_END:
+		return UNWIND_END;
+	default:
+		return UNWIND_TRUNC;
+	}
+	if (cfa <= c->sp || read_user_u64(cfa - 8, &ra))
+		return UNWIND_TRUNC;
+	if (row->fp_off && read_user_u64(cfa + (__s64)row->fp_off * 8, &fp))
+		return UNWIND_TRUNC;
+	c->sp = cfa;
+	c->fp = fp;
+	c->pc = ra;
+	c->exact = false;
+	return UNWIND_GO;
+}
+
+static __always_inline bool in_map(const struct stkrec_umap *m, __u64 addr)
+{
+	return m->nr_rows && addr >= m->start && addr < m->end;
+}
+
+/* The mapping of look: the process's table, else what the kernel said,
+ * in this event or an earlier one. */
+static __always_inline const struct stkrec_umap *frame_map(struct unwind_ctx *c, __u64 look)
+{
+	const struct stkrec_umap *m = umap_find(c->maps, look);
+	struct vcache_key k = { .tgid = c->tgid, .region = look >> 21 };
+	const struct vcache_val *v;
+
+	if (m)
+		return m;
+	if (in_map(&c->vma, look))
+		return &c->vma;
+	v = bpf_map_lookup_elem(&vcache, &k);
+	if (v && v->mm == c->mm && in_map(&v->m, look))
+		return &v->m;
+	return NULL;
+}
+
+/* One frame: record pc, then find the caller. bpf_loop() callback. */
+static long unwind_step(__u64 i, void *arg)
+{
+	struct unwind_ctx *c = arg;
+	const struct stkrec_cfi_row *row;
+	const struct stkrec_umap *m;
+	__u32 n = c->n;
+	__u64 look;
+
+	/* one slot stays free for the marker */
+	if (n >= STKREC_MAX_STACK - 1) {
+		c->status = UNWIND_TRUNC;
+		return 1;
+	}
+	/* a return address may be past its function's end (noreturn calls):
+	 * the call instruction is one byte before it */
+	look = c->exact ? c->pc : c->pc - 1;
+	m = frame_map(c, look);
+	if (!m && !c->vma_asked) {
+		c->status = UNWIND_VMA; /* this frame again, once the kernel said */
+		return 1;
+	}
+	c->ips[n] = c->pc;
+	c->n = n + 1;
+	if (!m || !m->nr_rows) {
+		c->fp_used = true;
+		c->status = step_fp(c);
+	} else {
+		row = row_find(m, look - m->bias);
+		c->status = row ? step_row(c, row) : UNWIND_TRUNC;
+	}
+	if (c->status == UNWIND_GO && (!c->pc || c->pc >= USER_TOP))
+		c->status = c->pc ? UNWIND_TRUNC : UNWIND_END;
+	return c->status != UNWIND_GO;
+}
+
+/* bpf_find_vma() callback: the file's rows, if it was loaded. */
+static long vma_file(struct task_struct *task, struct vm_area_struct *vma, void *arg)
+{
+	struct unwind_ctx *c = arg;
+	struct stkrec_ufile_key k = {};
+	const struct stkrec_ufile *f;
+	struct inode *inode = BPF_CORE_READ(vma, vm_file, f_inode);
+
+	if (!inode)
+		return 0;
+	k.dev = BPF_CORE_READ(inode, i_sb, s_dev);
+	k.ino = BPF_CORE_READ(inode, i_ino);
+	f = bpf_map_lookup_elem(&ufiles, &k);
+	if (!f)
+		return 0;
+	c->vma.start = BPF_CORE_READ(vma, vm_start);
+	c->vma.end = BPF_CORE_READ(vma, vm_end);
+	/* vaddr = addr - start + file offset + adj */
+	c->vma.bias = c->vma.start - (BPF_CORE_READ(vma, vm_pgoff) << 12) - f->adj;
+	c->vma.first = f->first;
+	c->vma.nr_rows = f->nr_rows;
+	return 0;
+}
+
+/*
+ * The user stack from the registers the task entered the kernel with (or
+ * the sampled ones), into ips; returns the frames written. A frame in no
+ * mapping the process's table knows (it just started, or mapped a library)
+ * is looked up in the kernel's own mappings, once per event: the kernel
+ * defers the lock release of a lookup made with interrupts off, so a second
+ * one would find it busy. Frames still unknown follow frame pointers.
+ */
+static __always_inline int unwind_user(__u64 *ips, __u32 tgid, __u64 pc, __u64 sp, __u64 fp,
+				       __u32 kind)
+{
+	struct unwind_ctx c = { .ips = ips, .pc = pc, .sp = sp, .fp = fp, .exact = true,
+				.tgid = tgid };
+	struct task_struct *task = bpf_get_current_task_btf();
+	struct vcache_key k = { .tgid = tgid };
+	struct vcache_val v;
+	__u64 look;
+	__u32 n;
+
+	c.maps = bpf_map_lookup_elem(&umaps, &tgid);
+	c.mm = (__u64)BPF_CORE_READ(task, mm);
+	if (!c.maps)
+		count_stat(STKREC_STAT_UNWIND_NO_TABLES + kind);
+	bpf_loop(STKREC_MAX_STACK, unwind_step, &c, 0);
+	if (c.status == UNWIND_VMA) {
+		c.vma_asked = true;
+		look = c.exact ? c.pc : c.pc - 1;
+		bpf_find_vma(task, look, vma_file, &c, 0);
+		if (c.vma.nr_rows) {
+			k.region = look >> 21;
+			v.mm = c.mm;
+			v.m = c.vma;
+			bpf_map_update_elem(&vcache, &k, &v, BPF_ANY);
+		}
+		bpf_loop(STKREC_MAX_STACK, unwind_step, &c, 0);
+	}
+	n = c.n;
+	if (c.fp_used)
+		count_stat(STKREC_STAT_UNWIND_FP_FRAMES + kind);
+	if (c.status != UNWIND_END && n < STKREC_MAX_STACK) {
+		ips[n] = STKREC_UNWIND_MARKER;
+		n++;
+		count_stat(STKREC_STAT_UNWIND_TRUNCATED + kind);
+	}
+	return n;
+}
+
+#endif /* __TARGET_ARCH_x86 */
+#endif /* STKREC_BPF_UNWIND_BPF_H */

@@ -1,0 +1,320 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+/*
+ * Tables for the in-kernel DWARF unwinder (record/unwind.h).
+ *
+ * Files are known by (device, inode, size, mtime), so a library mapped by a
+ * thousand processes is read once and its rows shared. Rows are append
+ * only: a file's rows stay valid as long as the recording, which bounds
+ * them by the size of cfi_rows; a file that does not fit is counted and its
+ * frames are followed with frame pointers.
+ *
+ * A process's entry in `umaps` is rewritten whole at each change (the
+ * kernel swaps hash values atomically, so the unwinder never sees half of
+ * one); user space keeps no copy of it.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <gelf.h>
+#include <libelf.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
+#include <bpf/bpf.h>
+
+#include "bpf/stkrec.h"
+#include "record/cfi.h"
+#include "record/unwind.h"
+
+#define MAX_SEGS 8
+
+/* One executable PT_LOAD: file offsets [off, off + filesz) at vaddr. */
+struct seg {
+	uint64_t off, filesz, vaddr;
+};
+
+struct ufile {
+	uint64_t dev, ino, size, mtime_ns;
+	uint32_t first, nr;     /* rows; nr 0: none (frame pointers) */
+	struct seg segs[MAX_SEGS];
+	int nr_segs;
+};
+
+struct unwind {
+	int rows_fd, umaps_fd, ufiles_fd, tgids_fd;
+	struct stkrec_cfi_row *rows;
+	size_t rows_len;
+	struct ufile *files;
+	size_t nr_files, cap_files;
+	struct stkrec_umaps scratch;
+	struct unwind_stats st;
+};
+
+static uint64_t mono_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1000000000ull + ts.tv_nsec;
+}
+
+int unwind__new(const struct unwind_maps *maps, struct unwind **out)
+{
+	struct unwind *u;
+
+	*out = NULL;
+	if (maps->rows_fd < 0 || maps->umaps_fd < 0 || maps->ufiles_fd < 0 || !maps->rows_max)
+		return -EINVAL;
+	u = calloc(1, sizeof(*u));
+	if (!u)
+		return -ENOMEM;
+	u->rows_fd = maps->rows_fd;
+	u->umaps_fd = maps->umaps_fd;
+	u->ufiles_fd = maps->ufiles_fd;
+	u->tgids_fd = maps->tgids_fd;
+	u->rows_len = (size_t)maps->rows_max * sizeof(struct stkrec_cfi_row);
+	u->rows = mmap(NULL, u->rows_len, PROT_READ | PROT_WRITE, MAP_SHARED, u->rows_fd, 0);
+	if (u->rows == MAP_FAILED) {
+		int err = -errno;
+
+		free(u);
+		return err;
+	}
+	u->st.rows_max = maps->rows_max;
+	elf_version(EV_CURRENT);
+	*out = u;
+	return 0;
+}
+
+void unwind__free(struct unwind *u)
+{
+	if (!u)
+		return;
+	munmap(u->rows, u->rows_len);
+	free(u->files);
+	free(u);
+}
+
+void unwind__stats(const struct unwind *u, struct unwind_stats *st)
+{
+	*st = u->st;
+}
+
+static bool traced(const struct unwind *u, uint32_t pid)
+{
+	uint8_t v;
+
+	return u->tgids_fd < 0 || !bpf_map_lookup_elem(u->tgids_fd, &pid, &v);
+}
+
+/* The executable PT_LOAD segments: how file offsets become addresses. */
+static int read_segs(int fd, struct ufile *f)
+{
+	Elf *elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
+	size_t i, n;
+	GElf_Phdr ph;
+	int err = 0;
+
+	if (!elf)
+		return -ENOEXEC;
+	if (elf_kind(elf) != ELF_K_ELF || elf_getphdrnum(elf, &n)) {
+		err = -ENOEXEC;
+		goto out;
+	}
+	for (i = 0; i < n && f->nr_segs < MAX_SEGS; i++) {
+		if (!gelf_getphdr(elf, (int)i, &ph) || ph.p_type != PT_LOAD ||
+		    !(ph.p_flags & PF_X))
+			continue;
+		f->segs[f->nr_segs++] = (struct seg){ ph.p_offset, ph.p_filesz, ph.p_vaddr };
+	}
+out:
+	elf_end(elf);
+	return err;
+}
+
+/*
+ * The file in `ufiles`, for frames the kernel's mappings find before the
+ * process's table has them. The kernel knows a file by its super block's
+ * dev_t (MKDEV: major << 20 | minor) and inode. One offset-to-address
+ * adjustment per file: files whose executable segments disagree on it are
+ * left out (their frames wait for the process's table).
+ */
+static void publish_file(struct unwind *u, const struct ufile *f)
+{
+	struct stkrec_ufile_key k = {
+		.dev = ((uint64_t)major(f->dev) << 20) | minor(f->dev),
+		.ino = f->ino,
+	};
+	struct stkrec_ufile v = { .first = f->first, .nr_rows = f->nr };
+	int i;
+
+	v.adj = f->segs[0].vaddr - f->segs[0].off;
+	for (i = 1; i < f->nr_segs; i++)
+		if (f->segs[i].vaddr - f->segs[i].off != v.adj)
+			return;
+	bpf_map_update_elem(u->ufiles_fd, &k, &v, BPF_ANY);
+}
+
+/* The file's rows into cfi_rows (nr 0 when it has none or they do not fit). */
+static void load_rows(struct unwind *u, int fd, struct ufile *f)
+{
+	struct stkrec_cfi_row *rows = NULL;
+	uint64_t t0 = mono_ns();
+	size_t nr = 0;
+	int err;
+
+	err = cfi__load(fd, &rows, &nr);
+	u->st.load_ns += mono_ns() - t0;
+	if (err || !nr || nr > UINT32_MAX) {
+		u->st.files_failed++;
+		free(rows);
+		return;
+	}
+	if (nr > u->st.rows_max - u->st.rows) {
+		u->st.full++;
+		free(rows);
+		return;
+	}
+	f->first = (uint32_t)u->st.rows;
+	f->nr = (uint32_t)nr;
+	memcpy(u->rows + f->first, rows, nr * sizeof(*rows));
+	u->st.rows += nr;
+	u->st.files++;
+	free(rows);
+	publish_file(u, f);
+}
+
+static struct ufile *file_get(struct unwind *u, int fd)
+{
+	struct ufile *f;
+	struct stat st;
+	size_t i;
+
+	if (fstat(fd, &st))
+		return NULL;
+	for (i = 0; i < u->nr_files; i++) {
+		f = &u->files[i];
+		if (f->dev == st.st_dev && f->ino == st.st_ino &&
+		    f->size == (uint64_t)st.st_size &&
+		    f->mtime_ns == (uint64_t)st.st_mtim.tv_sec * 1000000000ull +
+				   (uint64_t)st.st_mtim.tv_nsec)
+			return f;
+	}
+	if (u->nr_files == u->cap_files) {
+		size_t cap = u->cap_files ? u->cap_files * 2 : 64;
+		struct ufile *v = realloc(u->files, cap * sizeof(*v));
+
+		if (!v)
+			return NULL;
+		u->files = v;
+		u->cap_files = cap;
+	}
+	f = &u->files[u->nr_files++];
+	memset(f, 0, sizeof(*f));
+	f->dev = st.st_dev;
+	f->ino = st.st_ino;
+	f->size = st.st_size;
+	f->mtime_ns = (uint64_t)st.st_mtim.tv_sec * 1000000000ull + (uint64_t)st.st_mtim.tv_nsec;
+	if (read_segs(fd, f) == 0 && f->nr_segs)
+		load_rows(u, fd, f);
+	else
+		u->st.files_failed++;
+	return f;
+}
+
+/* address - bias = ELF virtual address, from the segment mapped at pgoff. */
+static bool map_bias(const struct ufile *f, const struct cap_mapping *m, __u64 *bias)
+{
+	int i;
+
+	for (i = 0; i < f->nr_segs; i++) {
+		const struct seg *s = &f->segs[i];
+
+		if (m->pgoff >= (s->off & ~4095ull) && m->pgoff < s->off + s->filesz) {
+			*bias = m->start - (s->vaddr - s->off + m->pgoff);
+			return true;
+		}
+	}
+	return false;
+}
+
+/* The process's entry into u->scratch (empty when it has none). */
+static void umaps_read(struct unwind *u, uint32_t pid)
+{
+	if (bpf_map_lookup_elem(u->umaps_fd, &pid, &u->scratch))
+		memset(&u->scratch, 0, sizeof(u->scratch.nr) + sizeof(u->scratch.reserved));
+	if (u->scratch.nr > STKREC_MAX_UMAPS)
+		u->scratch.nr = 0;
+}
+
+/* Insert e into the sorted scratch entry, dropping what it overlaps. */
+static bool umaps_insert(struct stkrec_umaps *ms, const struct stkrec_umap *e)
+{
+	uint32_t i, j = 0;
+
+	for (i = 0; i < ms->nr; i++) {
+		if (ms->m[i].end <= e->start || ms->m[i].start >= e->end)
+			ms->m[j++] = ms->m[i];
+	}
+	ms->nr = j;
+	if (ms->nr == STKREC_MAX_UMAPS)
+		return false;
+	for (i = ms->nr; i > 0 && ms->m[i - 1].start > e->start; i--)
+		ms->m[i] = ms->m[i - 1];
+	ms->m[i] = *e;
+	ms->nr++;
+	return true;
+}
+
+int unwind__map(struct unwind *u, uint32_t pid, const struct cap_mapping *m, int fd)
+{
+	struct stkrec_umap e = { .start = m->start, .end = m->end };
+	const struct ufile *f;
+
+	if (fd < 0 || !traced(u, pid))
+		return 0;
+	f = file_get(u, fd);
+	if (!f)
+		return -ENOMEM;
+	if (!map_bias(f, m, &e.bias))
+		return 0;
+	e.first = f->first;
+	e.nr_rows = f->nr;
+	umaps_read(u, pid);
+	if (!umaps_insert(&u->scratch, &e)) {
+		u->st.maps_dropped++;
+		return 0;
+	}
+	if (bpf_map_update_elem(u->umaps_fd, &pid, &u->scratch, BPF_ANY))
+		return -errno;
+	return 0;
+}
+
+int unwind__preload(struct unwind *u, const char *path)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC), err = 0;
+
+	if (fd < 0)
+		return -errno;
+	if (!file_get(u, fd))
+		err = -ENOMEM;
+	close(fd);
+	return err;
+}
+
+void unwind__forget(struct unwind *u, uint32_t pid)
+{
+	bpf_map_delete_elem(u->umaps_fd, &pid);
+}
+
+int unwind__fork(struct unwind *u, uint32_t parent, uint32_t child)
+{
+	if (bpf_map_lookup_elem(u->umaps_fd, &parent, &u->scratch))
+		return 0;
+	if (bpf_map_update_elem(u->umaps_fd, &child, &u->scratch, BPF_ANY))
+		return -errno;
+	return 0;
+}
