@@ -49,6 +49,7 @@ endif
 .PHONY: all clean deps browser-deps kernel-deps test test-build test-kernels workloads soak fuzz \
 	fuzz-build install vmlinux demo bench
 
+UTIL_SRCS := $(wildcard util/*.c)
 FORMAT_SRCS := $(wildcard format/*.c)
 RECORD_SRCS := $(wildcard record/*.c)
 SYM_SRCS := $(wildcard sym/*.c)
@@ -61,6 +62,7 @@ WORKLOAD_SRCS := $(wildcard tests/workloads/*.c)
 FUZZ_SRCS := $(wildcard tests/fuzz/fuzz_*.c)
 
 SKELS := $(patsubst bpf/%.bpf.c,$(OUT)/%.skel.h,$(BPF_SRCS))
+UTIL_OBJS := $(patsubst %.c,$(OUT)/%.o,$(UTIL_SRCS))
 FORMAT_OBJS := $(patsubst %.c,$(OUT)/%.o,$(FORMAT_SRCS))
 RECORD_OBJS := $(patsubst %.c,$(OUT)/%.o,$(RECORD_SRCS))
 SYM_OBJS := $(patsubst %.c,$(OUT)/%.o,$(SYM_SRCS))
@@ -74,12 +76,13 @@ WORKLOADS := $(patsubst tests/workloads/%.c,$(OUT)/workloads/%,$(filter-out $(NO
 	$(patsubst tests/workloads/%.c,$(OUT)/workloads/%.so,$(NOFP_LIB_SRCS))
 FUZZERS := $(patsubst tests/fuzz/%.c,$(OUT)/fuzz/%,$(FUZZ_SRCS))
 
+LIBUTIL := $(OUT)/libutil.a
 LIBFORMAT := $(OUT)/libformat.a
 LIBRECORD := $(OUT)/librecord.a
 LIBSYM := $(OUT)/libsym.a
 LIBREPORT := $(OUT)/libreport.a
 LIBSRC := $(OUT)/libsrc.a
-ALL_LIBS := $(LIBSRC) $(LIBREPORT) $(LIBSYM) $(LIBRECORD) $(LIBFORMAT)
+ALL_LIBS := $(LIBSRC) $(LIBREPORT) $(LIBSYM) $(LIBRECORD) $(LIBFORMAT) $(LIBUTIL)
 
 all: $(OUT)/stkrec
 
@@ -110,6 +113,7 @@ $(OUT)/lib%.a:
 	$(call msg,AR,$@)
 	$(Q)rm -f $@ && ar rcs $@ $^
 
+$(LIBUTIL): $(UTIL_OBJS)
 $(LIBFORMAT): $(FORMAT_OBJS)
 $(LIBRECORD): $(RECORD_OBJS)
 $(LIBSYM): $(SYM_OBJS)
@@ -162,7 +166,7 @@ $(OUT)/stkrec-tests: $(TEST_OBJS) $(TESTUTIL_OBJS) $(ALL_LIBS)
 
 # A single test file links only the libraries its name asks for, so one
 # module's tests build while another module is being worked on.
-libs_for = $(if $(filter test_format%,$(1)),$(LIBFORMAT),$(if $(filter test_record%,$(1)),$(LIBSRC) $(LIBRECORD) $(LIBFORMAT),$(if $(filter test_report% test_sym%,$(1)),$(LIBREPORT) $(LIBSYM) $(LIBFORMAT),$(ALL_LIBS))))
+libs_for = $(if $(filter test_format% test_util%,$(1)),$(LIBFORMAT) $(LIBUTIL),$(if $(filter test_record%,$(1)),$(LIBSRC) $(LIBRECORD) $(LIBFORMAT) $(LIBUTIL),$(if $(filter test_report% test_sym%,$(1)),$(LIBREPORT) $(LIBSYM) $(LIBFORMAT) $(LIBUTIL),$(ALL_LIBS))))
 .SECONDEXPANSION:
 $(OUT)/tests/test_%: $(OUT)/tests/test_%.o $(TESTUTIL_OBJS) $$(call libs_for,test_$$*)
 	$(call msg,LINK,$@)
@@ -207,9 +211,10 @@ FUZZ_CFLAGS := -g -O1 -std=gnu11 -D_GNU_SOURCE -I. -fsanitize=fuzzer,address,und
 	-fno-sanitize-recover=undefined -DSTKREC_VERSION='"$(VERSION)"'
 FUZZ_TIME ?= 60
 
-# Each target compiles only the modules it needs: fuzz_reader* format/ alone.
-fuzz_srcs = $(if $(filter fuzz_reader%,$(1)),$(FORMAT_SRCS),$(FORMAT_SRCS) $(SYM_SRCS) $(REPORT_SRCS))
-$(OUT)/fuzz/%: tests/fuzz/%.c $$(call fuzz_srcs,$$*) format/*.h sym/*.h report/*.h tests/fuzz/fuzz_util.h
+# Each target compiles only the modules it needs: fuzz_reader* format/ (and
+# util/) alone.
+fuzz_srcs = $(if $(filter fuzz_reader%,$(1)),$(FORMAT_SRCS) $(UTIL_SRCS),$(FORMAT_SRCS) $(SYM_SRCS) $(REPORT_SRCS) $(UTIL_SRCS))
+$(OUT)/fuzz/%: tests/fuzz/%.c $$(call fuzz_srcs,$$*) format/*.h sym/*.h report/*.h util/*.h tests/fuzz/fuzz_util.h
 	$(call msg,FUZZ-CC,$@)
 	$(Q)mkdir -p $(dir $@)
 	$(Q)$(CLANG) $(FUZZ_CFLAGS) $< $(call fuzz_srcs,$*) -ldw -lelf -lzstd -llzma -lz -o $@

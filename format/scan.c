@@ -15,6 +15,7 @@
 #include <zstd_errors.h>
 #include "format/capture.h"
 #include "format/internal.h"
+#include "util/array.h"
 
 /* Frame_Header_Descriptor bits (RFC 8878 §3.1.1.1.1) */
 #define FHD_DICT_ID 0x03
@@ -129,20 +130,6 @@ static int frame_params(const struct cap_reader *r, uint64_t *usize)
 	return 0;
 }
 
-static int grow_block(struct cap_reader *r, size_t need)
-{
-	uint8_t *p;
-
-	if (need <= r->block_cap)
-		return 0;
-	p = realloc(r->block, need);
-	if (!p)
-		return -ENOMEM;
-	r->block = p;
-	r->block_cap = need;
-	return 0;
-}
-
 /* Decompress the frame at r->pos. Returns 0, a negative code with *csize 0
  * (extent unknown), or a negative code with *csize set (skip exactly it). */
 static int decode_frame(struct cap_reader *r, size_t *csize)
@@ -162,7 +149,7 @@ static int decode_frame(struct cap_reader *r, size_t *csize)
 	*csize = n;
 	err = frame_params(r, &usize);
 	if (!err)
-		err = grow_block(r, usize ? usize : 1);
+		err = ARRAY_RESERVE(r->block, r->block_cap, usize ? usize : 1);
 	if (err)
 		return err;
 	got = ZSTD_decompressDCtx(r->dctx, r->block, usize, r->buf + r->pos, n);

@@ -13,6 +13,7 @@
 #include <zstd.h>
 #include "format/capture.h"
 #include "format/internal.h"
+#include "util/array.h"
 
 #define REC_MAX 0xffffu
 #define BLOCK_REC_SIZE (CAP_REC_HDR_SIZE + sizeof(struct cap_block))
@@ -182,15 +183,8 @@ static int index_add(struct cap_writer *w, uint64_t offset, size_t csize)
 {
 	struct cap_index_entry *e;
 
-	if (w->nr_index == w->cap_index) {
-		size_t n = w->cap_index ? w->cap_index * 2 : 64;
-
-		e = realloc(w->index, n * sizeof(*e));
-		if (!e)
-			return -ENOMEM;
-		w->index = e;
-		w->cap_index = n;
-	}
+	if (ARRAY_RESERVE(w->index, w->cap_index, w->nr_index + 1))
+		return -ENOMEM;
 	e = &w->index[w->nr_index++];
 	e->offset = offset;
 	e->csize = csize;

@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include "record/blockdev.h"
+#include "util/array.h"
 
 #define BLOCKDEV_MAX 4096
 
@@ -49,17 +50,10 @@ static int list_add(struct bdev_list *l, const char *name, int dirfd)
 	struct cap_blockdev *d;
 	size_t i;
 
-	if (l->n == l->cap) {
-		size_t cap = l->cap ? l->cap * 2 : 32;
-
-		if (cap > BLOCKDEV_MAX)
-			return -E2BIG;
-		d = realloc(l->v, cap * sizeof(*d));
-		if (!d)
-			return -ENOMEM;
-		l->v = d;
-		l->cap = cap;
-	}
+	if (l->n == BLOCKDEV_MAX)
+		return -E2BIG;
+	if (ARRAY_RESERVE(l->v, l->cap, l->n + 1))
+		return -ENOMEM;
 	d = &l->v[l->n];
 	memset(d, 0, sizeof(*d));
 	if (read_devno(dirfd, &d->major, &d->minor))

@@ -1,38 +1,47 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 /*
- * String and stack interning: open addressing (linear probing) over a
- * power-of-two table of indexes into an entry array; values live in one
- * growing arena each. Every lookup compares the full content, so two stacks
- * never share an id (stack-id maps can collide; this cannot).
+ * String and stack interning: a util/hashtab.h table of entries per kind of
+ * value, the values themselves in one growing arena each. Every lookup
+ * compares the full content, so two stacks never share an id (stack-id
+ * maps can collide; this cannot).
  *
  * This runs once per event: the hash is a few multiply-rotates per frame,
- * the table stays at most half full, and the 64-bit hash is kept in the
- * entry so a probe compares content only on a full hash match.
+ * the table stays at most half full, and a probe compares content only
+ * when the slot's 32-bit tag matches the hash's (the comparison inlines
+ * into hashtab__find()).
  */
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 #include "record/intern.h"
+#include "util/array.h"
+#include "util/hashtab.h"
 
 struct ientry {
-	uint64_t hash;
 	size_t off;     /* into the arena: bytes (strings) or u64 slots (stacks) */
 	uint32_t len;   /* bytes (strings) or frames (stacks) */
 	uint32_t id;
 	uint8_t kind;
 };
 
-struct itable {
-	uint32_t *slots;     /* 0 empty, else entry index + 1 */
-	uint32_t mask;
-	struct ientry *ents;
-	uint32_t nr, cap;
+/* What a probe compares an entry with: the value and the arena. */
+struct string_key {
+	const char *arena;
+	const char *s;
+	size_t len;
+};
+
+struct stack_key {
+	const uint64_t *arena;
+	const uint64_t *ips;
+	uint16_t nr;
+	uint8_t kind;
 };
 
 struct intern {
 	struct cap_writer *w;
-	struct itable strs;
-	struct itable stacks;
+	struct hashtab strs;   /* of struct ientry */
+	struct hashtab stacks; /* of struct ientry */
 	char *sarena;
 	size_t slen, scap;
 	uint64_t *karena;
@@ -41,7 +50,7 @@ struct intern {
 	void *kstack_ctx;
 };
 
-#define ITABLE_MIN 1024u
+#define ITABLE_MIN 512u /* entries before the first growth */
 
 static inline uint64_t rotl(uint64_t v, int r)
 {
@@ -54,15 +63,6 @@ static inline uint64_t mix(uint64_t h, uint64_t v)
 	return rotl(h, 27) * 5 + 0x52dce729;
 }
 
-static inline uint64_t finish(uint64_t h)
-{
-	h ^= h >> 33;
-	h *= 0xff51afd7ed558ccdull;
-	h ^= h >> 33;
-	h *= 0xc4ceb9fe1a85ec53ull;
-	return h ^ (h >> 33);
-}
-
 static uint64_t hash_stack(uint8_t kind, const uint64_t *ips, uint16_t nr)
 {
 	uint64_t h = 0x9e3779b97f4a7c15ull ^ ((uint64_t)kind << 32) ^ nr;
@@ -70,7 +70,7 @@ static uint64_t hash_stack(uint8_t kind, const uint64_t *ips, uint16_t nr)
 
 	for (i = 0; i < nr; i++)
 		h = mix(h, ips[i]);
-	return finish(h);
+	return hashtab__mix(h);
 }
 
 static uint64_t hash_bytes(const char *s, size_t len)
@@ -87,89 +87,37 @@ static uint64_t hash_bytes(const char *s, size_t len)
 		memcpy(&v, s + i, len - i);
 		h = mix(h, v);
 	}
-	return finish(h);
+	return hashtab__mix(h);
 }
 
-static int itable_init(struct itable *t)
+static bool string_eq(const void *ent, const void *key)
 {
-	t->slots = calloc(ITABLE_MIN, sizeof(*t->slots));
-	if (!t->slots)
-		return -ENOMEM;
-	t->mask = ITABLE_MIN - 1;
-	return 0;
+	const struct ientry *e = ent;
+	const struct string_key *k = key;
+
+	return e->len == k->len && !memcmp(k->arena + e->off, k->s, k->len);
 }
 
-static void itable_free(struct itable *t)
+static bool stack_eq(const void *ent, const void *key)
 {
-	free(t->slots);
-	free(t->ents);
+	const struct ientry *e = ent;
+	const struct stack_key *k = key;
+
+	return e->len == k->nr && e->kind == k->kind &&
+	       !memcmp(k->arena + e->off, k->ips, k->nr * sizeof(*k->ips));
 }
 
-static int itable_grow(struct itable *t)
+/* Room for one more entry, so that adding it after its record cannot fail. */
+static int itable_reserve(struct hashtab *t)
 {
-	uint32_t size = (t->mask + 1) * 2, i, j;
-	uint32_t *slots;
-
-	if (!size)
+	if (t->nr >= UINT32_MAX - 1)
 		return -E2BIG;
-	slots = calloc(size, sizeof(*slots));
-	if (!slots)
-		return -ENOMEM;
-	for (i = 0; i < t->nr; i++) {
-		j = t->ents[i].hash & (size - 1);
-		while (slots[j])
-			j = (j + 1) & (size - 1);
-		slots[j] = i + 1;
-	}
-	free(t->slots);
-	t->slots = slots;
-	t->mask = size - 1;
-	return 0;
+	return hashtab__reserve(t, t->nr + 1);
 }
 
-/* Append an entry whose slot is *slot (found empty by the probe). */
-static int itable_add(struct itable *t, uint32_t slot, const struct ientry *e)
+static void itable_add(struct hashtab *t, uint64_t hash, const struct ientry *e)
 {
-	struct ientry *ents;
-	int err;
-
-	if (t->nr == UINT32_MAX - 1)
-		return -E2BIG;
-	if (t->nr == t->cap) {
-		uint32_t cap = t->cap ? t->cap * 2 : 256;
-
-		ents = realloc(t->ents, (size_t)cap * sizeof(*ents));
-		if (!ents)
-			return -ENOMEM;
-		t->ents = ents;
-		t->cap = cap;
-	}
-	t->ents[t->nr++] = *e;
-	t->slots[slot] = t->nr;
-	if ((uint64_t)t->nr * 2 > (uint64_t)t->mask + 1) {
-		err = itable_grow(t);
-		if (err)
-			return err;
-	}
-	return 0;
-}
-
-static int arena_reserve(void **buf, size_t *cap, size_t need, size_t elem)
-{
-	size_t ncap;
-	void *p;
-
-	if (need <= *cap)
-		return 0;
-	ncap = *cap ? *cap : 4096;
-	while (ncap < need)
-		ncap *= 2;
-	p = realloc(*buf, ncap * elem);
-	if (!p)
-		return -ENOMEM;
-	*buf = p;
-	*cap = ncap;
-	return 0;
+	hashtab__insert(t, hash, e, NULL); /* cannot fail: itable_reserve() */
 }
 
 int intern__new(struct cap_writer *w, struct intern **out)
@@ -182,7 +130,10 @@ int intern__new(struct cap_writer *w, struct intern **out)
 	if (!in)
 		return -ENOMEM;
 	in->w = w;
-	if (itable_init(&in->strs) || itable_init(&in->stacks)) {
+	hashtab__init(&in->strs, sizeof(struct ientry));
+	hashtab__init(&in->stacks, sizeof(struct ientry));
+	if (hashtab__reserve(&in->strs, ITABLE_MIN) ||
+	    hashtab__reserve(&in->stacks, ITABLE_MIN)) {
 		intern__free(in);
 		return -ENOMEM;
 	}
@@ -194,8 +145,8 @@ void intern__free(struct intern *in)
 {
 	if (!in)
 		return;
-	itable_free(&in->strs);
-	itable_free(&in->stacks);
+	hashtab__free(&in->strs);
+	hashtab__free(&in->stacks);
 	free(in->sarena);
 	free(in->karena);
 	free(in);
@@ -207,37 +158,41 @@ void intern__set_kstack_hook(struct intern *in, intern_kstack_fn fn, void *ctx)
 	in->kstack_ctx = ctx;
 }
 
-int intern__string(struct intern *in, const char *s, size_t len, uint32_t *id)
+/* A new string: its STRING record, then its entry. Not inlined, so that
+ * intern__string(), once per event, keeps its registers for the lookup. */
+static __attribute__((noinline)) int string_add(struct intern *in, uint64_t hash,
+						const char *s, size_t len, uint32_t *id)
 {
-	struct itable *t = &in->strs;
-	struct ientry e = { .hash = hash_bytes(s, len), .len = len };
-	uint32_t j, idx;
+	struct ientry e = { .off = in->slen, .len = len, .id = in->strs.nr + 1 };
 	int err;
 
-	if (len > CAP_MAX_STRING)
-		return CAP_ERR_TOO_LARGE;
-	for (j = e.hash & t->mask; (idx = t->slots[j]); j = (j + 1) & t->mask) {
-		const struct ientry *o = &t->ents[idx - 1];
-
-		if (o->hash == e.hash && o->len == len && !memcmp(in->sarena + o->off, s, len)) {
-			*id = o->id;
-			return 0;
-		}
-	}
-	err = arena_reserve((void **)&in->sarena, &in->scap, in->slen + len + 1, 1);
+	err = itable_reserve(&in->strs) ?:
+	      ARRAY_RESERVE(in->sarena, in->scap, in->slen + len + 1);
 	if (err)
 		return err;
-	e.id = t->nr + 1;
 	err = cap_writer__string(in->w, e.id, s, len);
 	if (err < 0)
 		return err;
-	e.off = in->slen;
 	memcpy(in->sarena + in->slen, s, len);
 	in->slen += len;
-	err = itable_add(t, j, &e);
-	if (err)
-		return err;
+	itable_add(&in->strs, hash, &e);
 	*id = e.id;
+	return 0;
+}
+
+int intern__string(struct intern *in, const char *s, size_t len, uint32_t *id)
+{
+	struct string_key k = { .arena = in->sarena, .s = s, .len = len };
+	const struct ientry *o;
+	uint64_t hash;
+
+	if (len > CAP_MAX_STRING)
+		return CAP_ERR_TOO_LARGE;
+	hash = hash_bytes(s, len);
+	o = hashtab__find(&in->strs, hash, &k, string_eq);
+	if (!o)
+		return string_add(in, hash, s, len, id);
+	*id = o->id;
 	return 0;
 }
 
@@ -254,13 +209,37 @@ static int stack_define(struct intern *in, struct ientry *e, const uint64_t *ips
 	return err < 0 ? err : 0;
 }
 
+/* A new stack: its STACK record (and the hook's), then its entry; not
+ * inlined either. */
+static __attribute__((noinline)) int stack_add(struct intern *in, uint64_t hash,
+					       uint8_t kind, const uint64_t *ips,
+					       uint16_t nr, uint32_t *id)
+{
+	struct ientry e = {
+		.off = in->klen, .len = nr, .id = in->stacks.nr + 1, .kind = kind,
+	};
+	int err;
+
+	err = itable_reserve(&in->stacks) ?:
+	      ARRAY_RESERVE(in->karena, in->kcap, in->klen + nr);
+	if (err)
+		return err;
+	err = stack_define(in, &e, ips);
+	if (err)
+		return err;
+	memcpy(in->karena + in->klen, ips, nr * sizeof(*ips));
+	in->klen += nr;
+	itable_add(&in->stacks, hash, &e);
+	*id = e.id;
+	return 0;
+}
+
 int intern__stack(struct intern *in, uint8_t kind, const uint64_t *ips, uint16_t nr,
 		  uint32_t *id)
 {
-	struct itable *t = &in->stacks;
-	struct ientry e = { .kind = kind, .len = nr };
-	uint32_t j, idx;
-	int err;
+	struct stack_key k = { .arena = in->karena, .ips = ips, .nr = nr, .kind = kind };
+	const struct ientry *o;
+	uint64_t hash;
 
 	if (!nr) {
 		*id = CAP_STACK_NONE;
@@ -268,30 +247,11 @@ int intern__stack(struct intern *in, uint8_t kind, const uint64_t *ips, uint16_t
 	}
 	if (nr > CAP_MAX_STACK_DEPTH || (kind != CAP_STACK_USER && kind != CAP_STACK_KERNEL))
 		return CAP_ERR_INVAL;
-	e.hash = hash_stack(kind, ips, nr);
-	for (j = e.hash & t->mask; (idx = t->slots[j]); j = (j + 1) & t->mask) {
-		const struct ientry *o = &t->ents[idx - 1];
-
-		if (o->hash == e.hash && o->len == nr && o->kind == kind &&
-		    !memcmp(in->karena + o->off, ips, nr * sizeof(*ips))) {
-			*id = o->id;
-			return 0;
-		}
-	}
-	err = arena_reserve((void **)&in->karena, &in->kcap, in->klen + nr, sizeof(*ips));
-	if (err)
-		return err;
-	e.id = t->nr + 1;
-	err = stack_define(in, &e, ips);
-	if (err)
-		return err;
-	e.off = in->klen;
-	memcpy(in->karena + in->klen, ips, nr * sizeof(*ips));
-	in->klen += nr;
-	err = itable_add(t, j, &e);
-	if (err)
-		return err;
-	*id = e.id;
+	hash = hash_stack(kind, ips, nr);
+	o = hashtab__find(&in->stacks, hash, &k, stack_eq);
+	if (!o)
+		return stack_add(in, hash, kind, ips, nr, id);
+	*id = o->id;
 	return 0;
 }
 

@@ -16,6 +16,7 @@
 
 #include "record/buildid.h"
 #include "record/ksyms.h"
+#include "util/array.h"
 
 #define KSYM_GAP_MAX (1u << 20)     /* larger distances are not one function */
 #define KSYM_LAST_SIZE 4096u        /* last symbol of a region of unknown end */
@@ -47,9 +48,9 @@ struct ksyms {
 	char *pool;              /* NUL-terminated names */
 	size_t pool_len, pool_cap;
 	uint32_t *mods;          /* pool offsets of "[mod]" names; [0] unused */
-	size_t nr_mods;
+	size_t nr_mods, mods_cap;
 	struct kmod_info *kmods; /* /proc/modules */
-	size_t nr_kmods;
+	size_t nr_kmods, kmods_cap;
 	uint64_t *written;       /* bitmap over syms[] */
 	uint64_t stext;
 	struct ksyms_reload {
@@ -63,20 +64,14 @@ struct ksyms {
 
 static int pool_add(struct ksyms *ks, const char *s, size_t len, uint32_t *off)
 {
-	if (ks->pool_len + len + 1 > ks->pool_cap) {
-		size_t cap = ks->pool_cap ? ks->pool_cap * 2 : 1u << 20;
-		char *p;
+	int err;
 
-		while (cap < ks->pool_len + len + 1)
-			cap *= 2;
-		if (cap > UINT32_MAX)
-			return -E2BIG;
-		p = realloc(ks->pool, cap);
-		if (!p)
-			return -ENOMEM;
-		ks->pool = p;
-		ks->pool_cap = cap;
-	}
+	/* names are found by 32-bit offsets */
+	if (ks->pool_len + len + 1 > UINT32_MAX)
+		return -E2BIG;
+	err = ARRAY_RESERVE(ks->pool, ks->pool_cap, ks->pool_len + len + 1);
+	if (err)
+		return err;
 	memcpy(ks->pool + ks->pool_len, s, len);
 	ks->pool[ks->pool_len + len] = '\0';
 	*off = (uint32_t)ks->pool_len;
@@ -89,7 +84,6 @@ static int mod_index(struct ksyms *ks, const char *s, size_t len, uint16_t *idx)
 {
 	size_t i;
 	uint32_t off;
-	uint32_t *m;
 	int err;
 
 	for (i = ks->nr_mods; i-- > 1;) {
@@ -104,14 +98,11 @@ static int mod_index(struct ksyms *ks, const char *s, size_t len, uint16_t *idx)
 		ks->nr_mods = 1;
 	if (ks->nr_mods > KSYM_MAX_MODULES)
 		return -E2BIG;
-	m = realloc(ks->mods, (ks->nr_mods + 1) * sizeof(*m));
-	if (!m)
-		return -ENOMEM;
-	ks->mods = m;
-	err = pool_add(ks, s, len, &off);
+	err = ARRAY_RESERVE(ks->mods, ks->mods_cap, ks->nr_mods + 1) ?:
+	      pool_add(ks, s, len, &off);
 	if (err)
 		return err;
-	m[ks->nr_mods] = off;
+	ks->mods[ks->nr_mods] = off;
 	*idx = (uint16_t)ks->nr_mods++;
 	return 0;
 }
@@ -133,15 +124,8 @@ static uint8_t sym_rank(char type, const char *name)
 
 static struct ksym *sym_slot(struct ksyms *ks)
 {
-	if (ks->nr == ks->cap) {
-		size_t cap = ks->cap ? ks->cap * 2 : 1u << 16;
-		struct ksym *s = realloc(ks->syms, cap * sizeof(*s));
-
-		if (!s)
-			return NULL;
-		ks->syms = s;
-		ks->cap = cap;
-	}
+	if (ARRAY_RESERVE(ks->syms, ks->cap, ks->nr + 1))
+		return NULL;
 	return &ks->syms[ks->nr];
 }
 
@@ -222,13 +206,10 @@ static int read_modules(struct ksyms *ks, const char *path)
 
 		if (sscanf(line, "%127s %u %*s %*s %*s %llx", name, &size, &base) != 3)
 			continue;
-		k = realloc(ks->kmods, (ks->nr_kmods + 1) * sizeof(*k));
-		if (!k) {
-			err = -ENOMEM;
+		err = ARRAY_RESERVE(ks->kmods, ks->kmods_cap, ks->nr_kmods + 1);
+		if (err)
 			break;
-		}
-		ks->kmods = k;
-		k += ks->nr_kmods;
+		k = &ks->kmods[ks->nr_kmods];
 		k->base = base;
 		k->size = size;
 		err = pool_add(ks, name, strlen(name), &k->name_off);

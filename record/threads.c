@@ -2,82 +2,63 @@
 /*
  * Which name each thread last had in the capture, so a THREAD record is
  * written when a tid first shows up or its comm changes, and not per event.
- * Open addressing keyed by tid; tids are dense small integers, so a
+ * A util/hashtab.h table keyed by tid; tids are dense small integers, so a
  * multiplicative hash spreads them well.
  */
-#include <errno.h>
-#include <stdlib.h>
 #include <string.h>
 #include "record/threads.h"
 
-#define THREADS_MIN 4096u
+#define THREADS_MIN 2048u /* entries before the first growth */
 
-static inline uint32_t tid_hash(uint32_t tid)
+/* In the upper half, where the table takes its tag and slot from: dense
+ * tids then land on distinct slots (an odd multiplier permutes the low
+ * bits), which a 64-bit mix would not promise. */
+static inline uint64_t tid_hash(uint32_t tid)
 {
-	return tid * 2654435761u;
+	return (uint64_t)(uint32_t)(tid * 2654435761u) << 32;
+}
+
+static bool tid_eq(const void *ent, const void *key)
+{
+	return ((const struct thread_slot *)ent)->tid == *(const uint32_t *)key;
 }
 
 int threads__init(struct thread_table *t)
 {
-	t->slots = calloc(THREADS_MIN, sizeof(*t->slots));
-	if (!t->slots)
-		return -ENOMEM;
-	t->mask = THREADS_MIN - 1;
+	hashtab__init(&t->tab, sizeof(struct thread_slot));
 	t->nr = 0;
-	return 0;
+	return hashtab__reserve(&t->tab, THREADS_MIN);
 }
 
 void threads__free(struct thread_table *t)
 {
-	free(t->slots);
-	t->slots = NULL;
+	hashtab__free(&t->tab);
 }
 
-static struct thread_slot *find(struct thread_slot *slots, uint32_t mask, uint32_t tid)
+/* On allocation failure the table stays as it is: the thread is then
+ * reported again, never missed. */
+static void thread_add(struct thread_table *t, uint64_t hash, uint32_t tid,
+		       uint32_t pid, const char *comm)
 {
-	uint32_t j = tid_hash(tid) & mask;
+	struct thread_slot n = { .tid = tid, .pid = pid };
 
-	while (slots[j].tid && slots[j].tid != tid)
-		j = (j + 1) & mask;
-	return &slots[j];
-}
-
-static int grow(struct thread_table *t)
-{
-	uint32_t size = (t->mask + 1) * 2, i;
-	struct thread_slot *slots;
-
-	slots = calloc(size, sizeof(*slots));
-	if (!slots)
-		return -ENOMEM;
-	for (i = 0; i <= t->mask; i++) {
-		if (t->slots[i].tid)
-			*find(slots, size - 1, t->slots[i].tid) = t->slots[i];
-	}
-	free(t->slots);
-	t->slots = slots;
-	t->mask = size - 1;
-	return 0;
+	memcpy(n.comm, comm, STKREC_COMM_LEN); /* comm is always 16 bytes */
+	if (!hashtab__insert(&t->tab, hash, &n, NULL))
+		t->nr++;
 }
 
 bool threads__changed(struct thread_table *t, uint32_t tid, uint32_t pid, const char *comm)
 {
-	struct thread_slot *s = find(t->slots, t->mask, tid);
+	uint64_t hash = tid_hash(tid);
+	struct thread_slot *s = hashtab__find(&t->tab, hash, &tid, tid_eq);
 
-	if (s->tid) {
-		if (s->pid == pid && !strncmp(s->comm, comm, STKREC_COMM_LEN))
-			return false;
-	} else {
-		/* On allocation failure the table stays as it is: the
-		 * thread is then reported again, never missed. */
-		if ((t->nr + 1) * 2 > t->mask + 1 && grow(t) == 0)
-			s = find(t->slots, t->mask, tid);
-		if ((t->nr + 1) * 2 > t->mask + 1 && !s->tid)
-			return true;
-		s->tid = tid;
-		t->nr++;
+	if (!s) {
+		thread_add(t, hash, tid, pid, comm);
+		return true;
 	}
+	if (s->pid == pid && !strncmp(s->comm, comm, STKREC_COMM_LEN))
+		return false;
 	s->pid = pid;
-	memcpy(s->comm, comm, STKREC_COMM_LEN); /* comm is always 16 bytes */
+	memcpy(s->comm, comm, STKREC_COMM_LEN);
 	return true;
 }

@@ -6,18 +6,18 @@
 #include <stdbool.h>
 #include <stdint.h>
 #include "bpf/stkrec.h"
+#include "util/hashtab.h"
 
 /* tid -> last comm written in a THREAD record. */
 struct thread_slot {
-	uint32_t tid;  /* 0: empty */
+	uint32_t tid;
 	uint32_t pid;
 	char comm[STKREC_COMM_LEN];
 };
 
 struct thread_table {
-	struct thread_slot *slots;
-	uint32_t mask;
-	uint32_t nr;
+	struct hashtab tab; /* of struct thread_slot */
+	uint32_t nr;        /* threads seen: tab.nr, as the THREADS STAT counts */
 };
 
 int threads__init(struct thread_table *t);

@@ -9,6 +9,7 @@
 #include <string.h>
 #include "report/diff_int.h"
 #include "report/flamegraph.h"
+#include "util/array.h"
 
 static const char *const diff_units[] = {
 	[CAP_KIND_OFFCPU] = "us",
@@ -70,23 +71,6 @@ int diff__set_note(struct diff *d, const char *note)
 	return 0;
 }
 
-static int grow(void **p, size_t *cap, size_t need, size_t size, size_t first)
-{
-	size_t nc = *cap ? *cap : first;
-	void *np;
-
-	if (need <= *cap)
-		return 0;
-	while (nc < need)
-		nc *= 2;
-	np = realloc(*p, nc * size);
-	if (!np)
-		return -ENOMEM;
-	*p = np;
-	*cap = nc;
-	return 0;
-}
-
 struct diff_fold {
 	struct diff_capture *c;
 	enum cap_kind kind;
@@ -105,8 +89,8 @@ static int diff_keep(void *arg, const char *stack, size_t len, uint64_t value)
 		value = view_ns_to_us(value);
 	if (c->total > UINT64_MAX - value)
 		return -EOVERFLOW;
-	err = grow((void **)&c->buf, &c->cap, c->len + len, 1, 1 << 16) ?:
-	      grow((void **)&c->lines, &c->ncap, c->n + 1, sizeof(*c->lines), 256);
+	err = ARRAY_RESERVE(c->buf, c->cap, c->len + len) ?:
+	      ARRAY_RESERVE(c->lines, c->ncap, c->n + 1);
 	if (err)
 		return err;
 	memcpy(c->buf + c->len, stack, len);

@@ -6,6 +6,7 @@
 #include <string.h>
 #include <time.h>
 #include "report/filter.h"
+#include "util/array.h"
 
 #define NS 1000000000LL
 #define DAY_NS (86400 * NS)
@@ -149,7 +150,6 @@ int filter__parse_time(struct filter *f, const char *spec)
 int filter__add_comms(struct filter *f, const char *list)
 {
 	const char *p = list, *e;
-	char **nc;
 
 	if (!*list)
 		return -EINVAL;
@@ -157,10 +157,8 @@ int filter__add_comms(struct filter *f, const char *list)
 		e = strchrnul(p, ',');
 		if (e == p)
 			return -EINVAL;
-		nc = realloc(f->comms, (f->ncomms + 1) * sizeof(*nc));
-		if (!nc)
+		if (ARRAY_RESERVE(f->comms, f->comms_cap, (size_t)f->ncomms + 1))
 			return -ENOMEM;
-		f->comms = nc;
 		f->comms[f->ncomms] = strndup(p, e - p);
 		if (!f->comms[f->ncomms])
 			return -ENOMEM;

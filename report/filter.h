@@ -32,6 +32,7 @@ struct filter {
 	int npids, ntids;
 	char **comms;          /* owned (filter__free) */
 	int ncomms;
+	size_t comms_cap;
 	struct filter_when from, to;
 	uint64_t min_ns, max_ns; /* off-CPU duration bounds; max 0: none */
 	bool has_state;

@@ -11,6 +11,7 @@
 
 #include "report/flamegraph.h"
 #include "report/flamegraph_js.h"
+#include "util/array.h"
 
 /* Layout, in pixels, as flamegraph.pl's defaults. */
 #define FG_WIDTH	1200
@@ -197,16 +198,8 @@ static void fnode_free_kids(struct fnode *n)
 
 		if (k->nkids) {
 			/* move k's children up to n, then k is a leaf */
-			uint32_t need = n->nkids + k->nkids;
-
-			if (need > n->cap) {
-				void *p = realloc(n->kids, need * sizeof(*n->kids));
-
-				if (!p)
-					break;	/* leak rather than crash */
-				n->kids = p;
-				n->cap = need;
-			}
+			if (ARRAY_RESERVE(n->kids, n->cap, (size_t)n->nkids + k->nkids))
+				break;	/* leak rather than crash */
 			memcpy(n->kids + n->nkids, k->kids,
 			       k->nkids * sizeof(*k->kids));
 			n->nkids += k->nkids;
@@ -263,18 +256,8 @@ static struct fnode *kid_get(struct flame *f, struct fnode *n,
 
 	if (found)
 		return n->kids[i];
-	if (n->nkids == n->cap) {
-		uint32_t cap = n->cap ? n->cap * 2 : 4;
-		void *p;
-
-		if (cap < n->cap)
-			return NULL;
-		p = realloc(n->kids, (size_t)cap * sizeof(*n->kids));
-		if (!p)
-			return NULL;
-		n->kids = p;
-		n->cap = cap;
-	}
+	if (ARRAY_RESERVE(n->kids, n->cap, (size_t)n->nkids + 1))
+		return NULL;
 	k = calloc(1, sizeof(*k));
 	if (!k)
 		return NULL;

@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
 /*
- * A small open-addressing hash map with exact 128-bit keys and 64-bit
- * values, used by the report for id -> index tables, aggregation by
- * (pid, comm, ustack, kstack) and the per-address symbol cache. Keys are
+ * A hash map (util/hashtab.h) with exact 128-bit keys and 64-bit values,
+ * used by the report for id -> index tables, aggregation by (pid, comm,
+ * ustack, kstack) and the per-address symbol cache. Keys are
  * compared in full: two distinct keys never share a value.
  */
 #ifndef STKREC_REPORT_IDMAP_H
@@ -10,6 +10,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include "util/hashtab.h"
 
 struct idmap_key {
 	uint64_t a;
@@ -17,15 +18,13 @@ struct idmap_key {
 };
 
 struct idmap {
-	struct idmap_key *keys;
-	uint64_t *vals;
-	uint8_t *used;
-	size_t cap; /* power of two, or 0 */
-	size_t n;
+	struct hashtab t; /* of (a, b, value) */
 };
 
 /* An empty map is all zeroes; idmap__fini() frees it. */
 void idmap__fini(struct idmap *m);
+/* Bytes of memory the map holds. */
+size_t idmap__bytes(const struct idmap *m);
 
 /* Value of key, or NULL. The pointer is valid until the next insertion. */
 uint64_t *idmap__find(const struct idmap *m, uint64_t a, uint64_t b);

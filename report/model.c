@@ -12,41 +12,14 @@
 #include "sym/sym.h"
 #include "report/model.h"
 #include "report/model_int.h"
-
-#define VEC_PUSH(v, n, cap, item)                                              \
-	({                                                                     \
-		int __err = 0;                                                 \
-		if ((n) == (cap)) {                                            \
-			size_t __nc = (cap) ? (cap) * 2 : 64;                  \
-			void *__p = realloc((v), __nc * sizeof(*(v)));         \
-			if (__p) {                                             \
-				(v) = __p;                                     \
-				(cap) = __nc;                                  \
-			} else {                                               \
-				__err = -ENOMEM;                               \
-			}                                                      \
-		}                                                              \
-		if (!__err)                                                    \
-			(v)[(n)++] = (item);                                   \
-		__err;                                                         \
-	})
+#include "util/array.h"
 
 static int pool_add(struct model *m, const void *data, size_t len, uint64_t *off)
 {
 	size_t need = m->pool_len + len + 1;
-	char *p;
 
-	if (need > m->pool_cap) {
-		size_t nc = m->pool_cap ? m->pool_cap : 4096;
-
-		while (nc < need)
-			nc *= 2;
-		p = realloc(m->pool, nc);
-		if (!p)
-			return -ENOMEM;
-		m->pool = p;
-		m->pool_cap = nc;
-	}
+	if (ARRAY_RESERVE(m->pool, m->pool_cap, need))
+		return -ENOMEM;
 	memcpy(m->pool + m->pool_len, data, len);
 	m->pool[m->pool_len + len] = '\0';
 	*off = m->pool_len;
@@ -79,18 +52,8 @@ static int on_stack(struct model *m, const struct cap_record *r)
 
 	if (!r->stack.id || r->stack.id == CAP_STACK_LOST || nr > CAP_MAX_STACK_DEPTH)
 		return 0;
-	if (m->ips_len + nr > m->ips_cap) {
-		size_t nc = m->ips_cap ? m->ips_cap : 4096;
-		uint64_t *p;
-
-		while (nc < m->ips_len + nr)
-			nc *= 2;
-		p = realloc(m->ips, nc * sizeof(*p));
-		if (!p)
-			return -ENOMEM;
-		m->ips = p;
-		m->ips_cap = nc;
-	}
+	if (ARRAY_RESERVE(m->ips, m->ips_cap, m->ips_len + nr))
+		return -ENOMEM;
 	err = idmap__upsert(&m->stacks, r->stack.id, 0, m->ips_len << 8 | nr, &val);
 	if (err <= 0)
 		return err;
@@ -123,7 +86,7 @@ int model_intern_comm(struct model *m, const char *comm, size_t len, uint32_t *i
 		return err;
 	*id = *val;
 	if (err == 1)
-		return VEC_PUSH(m->comms, m->nr_comms, m->comms_cap, c);
+		return ARRAY_PUSH(m->comms, m->nr_comms, m->comms_cap, c);
 	return 0;
 }
 
@@ -141,9 +104,9 @@ static int on_thread(struct model *m, const struct cap_record *r)
 
 	err = model_intern_comm(m, r->thread.comm, sizeof(r->thread.comm), &t.comm);
 	if (!err)
-		err = VEC_PUSH(m->threads, m->nr_threads, m->threads_cap, t);
+		err = ARRAY_PUSH(m->threads, m->nr_threads, m->threads_cap, t);
 	if (!err && (t.flags & CAP_THREAD_EXEC))
-		err = VEC_PUSH(m->execs, m->nr_execs, m->execs_cap, e);
+		err = ARRAY_PUSH(m->execs, m->nr_execs, m->execs_cap, e);
 	return err;
 }
 
@@ -160,7 +123,7 @@ static int on_fork(struct model *m, const struct cap_record *r)
 	err = idmap__upsert(&m->forks, r->fork.pid, 0, m->nr_forks, &val);
 	if (err <= 0)
 		return err;
-	return VEC_PUSH(m->forks_v, m->nr_forks, m->forks_cap, f);
+	return ARRAY_PUSH(m->forks_v, m->nr_forks, m->forks_cap, f);
 }
 
 static int on_mapping(struct model *m, const struct cap_record *r)
@@ -172,7 +135,7 @@ static int on_mapping(struct model *m, const struct cap_record *r)
 		return 0;
 	if (rm.rec.build_id_size > sizeof(rm.rec.build_id))
 		rm.rec.build_id_size = sizeof(rm.rec.build_id);
-	return VEC_PUSH(m->rawmaps, m->nr_rawmaps, m->rawmaps_cap, rm);
+	return ARRAY_PUSH(m->rawmaps, m->nr_rawmaps, m->rawmaps_cap, rm);
 }
 
 static int on_ksym(struct model *m, const struct cap_record *r)
@@ -190,7 +153,7 @@ static int on_ksym(struct model *m, const struct cap_record *r)
 	err = pool_add(m, r->tail, r->tail_len, &k.name_off);
 	if (err)
 		return err;
-	return VEC_PUSH(m->ksyms, m->nr_ksyms, m->ksyms_cap, k);
+	return ARRAY_PUSH(m->ksyms, m->nr_ksyms, m->ksyms_cap, k);
 }
 
 static int on_kmod(struct model *m, const struct cap_record *r)
@@ -201,7 +164,7 @@ static int on_kmod(struct model *m, const struct cap_record *r)
 		.name_id = r->kmod.name_id,
 	};
 
-	return VEC_PUSH(m->kmods, m->nr_kmods, m->kmods_cap, k);
+	return ARRAY_PUSH(m->kmods, m->nr_kmods, m->kmods_cap, k);
 }
 
 static int on_blockdev(struct model *m, const struct cap_record *r)
@@ -216,7 +179,7 @@ static int on_blockdev(struct model *m, const struct cap_record *r)
 			    m->nr_bdevs, &val);
 	if (err <= 0)
 		return err;
-	return VEC_PUSH(m->bdevs, m->nr_bdevs, m->bdevs_cap, b);
+	return ARRAY_PUSH(m->bdevs, m->nr_bdevs, m->bdevs_cap, b);
 }
 
 static void note_time(struct model *m, uint64_t t)
@@ -233,17 +196,17 @@ static int on_event(struct model *m, const struct cap_record *r)
 	switch (r->type) {
 	case CAP_REC_OFFCPU:
 		note_time(m, r->offcpu.start + r->offcpu.duration);
-		return VEC_PUSH(m->offcpu, m->nr_offcpu, m->offcpu_cap, r->offcpu);
+		return ARRAY_PUSH(m->offcpu, m->nr_offcpu, m->offcpu_cap, r->offcpu);
 	case CAP_REC_CPU:
 		note_time(m, r->cpu.time);
-		return VEC_PUSH(m->cpu, m->nr_cpu, m->cpu_cap, r->cpu);
+		return ARRAY_PUSH(m->cpu, m->nr_cpu, m->cpu_cap, r->cpu);
 	case CAP_REC_BIO:
 		note_time(m, r->bio.complete_time);
 		err = model_intern_comm(m, r->bio.comm, sizeof(r->bio.comm), &comm);
 		if (!err)
-			err = VEC_PUSH(m->bio_comm, m->nr_bio_comm, m->bio_comm_cap, comm);
+			err = ARRAY_PUSH(m->bio_comm, m->nr_bio_comm, m->bio_comm_cap, comm);
 		if (!err)
-			err = VEC_PUSH(m->bio, m->nr_bio, m->bio_cap, r->bio);
+			err = ARRAY_PUSH(m->bio, m->nr_bio, m->bio_cap, r->bio);
 		return err;
 	}
 	return 0;
@@ -259,7 +222,7 @@ static int on_misc(struct model *m, const struct cap_record *r)
 			m->lost.count[r->lost.kind][r->lost.reason] += r->lost.count;
 		return 0;
 	case CAP_REC_STAT:
-		return VEC_PUSH(m->stats, m->nr_stats, m->stats_cap, s);
+		return ARRAY_PUSH(m->stats, m->nr_stats, m->stats_cap, s);
 	case CAP_REC_END:
 		if (!m->has_end) {
 			m->end = r->end;
@@ -301,11 +264,6 @@ static int on_record(struct model *m, const struct cap_record *r)
 	return 0; /* BLOCK, KERNEL and unknown types carry nothing we need */
 }
 
-static size_t map_bytes(const struct idmap *map)
-{
-	return map->cap * (sizeof(*map->keys) + sizeof(*map->vals) + 1);
-}
-
 /* Bytes held by the tables (capacities, so growth is counted up front). */
 static uint64_t mem_usage(const struct model *m)
 {
@@ -316,9 +274,9 @@ static uint64_t mem_usage(const struct model *m)
 	       m->kmods_cap * sizeof(*m->kmods) + m->bdevs_cap * sizeof(*m->bdevs) +
 	       m->stats_cap * sizeof(*m->stats) + m->offcpu_cap * sizeof(*m->offcpu) +
 	       m->cpu_cap * sizeof(*m->cpu) + m->bio_cap * sizeof(*m->bio) +
-	       m->bio_comm_cap * sizeof(*m->bio_comm) + map_bytes(&m->strings) +
-	       map_bytes(&m->stacks) + map_bytes(&m->comm_ids) + map_bytes(&m->forks) +
-	       map_bytes(&m->bdev_ids);
+	       m->bio_comm_cap * sizeof(*m->bio_comm) + idmap__bytes(&m->strings) +
+	       idmap__bytes(&m->stacks) + idmap__bytes(&m->comm_ids) +
+	       idmap__bytes(&m->forks) + idmap__bytes(&m->bdev_ids);
 }
 
 static void note_loss(struct model *m, struct cap_reader *rd, int ret, uint64_t limit)
@@ -375,7 +333,7 @@ static int load(struct cap_reader *rd, const struct model_opts *opts, struct mod
 	}
 	m->hdr = *cap_reader__header(rd);
 	/* comm id 0 is the unknown name */
-	err = VEC_PUSH(m->comms, m->nr_comms, m->comms_cap,
+	err = ARRAY_PUSH(m->comms, m->nr_comms, m->comms_cap,
 		       ((struct model_comm){ .name = "[unknown]" }));
 	if (!err)
 		err = read_all(m, rd, limit);

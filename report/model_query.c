@@ -9,6 +9,7 @@
 #include <string.h>
 #include "sym/sym.h"
 #include "report/model_int.h"
+#include "util/array.h"
 
 #define FORK_DEPTH_MAX 16 /* parent chains in hostile files may loop */
 
@@ -143,17 +144,7 @@ static int dso_for(struct model *m, const struct cap_mapping *c, uint32_t *idx)
 	if (err == 1)
 		*val = m->nr_dsos;
 	*idx = m->nr_dsos;
-	if (m->nr_dsos == m->dsos_cap) {
-		size_t nc = m->dsos_cap ? m->dsos_cap * 2 : 64;
-		void *p = realloc(m->dsos, nc * sizeof(*m->dsos));
-
-		if (!p)
-			return -ENOMEM;
-		m->dsos = p;
-		m->dsos_cap = nc;
-	}
-	m->dsos[m->nr_dsos++] = d;
-	return 0;
+	return ARRAY_PUSH(m->dsos, m->nr_dsos, m->dsos_cap, d);
 }
 
 static int build_maps(struct model *m)

@@ -8,6 +8,7 @@
 #include "report/idmap.h"
 #include "report/resolve.h"
 #include "sym/sym.h"
+#include "util/array.h"
 
 #define ARENA_BLOCK (64u << 10)
 #define SYM_MAX_INLINE 16
@@ -38,7 +39,7 @@ struct resolver {
 	struct rframe *frames;   /* resolved frames, ip unset */
 	size_t nframes, frames_cap;
 	char **blocks;           /* arena for generated names */
-	size_t nblocks;
+	size_t nblocks, blocks_cap;
 	char *cur;
 	size_t left;
 };
@@ -50,7 +51,6 @@ static const struct rframe unknown_user = {
 static char *arena_printf(struct resolver *r, const char *fmt, ...)
 {
 	va_list ap;
-	char **nb;
 	int len;
 
 	va_start(ap, fmt);
@@ -59,10 +59,8 @@ static char *arena_printf(struct resolver *r, const char *fmt, ...)
 	if (len < 0 || (size_t)len >= ARENA_BLOCK)
 		return NULL;
 	if ((size_t)len + 1 > r->left) {
-		nb = realloc(r->blocks, (r->nblocks + 1) * sizeof(*nb));
-		if (!nb)
+		if (ARRAY_RESERVE(r->blocks, r->blocks_cap, r->nblocks + 1))
 			return NULL;
-		r->blocks = nb;
 		r->cur = malloc(ARENA_BLOCK);
 		if (!r->cur)
 			return NULL;
@@ -118,18 +116,8 @@ void resolver__sym_stats(const struct resolver *r, struct symbolizer_stats *out)
 
 static struct rframe *new_frames(struct resolver *r, size_t n)
 {
-	if (r->nframes + n > r->frames_cap) {
-		size_t nc = r->frames_cap ? r->frames_cap * 2 : 256;
-		void *p;
-
-		while (nc < r->nframes + n)
-			nc *= 2;
-		p = realloc(r->frames, nc * sizeof(*r->frames));
-		if (!p)
-			return NULL;
-		r->frames = p;
-		r->frames_cap = nc;
-	}
+	if (ARRAY_RESERVE(r->frames, r->frames_cap, r->nframes + n))
+		return NULL;
 	memset(r->frames + r->nframes, 0, n * sizeof(*r->frames));
 	return r->frames + r->nframes;
 }

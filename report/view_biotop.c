@@ -11,6 +11,7 @@
 #include <string.h>
 #include <time.h>
 #include "report/views_int.h"
+#include "util/array.h"
 
 #define NS_PER_S 1000000000ull
 #define BIOTOP_MAX_EMPTY 100000
@@ -105,17 +106,11 @@ static int add_row(struct biotop *bt, uint32_t i)
 	if (ret < 0)
 		return ret;
 	if (ret == 1) {
-		if (bt->nrows == bt->cap) {
-			size_t nc = bt->cap ? bt->cap * 2 : 64;
-			void *p = realloc(bt->rows, nc * sizeof(*bt->rows));
-
-			if (!p)
-				return -ENOMEM;
-			bt->rows = p;
-			bt->cap = nc;
-		}
-		bt->rows[bt->nrows++] = (struct bio_row){ .pid = b->pid, .comm = bt->comms[i],
+		struct bio_row row = { .pid = b->pid, .comm = bt->comms[i],
 			.major = b->major, .minor = b->minor, .op = op };
+
+		if (ARRAY_PUSH(bt->rows, bt->nrows, bt->cap, row))
+			return -ENOMEM;
 	}
 	r = &bt->rows[*slot];
 	r->io++;

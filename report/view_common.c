@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "report/views_int.h"
+#include "util/array.h"
 
 void agg__fini(struct agg *a)
 {
@@ -25,15 +26,8 @@ static int agg_add(struct agg *a, const struct agg_group *key, uint64_t value,
 	if (ret < 0)
 		return ret;
 	if (ret == 1) {
-		if (a->n == a->cap) {
-			size_t nc = a->cap ? a->cap * 2 : 256;
-			void *p = realloc(a->g, nc * sizeof(*a->g));
-
-			if (!p)
-				return -ENOMEM;
-			a->g = p;
-			a->cap = nc;
-		}
+		if (ARRAY_RESERVE(a->g, a->cap, a->n + 1))
+			return -ENOMEM;
 		g = &a->g[a->n++];
 		*g = *key;
 		g->first_time = time;

@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "report/views_int.h"
+#include "util/array.h"
 
 struct fline {
 	size_t off;
@@ -28,18 +29,8 @@ struct folded {
 
 static int put(struct folded *fo, const char *s, size_t len)
 {
-	if (fo->len + len > fo->cap) {
-		size_t nc = fo->cap ? fo->cap : 1 << 16;
-		char *p;
-
-		while (nc < fo->len + len)
-			nc *= 2;
-		p = realloc(fo->buf, nc);
-		if (!p)
-			return -ENOMEM;
-		fo->buf = p;
-		fo->cap = nc;
-	}
+	if (ARRAY_RESERVE(fo->buf, fo->cap, fo->len + len))
+		return -ENOMEM;
 	memcpy(fo->buf + fo->len, s, len);
 	fo->len += len;
 	return 0;
@@ -79,22 +70,10 @@ static int put_comm(struct folded *fo, const struct report_ctx *ctx,
 
 static int add_line(struct folded *fo, size_t start, uint64_t value)
 {
-	struct fline *l;
-
-	if (fo->n == fo->ncap) {
-		size_t nc = fo->ncap ? fo->ncap * 2 : 256;
-
-		l = realloc(fo->lines, nc * sizeof(*l));
-		if (!l)
-			return -ENOMEM;
-		fo->lines = l;
-		fo->ncap = nc;
-	}
 	/* skip the leading ';' put_frame wrote before the comm */
-	fo->lines[fo->n++] = (struct fline){ .off = start + 1,
-					     .len = fo->len - start - 1,
-					     .value = value };
-	return 0;
+	struct fline l = { .off = start + 1, .len = fo->len - start - 1, .value = value };
+
+	return ARRAY_PUSH(fo->lines, fo->n, fo->ncap, l);
 }
 
 /* The frames of a stack pair, outermost first: user, then kernel. */

@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "report/views_int.h"
+#include "util/array.h"
 
 #define GRAPH_PREFIX_MAX 4096
 #define GRAPH_LABEL_MAX 1024
@@ -435,15 +436,8 @@ static int gnode_child(struct graph *g, uint32_t parent, const struct rframe *f,
 			return 0;
 		}
 	}
-	if (g->len == g->cap) {
-		size_t nc = g->cap * 2;
-		void *p = realloc(g->n, nc * sizeof(*g->n));
-
-		if (!p)
-			return -ENOMEM;
-		g->n = p;
-		g->cap = nc;
-	}
+	if (ARRAY_RESERVE(g->n, g->cap, g->len + 1))
+		return -ENOMEM;
 	c = g->len++;
 	g->n[c] = (struct gnode){ .name = f->name, .next = g->n[parent].child };
 	if (g->srcline) {

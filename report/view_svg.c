@@ -11,6 +11,7 @@
 #include <string.h>
 #include "report/flamegraph.h"
 #include "report/views_int.h"
+#include "util/array.h"
 
 struct svg_fold {
 	struct flame *flame;
@@ -50,13 +51,8 @@ static int svg_split(struct svg_fold *sf, const char *stack, size_t len)
 	char *p;
 	int n = 0;
 
-	if (len + 1 > sf->cap) {
-		p = realloc(sf->line, len + 1);
-		if (!p)
-			return -ENOMEM;
-		sf->line = p;
-		sf->cap = len + 1;
-	}
+	if (ARRAY_RESERVE(sf->line, sf->cap, len + 1))
+		return -ENOMEM;
 	memcpy(sf->line, stack, len);
 	sf->line[len] = '\0';
 	for (p = sf->line; p; n++) {

@@ -6,6 +6,7 @@
 #include <string.h>
 #include "format/capture.h"
 #include "src/util.h"
+#include "util/array.h"
 
 int parse_leading_u64(const char *s, uint64_t *v, char **end)
 {
@@ -61,8 +62,9 @@ int parse_size(const char *s, uint64_t min, uint64_t max, uint64_t *out)
 
 int parse_u32_list(const char *s, uint32_t min, uint32_t max, uint32_t **out, int *n)
 {
-	uint32_t *arr = NULL, *tmp;
-	int cnt = 0, err = 0;
+	uint32_t *arr = NULL;
+	size_t cnt = 0, cap = 0;
+	int err = 0;
 	char *dup, *tok, *save = NULL;
 	uint64_t v;
 
@@ -75,13 +77,9 @@ int parse_u32_list(const char *s, uint32_t min, uint32_t max, uint32_t **out, in
 		err = parse_u64(tok, min, max, &v);
 		if (err)
 			break;
-		tmp = realloc(arr, (cnt + 1) * sizeof(*arr));
-		if (!tmp) {
-			err = -ENOMEM;
+		err = ARRAY_PUSH(arr, cnt, cap, (uint32_t)v);
+		if (err)
 			break;
-		}
-		arr = tmp;
-		arr[cnt++] = v;
 	}
 	free(dup);
 	/* strtok skips empty items: "1,,2" and ",1" are refused here */
@@ -92,7 +90,7 @@ int parse_u32_list(const char *s, uint32_t min, uint32_t max, uint32_t **out, in
 		return err;
 	}
 	*out = arr;
-	*n = cnt;
+	*n = (int)cnt;
 	return 0;
 }
 

@@ -21,36 +21,15 @@ struct demangled {
 	char *val;       /* NULL: not demangleable, keep the key */
 };
 
-static size_t slot(const struct sym_demangler *d, const char *key)
+static bool key_eq(const void *ent, const void *key)
 {
-	uint64_t h = (uintptr_t)key * 0x9e3779b97f4a7c15ull;
-
-	return (h >> 20) & (d->cap - 1);
+	return ((const struct demangled *)ent)->key == key;
 }
 
-static int grow_table(struct sym_demangler *d)
+void sym_demangler__init(struct sym_demangler *d)
 {
-	struct demangled *old = d->tab;
-	size_t i, ocap = d->cap;
-
-	d->cap = ocap ? ocap * 2 : 256;
-	d->tab = calloc(d->cap, sizeof(*d->tab));
-	if (!d->tab) {
-		d->tab = old;
-		d->cap = ocap;
-		return -ENOMEM;
-	}
-	for (i = 0; i < ocap; i++) {
-		size_t j;
-
-		if (!old[i].key)
-			continue;
-		for (j = slot(d, old[i].key); d->tab[j].key; j = (j + 1) & (d->cap - 1))
-			;
-		d->tab[j] = old[i];
-	}
-	free(old);
-	return 0;
+	memset(d, 0, sizeof(*d));
+	hashtab__init(&d->tab, sizeof(struct demangled));
 }
 
 static cxa_demangle_fn demangler(struct sym_demangler *d)
@@ -65,38 +44,37 @@ static cxa_demangle_fn demangler(struct sym_demangler *d)
 
 const char *sym_demangle(struct sym_demangler *d, const char *name)
 {
+	struct demangled n = { .key = name }, *e;
 	cxa_demangle_fn fn;
-	size_t j;
 	int status = -1;
-	char *out;
+	uint64_t hash;
 
 	if (!name || strncmp(name, "_Z", 2) || !(fn = demangler(d)))
 		return name;
-	for (j = d->cap ? slot(d, name) : 0; d->cap && d->tab[j].key;
-	     j = (j + 1) & (d->cap - 1)) {
-		if (d->tab[j].key == name)
-			return d->tab[j].val ? d->tab[j].val : name;
-	}
-	if ((d->used + 1) * 2 > d->cap && grow_table(d))
+	hash = (uintptr_t)name * 0x9e3779b97f4a7c15ull; /* top half mixed */
+	e = hashtab__find(&d->tab, hash, name, key_eq);
+	if (e)
+		return e->val ? e->val : name;
+	if (hashtab__reserve(&d->tab, d->tab.nr + 1))
 		return name; /* out of memory: the mangled name is still right */
-	out = fn(name, NULL, NULL, &status);
+	n.val = fn(name, NULL, NULL, &status);
 	if (status) {
-		free(out);
-		out = NULL;
+		free(n.val);
+		n.val = NULL;
 	}
-	for (j = slot(d, name); d->tab[j].key; j = (j + 1) & (d->cap - 1))
-		;
-	d->tab[j] = (struct demangled){ .key = name, .val = out };
-	d->used++;
-	return out ? out : name;
+	hashtab__insert(&d->tab, hash, &n, NULL); /* reserved above */
+	return n.val ? n.val : name;
 }
 
 void sym_demangler__free(struct sym_demangler *d)
 {
-	for (size_t i = 0; i < d->cap; i++)
-		free(d->tab[i].val);
-	free(d->tab);
+	struct demangled *e;
+	size_t pos;
+
+	hashtab__for_each(&d->tab, pos, e)
+		free(e->val);
+	hashtab__free(&d->tab);
 	if (d->dl)
 		dlclose(d->dl);
-	memset(d, 0, sizeof(*d));
+	sym_demangler__init(d);
 }

@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "sym/sym_int.h"
+#include "util/array.h"
 
 /* Refuse absurd MiniDebugInfo: it holds only a symbol table. */
 #define MINI_MAX_SIZE (256ull << 20)
@@ -287,39 +288,16 @@ int elf_file__load_minidebuginfo(struct elf_file *f)
 
 /* ---- function symbol tables ------------------------------------------- */
 
-static int sym_table__push(struct sym_table *t, const struct sym_entry *e)
-{
-	if (t->n == t->cap) {
-		size_t cap = t->cap ? t->cap * 2 : 256;
-		struct sym_entry *v = realloc(t->v, cap * sizeof(*v));
-
-		if (!v)
-			return -ENOMEM;
-		t->v = v;
-		t->cap = cap;
-	}
-	t->v[t->n++] = *e;
-	return 0;
-}
-
 /* "foo@@GLIBC_2.34" / "foo@GLIBC_2.2.5" (symbol versions written into
  * .symtab by .symver) name the function foo. */
 static const char *unversioned(struct sym_table *t, const char *name)
 {
 	const char *at = strchr(name, '@');
-	char **v;
 
 	if (!at || at == name)
 		return name;
-	if (t->nowned == t->owned_cap) {
-		size_t cap = t->owned_cap ? t->owned_cap * 2 : 64;
-
-		v = realloc(t->owned, cap * sizeof(*v));
-		if (!v)
-			return NULL;
-		t->owned = v;
-		t->owned_cap = cap;
-	}
+	if (ARRAY_RESERVE(t->owned, t->owned_cap, t->nowned + 1))
+		return NULL;
 	t->owned[t->nowned] = strndup(name, at - name);
 	return t->owned[t->nowned] ? t->owned[t->nowned++] : NULL;
 }
@@ -386,7 +364,7 @@ static int add_symbols(struct sym_table *t, Elf *elf, Elf_Scn *scn,
 		e.size = sym.st_size;
 		e.limit = end;
 		e.rank = bind_rank(GELF_ST_BIND(sym.st_info));
-		if (sym_table__push(t, &e))
+		if (ARRAY_PUSH(t->v, t->n, t->cap, e))
 			return -ENOMEM;
 	}
 	return 0;

@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "sym/sym.h"
+#include "util/array.h"
 
 struct ksym {
 	uint64_t addr;
@@ -41,18 +42,8 @@ int ksymtab__new(struct ksymtab **out)
 
 static int arena_add(struct ksymtab *t, const char *s, size_t len, size_t *off)
 {
-	if (t->arena_len + len + 1 > t->arena_cap) {
-		size_t cap = t->arena_cap ? t->arena_cap : 1 << 16;
-		char *a;
-
-		while (cap < t->arena_len + len + 1)
-			cap *= 2;
-		a = realloc(t->arena, cap);
-		if (!a)
-			return -ENOMEM;
-		t->arena = a;
-		t->arena_cap = cap;
-	}
+	if (ARRAY_RESERVE(t->arena, t->arena_cap, t->arena_len + len + 1))
+		return -ENOMEM;
 	memcpy(t->arena + t->arena_len, s, len);
 	t->arena[t->arena_len + len] = '\0';
 	*off = t->arena_len;
@@ -76,15 +67,8 @@ static int module_id(struct ksymtab *t, const char *name, uint32_t *id)
 			return 0;
 		}
 	}
-	if (t->nmodules == t->modules_cap) {
-		size_t cap = t->modules_cap ? t->modules_cap * 2 : 16;
-
-		m = realloc(t->modules, cap * sizeof(*m));
-		if (!m)
-			return -ENOMEM;
-		t->modules = m;
-		t->modules_cap = cap;
-	}
+	if (ARRAY_RESERVE(t->modules, t->modules_cap, t->nmodules + 1))
+		return -ENOMEM;
 	m = &t->modules[t->nmodules];
 	memset(m, 0, sizeof(*m));
 	m->name = strdup(name);
@@ -121,15 +105,8 @@ int ksymtab__add(struct ksymtab *t, uint64_t addr, uint32_t size,
 	name_len = strnlen(name, name_len);
 	if (!name_len)
 		return -EINVAL;
-	if (t->n == t->cap) {
-		size_t cap = t->cap ? t->cap * 2 : 4096;
-
-		e = realloc(t->v, cap * sizeof(*e));
-		if (!e)
-			return -ENOMEM;
-		t->v = e;
-		t->cap = cap;
-	}
+	if (ARRAY_RESERVE(t->v, t->cap, t->n + 1))
+		return -ENOMEM;
 	e = &t->v[t->n];
 	e->addr = addr;
 	e->size = size;

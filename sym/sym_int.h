@@ -14,6 +14,7 @@
 #include <gelf.h>
 
 #include "sym/sym.h"
+#include "util/hashtab.h"
 
 #define SYM_BUILD_ID_MAX 64
 
@@ -110,10 +111,10 @@ struct sym_demangler {
 	void *dl;
 	void *fn;
 	bool failed;
-	struct demangled *tab;
-	size_t cap, used;
+	struct hashtab tab; /* mangled name (by address) -> demangled */
 };
 
+void sym_demangler__init(struct sym_demangler *d);
 /* Demangled form of name (kept until sym_demangler__free), or name. */
 const char *sym_demangle(struct sym_demangler *d, const char *name);
 void sym_demangler__free(struct sym_demangler *d);

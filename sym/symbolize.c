@@ -11,6 +11,7 @@
 #include <elfutils/libdwelf.h>
 
 #include "sym/sym_int.h"
+#include "util/array.h"
 
 /* Frames kept per address: deeper inline chains are cut. */
 #define SYM_MAX_FRAMES 32
@@ -36,7 +37,12 @@ struct sym_module {
 	struct sym_image *img; /* NULL: nothing usable was found */
 };
 
-/* Per-address cache slot; mod 0 = empty, else module index + 1. */
+/* Module index entry: mods[] by (path, build ID). */
+struct mod_slot {
+	uint32_t idx;
+};
+
+/* Per-address cache entry. */
 struct sym_cached {
 	uint64_t offset;
 	uint32_t mod;
@@ -51,33 +57,14 @@ struct symbolizer {
 	struct symbolizer_stats stats;
 	struct sym_module **mods;
 	size_t nmods, mods_cap;
-	uint32_t *mod_index; /* open addressing: module index + 1 */
-	size_t mod_index_cap;
+	struct hashtab mod_index; /* of struct mod_slot */
 	struct sym_image **imgs;
 	size_t nimgs, imgs_cap;
 	char *first_mismatched;
-	struct sym_cached *cache;
-	size_t cache_cap, cache_used;
+	struct hashtab cache; /* of struct sym_cached */
 	struct sym_frame *frames;
 	size_t nframes, frames_cap;
 };
-
-static int grow(void **v, size_t *cap, size_t need, size_t elem)
-{
-	size_t ncap = *cap ? *cap : 16;
-	void *nv;
-
-	if (need <= *cap)
-		return 0;
-	while (ncap < need)
-		ncap *= 2;
-	nv = realloc(*v, ncap * elem);
-	if (!nv)
-		return -ENOMEM;
-	*v = nv;
-	*cap = ncap;
-	return 0;
-}
 
 static char *path_join(const char *a, const char *b)
 {
@@ -118,6 +105,9 @@ int symbolizer__new(const struct symbolizer_opts *opts, struct symbolizer **out)
 	*out = NULL;
 	if (!s)
 		return -ENOMEM;
+	sym_demangler__init(&s->dem);
+	hashtab__init(&s->mod_index, sizeof(struct mod_slot));
+	hashtab__init(&s->cache, sizeof(struct sym_cached));
 	s->opts = opts ? *opts : defaults;
 	if (copy_paths(s, opts ? opts : &defaults)) {
 		symbolizer__free(s);
@@ -161,8 +151,8 @@ void symbolizer__free(struct symbolizer *s)
 	sym_demangler__free(&s->dem);
 	free(s->imgs);
 	free(s->mods);
-	free(s->mod_index);
-	free(s->cache);
+	hashtab__free(&s->mod_index);
+	hashtab__free(&s->cache);
 	free(s->frames);
 	free(s->first_mismatched);
 	free((char *)s->opts.symfs);
@@ -283,7 +273,7 @@ static int image_get(struct symbolizer *s, const struct sym_module *m,
 			return 0;
 		}
 	}
-	err = grow((void **)&s->imgs, &s->imgs_cap, s->nimgs + 1, sizeof(*s->imgs));
+	err = ARRAY_RESERVE(s->imgs, s->imgs_cap, s->nimgs + 1);
 	if (!err)
 		err = image_load(s, m, out);
 	if (err)
@@ -356,36 +346,33 @@ static bool module_is(const struct sym_module *m, uint64_t h, const char *path,
 	       !memcmp(m->build_id, id, size) && !strcmp(m->path, path);
 }
 
-static int mod_index_rebuild(struct symbolizer *s, size_t cap)
+/* What the module index compares an entry with. */
+struct module_key {
+	struct sym_module *const *mods;
+	uint64_t hash;
+	const char *path;
+	const uint8_t *id;
+	uint8_t size;
+};
+
+static bool module_eq(const void *ent, const void *key)
 {
-	uint32_t *idx = calloc(cap, sizeof(*idx));
+	const struct module_key *k = key;
 
-	if (!idx)
-		return -ENOMEM;
-	for (size_t i = 0; i < s->nmods; i++) {
-		size_t j = s->mods[i]->hash & (cap - 1);
-
-		while (idx[j])
-			j = (j + 1) & (cap - 1);
-		idx[j] = i + 1;
-	}
-	free(s->mod_index);
-	s->mod_index = idx;
-	s->mod_index_cap = cap;
-	return 0;
+	return module_is(k->mods[((const struct mod_slot *)ent)->idx], k->hash,
+			 k->path, k->id, k->size);
 }
 
 static int module_add(struct symbolizer *s, uint64_t h, const char *path,
 		      const uint8_t *id, uint8_t size, uint32_t *out)
 {
+	struct mod_slot slot = { .idx = s->nmods };
 	struct sym_module *m;
-	size_t j;
 	int err;
 
-	if ((s->nmods + 1) * 2 > s->mod_index_cap &&
-	    mod_index_rebuild(s, s->mod_index_cap ? s->mod_index_cap * 2 : 64))
+	if (hashtab__reserve(&s->mod_index, s->nmods + 1))
 		return -ENOMEM;
-	err = grow((void **)&s->mods, &s->mods_cap, s->nmods + 1, sizeof(*s->mods));
+	err = ARRAY_RESERVE(s->mods, s->mods_cap, s->nmods + 1);
 	m = err ? NULL : calloc(1, sizeof(*m));
 	if (!m || !(m->path = strdup(path))) {
 		free(m);
@@ -400,30 +387,26 @@ static int module_add(struct symbolizer *s, uint64_t h, const char *path,
 		free(m);
 		return err;
 	}
-	s->mods[s->nmods++] = m;
-	*out = s->nmods - 1;
-	for (j = h & (s->mod_index_cap - 1); s->mod_index[j];
-	     j = (j + 1) & (s->mod_index_cap - 1))
-		;
-	s->mod_index[j] = s->nmods;
+	s->mods[s->nmods] = m;
+	*out = s->nmods++;
+	hashtab__insert(&s->mod_index, h, &slot, NULL); /* reserved above */
 	return 0;
 }
 
 static int module_get(struct symbolizer *s, const char *path, const uint8_t *id,
 		      uint8_t size, uint32_t *out)
 {
-	uint64_t h = module_hash(path, id, size);
-	size_t j, mask = s->mod_index_cap - 1;
+	struct module_key k = {
+		.mods = s->mods, .hash = module_hash(path, id, size),
+		.path = path, .id = id, .size = size,
+	};
+	const struct mod_slot *i = hashtab__find(&s->mod_index, k.hash, &k, module_eq);
 
-	for (j = h & mask; s->mod_index_cap && s->mod_index[j]; j = (j + 1) & mask) {
-		uint32_t i = s->mod_index[j] - 1;
-
-		if (module_is(s->mods[i], h, path, id, size)) {
-			*out = i;
-			return 0;
-		}
+	if (i) {
+		*out = i->idx;
+		return 0;
 	}
-	return module_add(s, h, path, id, size, out);
+	return module_add(s, k.hash, path, id, size, out);
 }
 
 /* ---- per-address cache ------------------------------------------------- */
@@ -431,77 +414,45 @@ static int module_get(struct symbolizer *s, const char *path, const uint8_t *id,
 /* report/resolve.c caches finished frames in front of this one; its
  * comment says why both exist. */
 
-static size_t cache_slot(const struct symbolizer *s, uint32_t mod, uint64_t off)
+/* Multiplicative: the upper half, which the table uses, is well mixed. */
+static uint64_t cache_hash(uint32_t mod, uint64_t off)
 {
-	uint64_t h = (off ^ ((uint64_t)mod << 40)) * 0x9e3779b97f4a7c15ull;
+	return (off ^ ((uint64_t)mod << 40)) * 0x9e3779b97f4a7c15ull;
+}
 
-	return (h >> 17) & (s->cache_cap - 1);
+static bool cache_eq(const void *ent, const void *key)
+{
+	const struct sym_cached *c = ent, *k = key;
+
+	return c->mod == k->mod && c->offset == k->offset;
 }
 
 static struct sym_cached *cache_find(const struct symbolizer *s, uint32_t mod,
 				     uint64_t off)
 {
-	size_t j;
+	struct sym_cached k = { .offset = off, .mod = mod };
 
-	if (!s->cache_cap)
-		return NULL;
-	for (j = cache_slot(s, mod, off); s->cache[j].mod;
-	     j = (j + 1) & (s->cache_cap - 1)) {
-		if (s->cache[j].mod == mod + 1 && s->cache[j].offset == off)
-			return &s->cache[j];
-	}
-	return NULL;
-}
-
-static int cache_grow(struct symbolizer *s)
-{
-	struct sym_cached *old = s->cache;
-	size_t i, ocap = s->cache_cap, cap = ocap ? ocap * 2 : 1024;
-
-	s->cache = calloc(cap, sizeof(*s->cache));
-	if (!s->cache) {
-		s->cache = old;
-		return -ENOMEM;
-	}
-	s->cache_cap = cap;
-	for (i = 0; i < ocap; i++) {
-		size_t j;
-
-		if (!old[i].mod)
-			continue;
-		for (j = cache_slot(s, old[i].mod - 1, old[i].offset); s->cache[j].mod;
-		     j = (j + 1) & (cap - 1))
-			;
-		s->cache[j] = old[i];
-	}
-	free(old);
-	return 0;
+	return hashtab__find(&s->cache, cache_hash(mod, off), &k, cache_eq);
 }
 
 static int cache_add(struct symbolizer *s, uint32_t mod, uint64_t off,
 		     const struct sym_frame *frames, int n,
 		     struct sym_cached **out)
 {
-	size_t j;
+	struct sym_cached c = { .mod = mod, .offset = off, .first = s->nframes, .n = n };
+	void *slot;
 	int err;
 
-	if ((s->cache_used + 1) * 2 > s->cache_cap && cache_grow(s))
+	if (hashtab__reserve(&s->cache, s->cache.nr + 1))
 		return -ENOMEM;
-	err = grow((void **)&s->frames, &s->frames_cap, s->nframes + n,
-		   sizeof(*s->frames));
+	err = ARRAY_RESERVE(s->frames, s->frames_cap, s->nframes + n);
 	if (err)
 		return err;
-	for (j = cache_slot(s, mod, off); s->cache[j].mod;
-	     j = (j + 1) & (s->cache_cap - 1))
-		;
-	s->cache[j] = (struct sym_cached){
-		.offset = off, .mod = mod + 1, .first = s->nframes, .n = n,
-	};
+	hashtab__insert(&s->cache, cache_hash(mod, off), &c, &slot); /* reserved */
+	*out = slot;
 	if (n)
 		memcpy(s->frames + s->nframes, frames, n * sizeof(*frames));
 	s->nframes += n;
-	s->cache_used++;
-	*out = &s->cache[j];
 	return 0;
 }
 
