@@ -91,9 +91,11 @@ static bool valid_stack_ev(const struct stkrec_stack_ev *e, size_t size)
 	       size >= STKREC_STACK_EV_HDR_SIZE + 8u * (e->nr_ustack + e->nr_kstack);
 }
 
-static int on_stack_ev(struct recorder *r, const struct stkrec_stack_ev *e, size_t size)
+/* A record with stacks: its thread noted, its stacks interned. 1, 0 for a
+ * malformed record (counted, dropped), or the error. */
+static int take_stack_ev(struct recorder *r, const struct stkrec_stack_ev *e, size_t size,
+			 uint32_t *ustack, uint32_t *kstack)
 {
-	uint32_t ustack, kstack;
 	int err;
 
 	if (!valid_stack_ev(e, size)) {
@@ -102,8 +104,17 @@ static int on_stack_ev(struct recorder *r, const struct stkrec_stack_ev *e, size
 	}
 	err = note_thread(r, e, e->time);
 	if (!err)
-		err = stack_ids(r, e, &ustack, &kstack);
-	if (err)
+		err = stack_ids(r, e, ustack, kstack);
+	return err ? err : 1;
+}
+
+static int on_stack_ev(struct recorder *r, const struct stkrec_stack_ev *e, size_t size)
+{
+	uint32_t ustack, kstack;
+	int err;
+
+	err = take_stack_ev(r, e, size, &ustack, &kstack);
+	if (err <= 0)
 		return err;
 	if (e->type == STKREC_EV_OFFCPU) {
 		struct cap_offcpu o = {
@@ -144,14 +155,12 @@ static int on_bio_submit(struct recorder *r, const struct stkrec_stack_ev *e, si
 	uint32_t ustack, kstack;
 	int err;
 
-	if (!valid_stack_ev(e, size) || !e->duration || !r->bio_stacks) {
+	if (!r->bio_stacks || (size >= STKREC_STACK_EV_HDR_SIZE && !e->duration)) {
 		r->bad_records++;
 		return 0;
 	}
-	err = note_thread(r, e, e->time);
-	if (!err)
-		err = stack_ids(r, e, &ustack, &kstack);
-	if (err)
+	err = take_stack_ev(r, e, size, &ustack, &kstack);
+	if (err <= 0)
 		return err;
 	s = &r->bio_stacks[e->duration & r->bio_stacks_mask];
 	*s = (struct bio_stacks_slot){ e->duration, ustack, kstack, r->files };

@@ -14,7 +14,9 @@
 # BENCH_LOOPS (perf bench sched pipe -l pinned, default 200000), BENCH_ULOOPS
 # (unpinned, default 100000), BENCH_BIG_SECONDS (recording length for the
 # >= 1M-event capture, default 12), BENCH_OUT (default build/bench),
-# BENCH_PIN (default 1).
+# BENCH_PIN (default 1), BENCH_UNWIND (0 skips section 6, --call-graph
+# dwarf against fp and perf: tests/bench/unwind.sh, which names its own
+# settings and also runs alone).
 set -euo pipefail
 
 STKREC=$(realpath "${STKREC:-build/stkrec}")
@@ -325,6 +327,15 @@ for f in 25000 50000 100000 200000 400000; do
 done
 row "highest rate with no loss" "$CEIL events/s ($CEILW)"
 
+# --- 6. user stacks from .eh_frame (--call-graph dwarf): tests/bench/unwind.sh ----
+if [ "${BENCH_UNWIND:-1}" != 0 ]; then
+	STKREC=$STKREC BENCH_OUT=$OUT BENCH_TMP=$TMP BENCH_TABLE=$TABLE \
+		BENCH_UNWIND_JSON="$TMP/unwind.json" "$(dirname "$0")/unwind.sh" ||
+		die "section 6 (tests/bench/unwind.sh) failed"
+else
+	echo '{}' > "$TMP/unwind.json"
+fi
+
 jq -n \
 	--arg kernel "$(uname -r)" --arg model "$MODEL" --argjson cpus "$(nproc)" \
 	--arg layout "$LAYOUT" --argjson loops "$LOOPS" --argjson rounds "$ROUNDS" \
@@ -340,6 +351,7 @@ jq -n \
 	--argjson tpg "$TPG" --argjson rg "$RG" --argjson rpg "$RPG" --argjson offb "$OFFB" \
 	--argjson bmiss "$BMISS" --argjson bmissb "$BMISSB" \
 	--argjson ceil "$CEIL" --arg ceilw "$CEILW" --slurpfile steps "$TMP/ceil" \
+	--slurpfile unwind "$TMP/unwind.json" \
 	--argjson uloops "$ULOOPS" --argjson ua "$UA" --argjson ub "$UB" --argjson uc "$UC" \
 	--argjson ulb "$ULB" --argjson ulc "$ULC" --argjson ublost "$UBLOST" --argjson uclost "$UCLOST" \
 	--argjson uev "$UEV" --argjson ucb "$UCB" --argjson ubpe "$UBPE" --argjson upn "$UPN" \
@@ -368,6 +380,7 @@ jq -n \
 		 call_graph: {stkrec_s: $tg, perf_s: $tpg, stkrec_events_per_s: $rg,
 			      perf_events_per_s: $rpg},
 		 folded: {stkrec_s: $tf, stkrec_events_per_s: $rf}},
-	ceiling: {events_per_s_no_loss: $ceil, workload: $ceilw, steps: $steps}
+	ceiling: {events_per_s_no_loss: $ceil, workload: $ceilw, steps: $steps},
+	unwind: $unwind[0]
 }' > "$RES"
 echo "results: $RES, table: $TABLE"
