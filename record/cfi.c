@@ -31,6 +31,7 @@
 #include <unistd.h>
 
 #include "record/cfi.h"
+#include "util/array.h"
 
 #define REG_RBP 6
 #define REG_RSP 7
@@ -75,39 +76,17 @@ struct cfi_sect {
 
 static const struct stkrec_cfi_row NONE_RULE = { .kind = STKREC_CFA_NONE };
 
-static int grow(void **v, size_t *cap, size_t nr, size_t size)
-{
-	size_t ncap;
-	void *p;
-
-	if (nr < *cap)
-		return 0;
-	ncap = *cap ? *cap * 2 : 256;
-	p = realloc(*v, ncap * size);
-	if (!p)
-		return -ENOMEM;
-	*v = p;
-	*cap = ncap;
-	return 0;
-}
-
 static int ranges__add(struct ranges *r, uint64_t lo, uint64_t hi)
 {
-	if (grow((void **)&r->v, &r->cap, r->nr, sizeof(*r->v)))
-		return -ENOMEM;
-	r->v[r->nr++] = (struct range){ lo, hi };
-	return 0;
+	return ARRAY_PUSH(r->v, r->nr, r->cap, ((struct range){ lo, hi }));
 }
 
 static int segs__add(struct segs *s, uint64_t start, uint64_t end, struct stkrec_cfi_row rule)
 {
 	if (start >= end)
 		return 0;
-	if (grow((void **)&s->v, &s->cap, s->nr, sizeof(*s->v)))
-		return -ENOMEM;
 	rule.pc = 0;
-	s->v[s->nr++] = (struct seg){ start, end, rule };
-	return 0;
+	return ARRAY_PUSH(s->v, s->nr, s->cap, ((struct seg){ start, end, rule }));
 }
 
 /* --- listing the FDEs ------------------------------------------------------ */

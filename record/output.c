@@ -273,7 +273,7 @@ static int write_stats(struct recorder *r, uint64_t now)
 		[CAP_STAT_EVENTS_BIO] = r->events[CAP_KIND_BIO] - r->events_base[CAP_KIND_BIO],
 		[CAP_STAT_STACKS] = intern__nr_stacks(r->in),
 		[CAP_STAT_STRINGS] = intern__nr_strings(r->in),
-		[CAP_STAT_THREADS] = r->threads.nr,
+		[CAP_STAT_THREADS] = r->threads.tab.nr,
 		[CAP_STAT_RINGBUF_SIZE] = r->opts.ringbuf_size,
 		[CAP_STAT_BAD_RINGBUF_RECORDS] = r->bad_records,
 		[CAP_STAT_MAPS_UNREADABLE] = r->maps_missed,

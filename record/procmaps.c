@@ -26,7 +26,9 @@
 #include <unistd.h>
 
 #include "record/buildid.h"
+#include "record/fileid.h"
 #include "record/procmaps.h"
+#include "util/hashtab.h"
 
 #define PF_KTHREAD 0x00200000u
 #define BID_CACHE_MAX 16384u
@@ -35,197 +37,83 @@
 
 /* Per-process state: all a process costs while it lives. */
 struct pid_ent {
-	uint32_t pid;       /* 0 = empty slot (pid 0 has no maps) */
+	uint32_t pid;       /* never 0: pid 0 has no maps */
 	uint32_t known;     /* its maps are written (since its last exec) */
 	uint64_t exec_time; /* its last exec seen by the side band, or 0 */
 };
 
-struct pid_tab {
-	struct pid_ent *v;
-	size_t cap, nr, nr_known;
-};
-
-struct bid_key {
-	uint64_t dev, ino, size, mtime_ns;
-};
-
 struct bid_entry {
-	struct bid_key key;
-	uint8_t used;
+	struct file_id key; /* first: file_id__eq() compares it */
 	uint8_t size;
 	uint8_t id[BUILDID_MAX];
-};
-
-struct bid_cache {
-	struct bid_entry *v;
-	size_t cap, nr;
 };
 
 struct procmaps {
 	struct cap_writer *w;
 	struct intern *in;
-	struct pid_tab pids;
-	struct bid_cache cache;
+	struct hashtab pids;  /* of struct pid_ent */
+	size_t nr_known;      /* pids whose maps are written */
+	struct hashtab cache; /* of struct bid_entry: build IDs */
 	char *line;
 	size_t line_cap;
 	uint64_t bid_reads; /* build IDs read from files (cache misses) */
 	struct procmaps_sink sink;
 };
 
-/* ---- pid table: linear probing, backward-shift deletion (no tombstones) */
+/* ---- pid table ---------------------------------------------------------- */
 
-static size_t pid_slot(uint32_t pid, size_t cap)
+/* In the upper half, where the table takes its tag and slot from: dense
+ * pids then land on distinct slots, as tids do in record/threads.c. */
+static inline uint64_t pid_hash(uint32_t pid)
 {
-	return (size_t)((pid * 2654435761u) & (cap - 1));
+	return (uint64_t)(uint32_t)(pid * 2654435761u) << 32;
 }
 
-static struct pid_ent *pidtab_find(const struct pid_tab *t, uint32_t pid)
+static bool pid_eq(const void *ent, const void *key)
 {
-	size_t i;
-
-	if (!t->cap || !pid)
-		return NULL;
-	for (i = pid_slot(pid, t->cap); t->v[i].pid; i = (i + 1) & (t->cap - 1))
-		if (t->v[i].pid == pid)
-			return &t->v[i];
-	return NULL;
+	return ((const struct pid_ent *)ent)->pid == *(const uint32_t *)key;
 }
 
-static int pidtab_grow(struct pid_tab *t)
+static struct pid_ent *pid_find(const struct procmaps *pm, uint32_t pid)
 {
-	size_t cap = t->cap ? t->cap * 2 : 256, i, j;
-	struct pid_ent *v = calloc(cap, sizeof(*v));
-
-	if (!v)
-		return -ENOMEM;
-	for (i = 0; i < t->cap; i++) {
-		if (!t->v[i].pid)
-			continue;
-		for (j = pid_slot(t->v[i].pid, cap); v[j].pid; j = (j + 1) & (cap - 1))
-			;
-		v[j] = t->v[i];
-	}
-	free(t->v);
-	t->v = v;
-	t->cap = cap;
-	return 0;
+	return pid ? hashtab__find(&pm->pids, pid_hash(pid), &pid, pid_eq) : NULL;
 }
 
-/* The entry of pid, added (zeroed) when new; NULL without memory. */
-static struct pid_ent *pidtab_get(struct pid_tab *t, uint32_t pid)
+/* The entry of pid, added (zeroed) when new; NULL for pid 0 or without
+ * memory. */
+static struct pid_ent *pid_get(struct procmaps *pm, uint32_t pid)
 {
-	struct pid_ent *e = pidtab_find(t, pid);
-	size_t i;
+	struct pid_ent *e = pid_find(pm, pid), n = { .pid = pid };
+	void *slot;
 
 	if (e || !pid)
 		return e;
-	if ((t->nr + 1) * 4 > t->cap * 3 && pidtab_grow(t))
-		return NULL;
-	for (i = pid_slot(pid, t->cap); t->v[i].pid; i = (i + 1) & (t->cap - 1))
-		;
-	t->v[i].pid = pid;
-	t->nr++;
-	return &t->v[i];
+	return hashtab__insert(&pm->pids, pid_hash(pid), &n, &slot) ? NULL : slot;
 }
 
-static void pidtab_del(struct pid_tab *t, uint32_t pid)
+static void pid_del(struct procmaps *pm, uint32_t pid)
 {
-	struct pid_ent *e = pidtab_find(t, pid);
-	size_t mask = t->cap - 1, i, j, home;
+	struct pid_ent *e = pid_find(pm, pid);
 
 	if (!e)
 		return;
-	t->nr_known -= e->known;
-	/* shift later members of the probe run back into the hole */
-	i = (size_t)(e - t->v);
-	for (j = (i + 1) & mask; t->v[j].pid; j = (j + 1) & mask) {
-		home = pid_slot(t->v[j].pid, t->cap);
-		if (((j - home) & mask) >= ((j - i) & mask)) {
-			t->v[i] = t->v[j];
-			i = j;
-		}
-	}
-	memset(&t->v[i], 0, sizeof(t->v[i]));
-	t->nr--;
+	pm->nr_known -= e->known;
+	hashtab__delete(&pm->pids, e);
 }
 
 /* ---- build-ID cache ----------------------------------------------------- */
 
-static size_t bid_hash(const struct bid_key *k, size_t cap)
-{
-	uint64_t h = k->dev * 0x9e3779b97f4a7c15ull;
-
-	h ^= k->ino + 0x632be59bd9b4e019ull + (h << 6) + (h >> 2);
-	h ^= k->size + (h << 6) + (h >> 2);
-	h ^= k->mtime_ns + (h << 6) + (h >> 2);
-	return (size_t)(h & (cap - 1));
-}
-
-static struct bid_entry *bid_find(struct bid_cache *c, const struct bid_key *k)
-{
-	size_t i;
-
-	if (!c->cap)
-		return NULL;
-	for (i = bid_hash(k, c->cap); c->v[i].used; i = (i + 1) & (c->cap - 1))
-		if (memcmp(&c->v[i].key, k, sizeof(*k)) == 0)
-			return &c->v[i];
-	return NULL;
-}
-
-/* Make room for one more entry: grow, or forget everything at the cap. */
-static int bid_reserve(struct bid_cache *c)
-{
-	struct bid_entry *old = c->v, *v;
-	size_t ocap = c->cap, cap, i, j;
-
-	if ((c->nr + 1) * 4 <= c->cap * 3)
-		return 0;
-	if (c->nr >= BID_CACHE_MAX) {
-		memset(c->v, 0, c->cap * sizeof(*c->v));
-		c->nr = 0;
-		return 0;
-	}
-	cap = ocap ? ocap * 2 : 256;
-	v = calloc(cap, sizeof(*v));
-	if (!v)
-		return -ENOMEM;
-	for (i = 0; i < ocap; i++) {
-		if (!old[i].used)
-			continue;
-		for (j = bid_hash(&old[i].key, cap); v[j].used; j = (j + 1) & (cap - 1))
-			;
-		v[j] = old[i];
-	}
-	free(old);
-	c->v = v;
-	c->cap = cap;
-	return 0;
-}
-
-static void bid_insert(struct bid_cache *c, const struct bid_key *k,
+/* At BID_CACHE_MAX entries the cache forgets everything: memory stays
+ * bounded, and a miss costs only one more read of the file. */
+static void bid_insert(struct hashtab *c, const struct file_id *k,
 		       const uint8_t *id, uint8_t size)
 {
-	size_t i;
+	struct bid_entry e = { .key = *k, .size = size };
 
-	if (bid_reserve(c))
-		return; /* no memory: simply not cached */
-	for (i = bid_hash(k, c->cap); c->v[i].used; i = (i + 1) & (c->cap - 1))
-		;
-	c->v[i].key = *k;
-	c->v[i].used = 1;
-	c->v[i].size = size;
-	memcpy(c->v[i].id, id, BUILDID_MAX);
-	c->nr++;
-}
-
-static void stat_key(const struct stat *st, struct bid_key *k)
-{
-	k->dev = st->st_dev;
-	k->ino = st->st_ino;
-	k->size = (uint64_t)st->st_size;
-	k->mtime_ns = (uint64_t)st->st_mtim.tv_sec * 1000000000ull +
-		      (uint64_t)st->st_mtim.tv_nsec;
+	memcpy(e.id, id, BUILDID_MAX);
+	if (c->nr >= BID_CACHE_MAX)
+		hashtab__clear(c);
+	hashtab__insert(c, file_id__hash(k), &e, NULL); /* no memory: not cached */
 }
 
 /* Build ID of the file at path through the cache; 0, or -errno when the
@@ -234,7 +122,7 @@ static int cached_buildid(struct procmaps *pm, const char *path, uint8_t *id,
 			  uint8_t *size)
 {
 	struct bid_entry *e;
-	struct bid_key k;
+	struct file_id k;
 	struct stat st;
 	int fd, err;
 
@@ -242,8 +130,8 @@ static int cached_buildid(struct procmaps *pm, const char *path, uint8_t *id,
 		return -errno;
 	if (!S_ISREG(st.st_mode))
 		return -ENOEXEC; /* no ELF file, no build ID */
-	stat_key(&st, &k);
-	e = bid_find(&pm->cache, &k);
+	file_id__from_stat(&k, &st);
+	e = hashtab__find(&pm->cache, file_id__hash(&k), &k, file_id__eq);
 	if (e) {
 		memcpy(id, e->id, BUILDID_MAX);
 		*size = e->size;
@@ -257,7 +145,7 @@ static int cached_buildid(struct procmaps *pm, const char *path, uint8_t *id,
 		close(fd);
 		return err;
 	}
-	stat_key(&st, &k);
+	file_id__from_stat(&k, &st);
 	err = buildid__read_fd(fd, id, size);
 	close(fd);
 	pm->bid_reads++;
@@ -514,10 +402,10 @@ static int scan_process(struct procmaps *pm, uint32_t pid, uint64_t now, bool th
 		return -ESRCH;
 	if (err)
 		return err;
-	e = pidtab_get(&pm->pids, pid);
+	e = pid_get(pm, pid);
 	if (!e)
 		return -ENOMEM;
-	pm->pids.nr_known += !e->known;
+	pm->nr_known += !e->known;
 	e->known = 1;
 	return 0;
 }
@@ -534,6 +422,8 @@ int procmaps__new(struct cap_writer *w, struct intern *in, struct procmaps **out
 		return -ENOMEM;
 	pm->w = w;
 	pm->in = in;
+	hashtab__init(&pm->pids, sizeof(struct pid_ent));
+	hashtab__init(&pm->cache, sizeof(struct bid_entry));
 	*out = pm;
 	return 0;
 }
@@ -542,8 +432,8 @@ void procmaps__free(struct procmaps *pm)
 {
 	if (!pm)
 		return;
-	free(pm->pids.v);
-	free(pm->cache.v);
+	hashtab__free(&pm->pids);
+	hashtab__free(&pm->cache);
 	free(pm->line);
 	free(pm);
 }
@@ -581,7 +471,7 @@ int procmaps__scan_all(struct procmaps *pm, uint64_t now)
  */
 int procmaps__ensure(struct procmaps *pm, uint32_t pid, uint64_t now)
 {
-	const struct pid_ent *e = pidtab_find(&pm->pids, pid);
+	const struct pid_ent *e = pid_find(pm, pid);
 
 	if (!pid || (e && e->known))
 		return 0;
@@ -608,13 +498,13 @@ int procmaps__add(struct procmaps *pm, const struct cap_mapping *m, const char *
 
 void procmaps__exec(struct procmaps *pm, uint32_t pid, uint64_t now)
 {
-	struct pid_ent *e = pidtab_get(&pm->pids, pid);
+	struct pid_ent *e = pid_get(pm, pid);
 
 	/* the next event from pid reads its new maps if the side band has not
 	 * delivered them already (a duplicate MAPPING is harmless) */
 	if (!e)
 		return; /* no memory: the next event rereads the maps all the same */
-	pm->pids.nr_known -= e->known;
+	pm->nr_known -= e->known;
 	e->known = 0;
 	if (now > e->exec_time)
 		e->exec_time = now;
@@ -624,7 +514,7 @@ void procmaps__exec(struct procmaps *pm, uint32_t pid, uint64_t now)
 
 void procmaps__forget(struct procmaps *pm, uint32_t pid)
 {
-	pidtab_del(&pm->pids, pid);
+	pid_del(pm, pid);
 	if (pm->sink.gone)
 		pm->sink.gone(pm->sink.ctx, pid);
 }
@@ -641,14 +531,14 @@ void procmaps__set_sink(struct procmaps *pm, const struct procmaps_sink *sink)
 
 bool procmaps__known(const struct procmaps *pm, uint32_t pid)
 {
-	const struct pid_ent *e = pidtab_find(&pm->pids, pid);
+	const struct pid_ent *e = pid_find(pm, pid);
 
 	return e && e->known;
 }
 
 size_t procmaps__nr_known(const struct procmaps *pm)
 {
-	return pm->pids.nr_known;
+	return pm->nr_known;
 }
 
 uint64_t procmaps__buildid_reads(const struct procmaps *pm)

@@ -25,6 +25,7 @@
 #include "stkrec.skel.h"
 #include "record/kfeatures.h"
 #include "record/recorder_int.h"
+#include "util/array.h"
 
 _Static_assert((int)STKREC_KIND_OFFCPU == CAP_KIND_OFFCPU && (int)STKREC_KIND_CPU == CAP_KIND_CPU &&
 	       (int)STKREC_KIND_BIO == CAP_KIND_BIO, "kind values match format");
@@ -56,7 +57,8 @@ void record_opts__init(struct record_opts *o)
 static int online_cpus(int **out, int *n)
 {
 	char buf[4096], *p = buf, *end;
-	int *cpus = NULL, *tmp, cnt = 0;
+	int *cpus = NULL, cnt = 0;
+	size_t cap = 0;
 	long a, b;
 	ssize_t len;
 	int fd;
@@ -77,10 +79,8 @@ static int online_cpus(int **out, int *n)
 			b = strtol(end + 1, &end, 10);
 		if (b < a || b > 65535)
 			goto bad;
-		tmp = realloc(cpus, (cnt + b - a + 1) * sizeof(*cpus));
-		if (!tmp)
+		if (ARRAY_RESERVE(cpus, cap, (size_t)(cnt + b - a + 1)))
 			goto bad;
-		cpus = tmp;
 		while (a <= b)
 			cpus[cnt++] = a++;
 		p = *end == ',' ? end + 1 : end;
@@ -195,17 +195,12 @@ static int fill_filters(struct recorder *r)
 
 static int add_link(struct recorder *r, struct bpf_link *l)
 {
-	struct bpf_link **tmp;
-
 	if (!l)
 		return -errno;
-	tmp = realloc(r->links, (r->nr_links + 1) * sizeof(*tmp));
-	if (!tmp) {
+	if (ARRAY_PUSH(r->links, r->nr_links, r->links_cap, l)) {
 		bpf_link__destroy(l);
 		return -ENOMEM;
 	}
-	r->links = tmp;
-	r->links[r->nr_links++] = l;
 	return 0;
 }
 

@@ -47,6 +47,7 @@ struct recorder {
 	struct unwind *uw;       /* --call-graph dwarf, else NULL */
 	struct bpf_link **links;
 	int nr_links;
+	size_t links_cap;
 	int *perf_fds;
 	int nr_perf_fds;
 	int *cpus;       /* online CPUs */

@@ -26,7 +26,6 @@ static bool tid_eq(const void *ent, const void *key)
 int threads__init(struct thread_table *t)
 {
 	hashtab__init(&t->tab, sizeof(struct thread_slot));
-	t->nr = 0;
 	return hashtab__reserve(&t->tab, THREADS_MIN);
 }
 
@@ -43,8 +42,7 @@ static void thread_add(struct thread_table *t, uint64_t hash, uint32_t tid,
 	struct thread_slot n = { .tid = tid, .pid = pid };
 
 	memcpy(n.comm, comm, STKREC_COMM_LEN); /* comm is always 16 bytes */
-	if (!hashtab__insert(&t->tab, hash, &n, NULL))
-		t->nr++;
+	hashtab__insert(&t->tab, hash, &n, NULL);
 }
 
 bool threads__changed(struct thread_table *t, uint32_t tid, uint32_t pid, const char *comm)

@@ -15,9 +15,10 @@ struct thread_slot {
 	char comm[STKREC_COMM_LEN];
 };
 
+/* Threads seen, as the THREADS STAT counts them: tab.nr (none is ever
+ * removed). */
 struct thread_table {
 	struct hashtab tab; /* of struct thread_slot */
-	uint32_t nr;        /* threads seen: tab.nr, as the THREADS STAT counts */
 };
 
 int threads__init(struct thread_table *t);

@@ -2,11 +2,11 @@
 /*
  * Tables for the in-kernel DWARF unwinder (record/unwind.h).
  *
- * Files are known by (device, inode, size, mtime), so a library mapped by a
- * thousand processes is read once and its rows shared. Rows are append
- * only: a file's rows stay valid as long as the recording, which bounds
- * them by the size of cfi_rows; a file that does not fit is counted and its
- * frames are followed with frame pointers.
+ * Files are known by (device, inode, size, mtime) (record/fileid.h), so a
+ * library mapped by a thousand processes is read once and its rows shared.
+ * Rows are append only: a file's rows stay valid as long as the recording,
+ * which bounds them by the size of cfi_rows; a file that does not fit is
+ * counted and its frames are followed with frame pointers.
  *
  * A process's entry in `umaps` is rewritten whole at each change (the
  * kernel swaps hash values atomically, so the unwinder never sees half of
@@ -27,7 +27,9 @@
 
 #include "bpf/stkrec.h"
 #include "record/cfi.h"
+#include "record/fileid.h"
 #include "record/unwind.h"
+#include "util/hashtab.h"
 
 #define MAX_SEGS 8
 
@@ -37,7 +39,7 @@ struct seg {
 };
 
 struct ufile {
-	uint64_t dev, ino, size, mtime_ns;
+	struct file_id key;     /* first: file_id__eq() compares it */
 	uint32_t first, nr;     /* rows; nr 0: none (frame pointers) */
 	struct seg segs[MAX_SEGS];
 	int nr_segs;
@@ -47,8 +49,7 @@ struct unwind {
 	int rows_fd, umaps_fd, ufiles_fd, tgids_fd;
 	struct stkrec_cfi_row *rows;
 	size_t rows_len;
-	struct ufile *files;
-	size_t nr_files, cap_files;
+	struct hashtab files; /* of struct ufile */
 	struct stkrec_umaps scratch;
 	struct unwind_stats st;
 };
@@ -84,6 +85,7 @@ int unwind__new(const struct unwind_maps *maps, struct unwind **out)
 		return err;
 	}
 	u->st.rows_max = maps->rows_max;
+	hashtab__init(&u->files, sizeof(struct ufile));
 	elf_version(EV_CURRENT);
 	*out = u;
 	return 0;
@@ -94,7 +96,7 @@ void unwind__free(struct unwind *u)
 	if (!u)
 		return;
 	munmap(u->rows, u->rows_len);
-	free(u->files);
+	hashtab__free(&u->files);
 	free(u);
 }
 
@@ -145,8 +147,8 @@ out:
 static void publish_file(struct unwind *u, const struct ufile *f)
 {
 	struct stkrec_ufile_key k = {
-		.dev = ((uint64_t)major(f->dev) << 20) | minor(f->dev),
-		.ino = f->ino,
+		.dev = ((uint64_t)major(f->key.dev) << 20) | minor(f->key.dev),
+		.ino = f->key.ino,
 	};
 	struct stkrec_ufile v = { .first = f->first, .nr_rows = f->nr };
 	int i;
@@ -187,37 +189,30 @@ static void load_rows(struct unwind *u, int fd, struct ufile *f)
 	publish_file(u, f);
 }
 
+/*
+ * The file open at fd, its rows loaded on first sight. The entry is valid
+ * until the next file_get() (the next insertion): callers use it at once.
+ * Added before its rows are loaded, so that rows never go to cfi_rows for
+ * a file the table could not keep.
+ */
 static struct ufile *file_get(struct unwind *u, int fd)
 {
+	struct file_id k;
 	struct ufile *f;
 	struct stat st;
-	size_t i;
+	void *slot;
+	int ret;
 
 	if (fstat(fd, &st))
 		return NULL;
-	for (i = 0; i < u->nr_files; i++) {
-		f = &u->files[i];
-		if (f->dev == st.st_dev && f->ino == st.st_ino &&
-		    f->size == (uint64_t)st.st_size &&
-		    f->mtime_ns == (uint64_t)st.st_mtim.tv_sec * 1000000000ull +
-				   (uint64_t)st.st_mtim.tv_nsec)
-			return f;
-	}
-	if (u->nr_files == u->cap_files) {
-		size_t cap = u->cap_files ? u->cap_files * 2 : 64;
-		struct ufile *v = realloc(u->files, cap * sizeof(*v));
-
-		if (!v)
-			return NULL;
-		u->files = v;
-		u->cap_files = cap;
-	}
-	f = &u->files[u->nr_files++];
-	memset(f, 0, sizeof(*f));
-	f->dev = st.st_dev;
-	f->ino = st.st_ino;
-	f->size = st.st_size;
-	f->mtime_ns = (uint64_t)st.st_mtim.tv_sec * 1000000000ull + (uint64_t)st.st_mtim.tv_nsec;
+	file_id__from_stat(&k, &st);
+	ret = hashtab__upsert(&u->files, file_id__hash(&k), &k, file_id__eq, &slot);
+	if (ret < 0)
+		return NULL;
+	f = slot;
+	if (!ret)
+		return f;
+	f->key = k;
 	if (read_segs(fd, f) == 0 && f->nr_segs)
 		load_rows(u, fd, f);
 	else

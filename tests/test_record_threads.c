@@ -36,7 +36,7 @@ Test(record_threads, new_same_renamed)
 	cr_assert(threads__changed(&t, 100, 100, comm("make")));
 	cr_assert_not(threads__changed(&t, 100, 100, comm("make")));
 	cr_assert(threads__changed(&t, 101, 100, comm("make")));
-	cr_assert_eq(t.nr, 2);
+	cr_assert_eq(t.tab.nr, 2);
 }
 
 Test(record_threads, pid_change_is_a_change)
@@ -65,7 +65,7 @@ Test(record_threads, growth_keeps_every_entry)
 		snprintf(name, sizeof(name), "t%u", tid);
 		cr_assert(threads__changed(&t, tid * 3, tid, comm(name)));
 	}
-	cr_assert_eq(t.nr, 50000);
+	cr_assert_eq(t.tab.nr, 50000);
 	cr_assert_geq(t.tab.cap, 100000u); /* at most half full */
 	for (tid = 1; tid <= 50000; tid++) {
 		snprintf(name, sizeof(name), "t%u", tid);
