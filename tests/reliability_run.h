@@ -8,6 +8,7 @@
 #define STKREC_TESTS_RELIABILITY_RUN_H
 
 #include <criterion/criterion.h>
+#include <dirent.h>
 #include <fcntl.h>
 #include <limits.h>
 #include <signal.h>
@@ -28,6 +29,7 @@ struct rl_run {
 	long maxrss_kb;      /* peak RSS of the child */
 	char out[8192];      /* head of stdout */
 	char err[4096];      /* head of stderr */
+	char hang[4096];     /* timed out: where each thread was (state, kernel stack) */
 };
 
 static inline const char *rl_env(const char *name, const char *def)
@@ -73,6 +75,47 @@ static inline void rl_slurp_fd(int fd, char *buf, size_t len)
 }
 
 /* Wait for pid at most `timeout` seconds, then SIGKILL it. */
+/* Append a small /proc file to buf (for a hang's post-mortem). */
+static inline void rl_cat_proc(const char *path, char *buf, size_t len)
+{
+	size_t off = strlen(buf);
+	ssize_t n;
+	int fd;
+
+	if (off + 1 >= len)
+		return;
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return;
+	n = read(fd, buf + off, len - off - 1);
+	buf[off + (n > 0 ? n : 0)] = 0;
+	close(fd);
+}
+
+/* Where each thread of a child that overran its time bound was: its
+ * stat line (state, CPU time) and kernel stack, so that a hang seen once
+ * in a CI log says where it was. */
+static inline void rl_hang_report(pid_t pid, struct rl_run *r)
+{
+	char path[300];
+	struct dirent *de;
+	DIR *d;
+
+	r->hang[0] = 0;
+	snprintf(path, sizeof(path), "/proc/%d/task", pid);
+	d = opendir(path);
+	while (d && (de = readdir(d))) {
+		if (de->d_name[0] == '.')
+			continue;
+		snprintf(path, sizeof(path), "/proc/%d/task/%s/stat", pid, de->d_name);
+		rl_cat_proc(path, r->hang, sizeof(r->hang));
+		snprintf(path, sizeof(path), "/proc/%d/task/%s/stack", pid, de->d_name);
+		rl_cat_proc(path, r->hang, sizeof(r->hang));
+	}
+	if (d)
+		closedir(d);
+}
+
 static inline int rl_wait(pid_t pid, double timeout, struct rl_run *r)
 {
 	double end = rl_now() + timeout;
@@ -87,6 +130,7 @@ static inline int rl_wait(pid_t pid, double timeout, struct rl_run *r)
 			return -1;
 		if (rl_now() > end && !r->timed_out) {
 			r->timed_out = true;
+			rl_hang_report(pid, r);
 			kill(pid, SIGKILL);
 		}
 		usleep(2000);

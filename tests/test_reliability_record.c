@@ -867,7 +867,8 @@ Test(reliability_record, switch_output_files_stand_alone, .init = setup, .fini =
 	rl_slurp_fd(fe, r.err, sizeof(r.err));
 	close(fo);
 	close(fe);
-	cr_assert_eq(rl_code(&r), 0, "%s", r.err);
+	cr_assert_eq(rl_code(&r), 0, "%s%s%s", r.err, r.timed_out ? "hung; its threads:\n" : "",
+		     r.timed_out ? r.hang : "");
 	cr_assert_eq(access(cap, F_OK), -1, "the base name itself is not written");
 	n = rotated_files(cap, names, 16);
 	cr_assert_geq(n, 3, "%d files: %s", n, r.err);
@@ -909,7 +910,8 @@ Test(reliability_record, switch_output_by_size, .init = setup, .fini = teardown,
 	rl_slurp_fd(fe, r.err, sizeof(r.err));
 	close(fo);
 	close(fe);
-	cr_assert_eq(rl_code(&r), 0, "%s", r.err);
+	cr_assert_eq(rl_code(&r), 0, "%s%s%s", r.err, r.timed_out ? "hung; its threads:\n" : "",
+		     r.timed_out ? r.hang : "");
 	n = rotated_files(cap, names, 64);
 	cr_assert_geq(n, 2, "%d files: %s", n, r.err);
 	for (i = 0; i < n; i++) {
