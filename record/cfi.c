@@ -7,7 +7,7 @@
  * then interprets each FDE one row at a time (dwarf_cfi_addrframe() at
  * each row's start), and each row is mapped to a stkrec rule or to NONE.
  * Ranges are kept as segments [start, end) until the end, where they are
- * sorted, overlaps dropped, gaps filled with NONE and equal rules merged.
+ * sorted, overlaps dropped, gaps filled with GAP and equal rules merged.
  *
  * Mapped: CFA rsp/rbp + offset with the return address at CFA - 8 and rbp
  * unchanged or saved at CFA + 8n; the return address undefined (END);
@@ -75,6 +75,8 @@ struct cfi_sect {
 };
 
 static const struct stkrec_cfi_row NONE_RULE = { .kind = STKREC_CFA_NONE };
+/* No FDE covers it: the BPF unwinder follows the frame pointer there. */
+static const struct stkrec_cfi_row GAP_RULE = { .kind = STKREC_CFA_GAP };
 
 static int ranges__add(struct ranges *r, uint64_t lo, uint64_t hi)
 {
@@ -652,7 +654,7 @@ static int push_row(struct stkrec_cfi_row *rows, size_t *nr, uint64_t pc,
 }
 
 /* Sorted segments into rows: overlaps cut (the first one wins), gaps and
- * the end as NONE, equal neighbours merged. */
+ * the end as GAP, equal neighbours merged. */
 static int make_rows(struct segs *s, struct stkrec_cfi_row **rows, size_t *nr)
 {
 	struct stkrec_cfi_row *v;
@@ -671,13 +673,13 @@ static int make_rows(struct segs *s, struct stkrec_cfi_row **rows, size_t *nr)
 		if (start >= s->v[i].end)
 			continue;
 		if (n && start > prev)
-			err = push_row(v, &n, prev, NONE_RULE);
+			err = push_row(v, &n, prev, GAP_RULE);
 		if (!err)
 			err = push_row(v, &n, start, s->v[i].rule);
 		prev = s->v[i].end;
 	}
 	if (!err)
-		err = push_row(v, &n, prev, NONE_RULE);
+		err = push_row(v, &n, prev, GAP_RULE);
 	if (err) {
 		free(v);
 		return err;

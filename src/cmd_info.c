@@ -221,7 +221,7 @@ static void print_unwind_text(const struct info *in)
 	printf("call graph:   dwarf (user stacks unwound in the kernel from .eh_frame)\n");
 	printf("unwinding:    truncated offcpu %" PRIu64 ", cpu %" PRIu64 ", bio %" PRIu64
 	       "; frame pointers before tables: offcpu %" PRIu64 ", cpu %" PRIu64 ", bio %"
-	       PRIu64 "; for some frames (JIT, anonymous or not yet mapped code): offcpu %"
+	       PRIu64 "; for some frames (JIT, anonymous, CFI-less or not yet mapped code): offcpu %"
 	       PRIu64 ", cpu %" PRIu64 ", bio %" PRIu64 "\n",
 	       s[CAP_STAT_UNWIND_TRUNC_OFFCPU], s[CAP_STAT_UNWIND_TRUNC_CPU],
 	       s[CAP_STAT_UNWIND_TRUNC_BIO], s[CAP_STAT_UNWIND_NO_TABLES_OFFCPU],

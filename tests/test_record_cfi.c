@@ -315,13 +315,13 @@ static void compare_readelf(const char *path, const struct stkrec_cfi_row *rows,
 	c->eh = NULL;
 }
 
-/* Rows sorted, strictly increasing, no equal neighbours, ending in NONE. */
+/* Rows sorted, strictly increasing, no equal neighbours, ending in GAP. */
 static void well_formed(const struct stkrec_cfi_row *r, size_t nr)
 {
 	size_t i;
 
 	for (i = 0; i < nr; i++) {
-		cr_assert_leq(r[i].kind, STKREC_CFA_END);
+		cr_assert_leq(r[i].kind, STKREC_CFA_GAP);
 		if (r[i].kind != STKREC_CFA_SP && r[i].kind != STKREC_CFA_FP)
 			cr_assert_eq(r[i].cfa_off, 0, "row %zu", i);
 		if (!i)
@@ -330,7 +330,7 @@ static void well_formed(const struct stkrec_cfi_row *r, size_t nr)
 		cr_assert(r[i].kind != r[i - 1].kind || r[i].cfa_off != r[i - 1].cfa_off ||
 			  r[i].fp_off != r[i - 1].fp_off, "rows %zu and %zu are equal", i - 1, i);
 	}
-	cr_assert_eq(r[nr - 1].kind, STKREC_CFA_NONE);
+	cr_assert_eq(r[nr - 1].kind, STKREC_CFA_GAP);
 }
 
 static void same_as_readelf(const char *path, size_t min_rows, struct cmp *out)
@@ -815,7 +815,7 @@ Test(record_cfi, eh_frame_wins_inside_a_debug_frame_fde)
 		cr_assert_eq(r->kind, STKREC_CFA_SP, "%#" PRIx64, a);
 		cr_assert_eq(r->cfa_off, a >= f && a < f + 4 ? eh[a - f] : 48, "%#" PRIx64, a);
 	}
-	cr_assert_eq(kind_at(rows, nr, f + 16), STKREC_CFA_NONE);
+	cr_assert_eq(kind_at(rows, nr, f + 16), STKREC_CFA_GAP);
 	free(rows);
 	same_as_readelf(bin, 5, NULL);
 }
