@@ -23,7 +23,7 @@
 #endif
 
 #define CAP_VERSION_MAJOR 1
-#define CAP_VERSION_MINOR 1
+#define CAP_VERSION_MINOR 2
 
 /* Errors of the format library (FORMAT.md §8). -errno values pass through. */
 enum cap_err {
@@ -168,7 +168,13 @@ struct cap_kernel {
 	uint8_t reserved[3];
 	uint8_t build_id[20];
 	uint64_t stext; /* address of _stext, for KASLR-independent offsets */
+	/* 1.2: the scheduler's and the spinlocks' own code (.sched.text,
+	 * .spinlock.text), which a wait's site skips, as the kernel's wchan
+	 * does; 0 when unknown (and in 32-byte records of older writers) */
+	uint64_t sched_text_start, sched_text_end;
+	uint64_t lock_text_start, lock_text_end;
 };
+#define CAP_KERNEL_SIZE_1_1 32u
 
 /* §4.8 KMOD: a loaded module. */
 struct cap_kmod {
@@ -207,7 +213,15 @@ struct cap_offcpu {
 	uint32_t state;    /* task state at switch-out (TASK_* bits) */
 	uint32_t ustack;   /* STACK id */
 	uint32_t kstack;   /* STACK id */
+	uint32_t open;     /* 1.2: CAP_OFFCPU_OPEN_* (0 in 40-byte records) */
+	uint32_t reserved;
 };
+#define CAP_OFFCPU_SIZE_1_1 40u /* OFFCPU without `open`, as 1.0 and 1.1 wrote it */
+/* §4.11 OFFCPU.open: a wait the recording did not see whole. */
+#define CAP_OFFCPU_OPEN_START 0x1 /* began before this file's recording */
+#define CAP_OFFCPU_OPEN_END 0x2   /* still off CPU when the file ended */
+#define CAP_OFFCPU_START_UNKNOWN 0x4 /* with OPEN_START: the kernel did not
+				      * say when; start is when it was found */
 
 /* §4.12 CPU: one timed sample. */
 struct cap_cpu {
@@ -267,7 +281,9 @@ enum cap_lost_reason {
 	CAP_LOST_KSTACK = 2,     /* kernel stack could not be taken (event kept) */
 	CAP_LOST_SIDEBAND = 3,   /* perf side band lost records */
 	CAP_LOST_STATE = 4,      /* in-kernel state table full */
-	CAP_LOST_MAX = 5,
+	CAP_LOST_FILE_FULL = 5,  /* 1.2: not written, the file had reached
+				  * --max-size (waits open at the stop) */
+	CAP_LOST_MAX = 6,
 };
 const char *cap_lost_reason_name(enum cap_lost_reason reason);
 

@@ -330,12 +330,13 @@ static bool decode_packed(struct cap_reader *r, struct cap_record *rec,
 			  const uint8_t *body, uint32_t body_len)
 {
 	const uint8_t *p = body, *end = body + body_len;
-	uint64_t v[8];
+	uint64_t v[9] = { 0 };
 	size_t i;
 
 	if (r->packed_broken)
 		return false;
-	for (i = 0; i < 8; i++) {
+	/* `open` (1.2) may be left out: then 0 */
+	for (i = 0; i < 9 && (i < 8 || p < end); i++) {
 		if (!cap__get_uvarint(&p, end, &v[i]) ||
 		    (i >= 2 && v[i] > UINT32_MAX)) {
 			r->packed_broken = true;
@@ -357,6 +358,7 @@ static bool decode_packed(struct cap_reader *r, struct cap_record *rec,
 	rec->offcpu.state = v[5];
 	rec->offcpu.ustack = v[6];
 	rec->offcpu.kstack = v[7];
+	rec->offcpu.open = v[8];
 	return true;
 }
 

@@ -284,8 +284,9 @@ static void count_record(struct cap_writer *w, uint16_t type, const void *fixed,
 
 /* §4.17: the body of a packed OFFCPU, its start as a delta from the end of
  * the previous one in the block (prev): in a ping-pong between two threads
- * one's wait starts as the other's ends. Returns its length. */
-#define PACKED_MAX (2 * 10 + 6 * 5)
+ * one's wait starts as the other's ends; `open`, the ninth value, only
+ * when set. Returns its length. */
+#define PACKED_MAX (2 * 10 + 7 * 5)
 static size_t pack_offcpu(uint8_t *p, const struct cap_offcpu *o, uint64_t prev)
 {
 	size_t n = 0;
@@ -298,6 +299,8 @@ static size_t pack_offcpu(uint8_t *p, const struct cap_offcpu *o, uint64_t prev)
 	n += cap__put_uvarint(p + n, o->state);
 	n += cap__put_uvarint(p + n, o->ustack);
 	n += cap__put_uvarint(p + n, o->kstack);
+	if (o->open)
+		n += cap__put_uvarint(p + n, o->open);
 	return n;
 }
 
