@@ -27,6 +27,13 @@ enum stkrec_ev_type {
 #define STKREC_F_KTHREAD 0x1     /* the task is a kernel thread */
 #define STKREC_F_USTACK_LOST 0x2 /* user stack requested, not taken */
 #define STKREC_F_KSTACK_LOST 0x4 /* kernel stack requested, not taken */
+/* OFFCPU, waits open at the start or the stop (bpf/waits.bpf.h): */
+#define STKREC_F_OPEN_START 0x8  /* off CPU before the recording began: time is
+				  * when the kernel says it went off CPU */
+#define STKREC_F_START_UNKNOWN 0x10 /* ... the kernel did not say: time is
+				     * when the recorder found it */
+#define STKREC_F_OPEN_END 0x20   /* still off CPU at the stop: the interval
+				  * ends there (duration up to it) */
 
 /*
  * OFFCPU and CPU records: this header, then nr_ustack user frames, then
@@ -122,7 +129,8 @@ enum stkrec_lost {
 	STKREC_LOST_USTACK = 1,
 	STKREC_LOST_KSTACK = 2,
 	STKREC_LOST_STATE = 4,
-	STKREC_LOST_NR = 5,
+	STKREC_LOST_FILE_FULL = 5, /* user space only: open waits --max-size refused */
+	STKREC_LOST_NR = 6,
 };
 #define STKREC_NR_COUNTERS (STKREC_KIND_NR * STKREC_LOST_NR)
 

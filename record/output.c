@@ -6,8 +6,8 @@
  * A file opens with its header and every definition it needs (the STAT
  * keys, kernel identity and modules, block devices; then the threads and
  * mappings of the /proc scan), because the interners and tables start
- * empty for it. It closes with LOST (the drops since the last LOST), STAT
- * (this file's numbers) and END. With --switch-output the recording goes
+ * empty for it. It closes with the waits still open (waits.c), LOST (the
+ * drops since the last LOST), STAT (this file's numbers) and END. With --switch-output the recording goes
  * to FILE.<timestamp> files, as perf record's, each a complete capture.
  */
 #include <errno.h>
@@ -414,8 +414,10 @@ int recorder__scan_proc(struct recorder *r, uint64_t now)
  * whatever happens: a failed write leaves what the file holds readable. */
 int recorder__close_output(struct recorder *r, uint32_t reason, int32_t error, uint64_t now)
 {
-	int err = recorder__write_lost(r);
+	int err = recorder__write_open_waits(r, now);
 
+	if (!err)
+		err = recorder__write_lost(r);
 	if (!err)
 		err = write_stats(r, now);
 	if (!err)

@@ -33,6 +33,7 @@ _Static_assert((int)STKREC_LOST_RINGBUF == CAP_LOST_RINGBUF &&
 	       (int)STKREC_LOST_USTACK == CAP_LOST_USTACK &&
 	       (int)STKREC_LOST_KSTACK == CAP_LOST_KSTACK &&
 	       (int)STKREC_LOST_STATE == CAP_LOST_STATE &&
+	       (int)STKREC_LOST_FILE_FULL == CAP_LOST_FILE_FULL &&
 	       (int)STKREC_LOST_NR == CAP_LOST_MAX, "lost reasons match format");
 _Static_assert(STKREC_MAX_STACK == CAP_MAX_STACK_DEPTH, "stack depth matches format");
 
@@ -150,6 +151,7 @@ static int load_bpf(struct recorder *r, const struct kfeatures *kf, bool raw_swi
 		bpf_map__set_max_entries(s->maps.tgids, o->nr_pids);
 	bpf_program__set_autoload(s->progs.stkrec_switch, off && !raw_switch);
 	bpf_program__set_autoload(s->progs.stkrec_switch_raw, off && raw_switch);
+	waits__set_autoload(s, off && kf->present[KF_TASK_ITER], raw_switch);
 	bpf_program__set_autoload(s->progs.stkrec_cpu, o->events & RECORD_EV_CPU);
 	bpf_program__set_autoload(s->progs.stkrec_exec, o->call_graph == RECORD_CG_DWARF);
 	/* the submitter's context: block_io_start, else block_getrq, else
@@ -441,6 +443,15 @@ static int start(struct recorder *r, const char **step)
 		err = attach_cpu_sampling(r, step);
 	if (err)
 		return err;
+	*step = "attach task iterators";
+	err = waits__attach(r);
+	/* a command's threads do not exist yet (but for the one held) */
+	if (!err && !r->opts.command) {
+		*step = "find waiting threads";
+		err = recorder__scan_waits(r);
+	}
+	if (err)
+		return err;
 	*step = "set up polling";
 	return setup_poll(r);
 }
@@ -540,6 +551,7 @@ void recorder__free(struct recorder *r)
 	command__kill(&r->cmd);
 	command__close(&r->cmd);
 	detach_all(r);
+	waits__detach(r);
 	free(r->links);
 	free(r->perf_fds);
 	if (r->epfd >= 0)

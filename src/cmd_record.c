@@ -122,6 +122,8 @@ static int preflight(struct record_opts *o)
 		log_error("record: %s", kfeatures__explain(f, why, sizeof(why)));
 		return -ENOENT;
 	}
+	if ((o->events & RECORD_EV_OFFCPU) && !kf.present[KF_TASK_ITER])
+		log_warn("record: %s", kfeatures__explain(KF_TASK_ITER, why, sizeof(why)));
 	f = o->call_graph == RECORD_CG_DWARF ? kfeatures__dwarf_missing(&kf) : -1;
 	if (f != -1) {
 		log_warn("record: %s", kfeatures__explain(f, why, sizeof(why)));
