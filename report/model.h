@@ -72,6 +72,14 @@ const struct cap_end *model__end(const struct model *m);
  * latest event time); the header's start_time if nothing was recorded. */
 uint64_t model__last_time(const struct model *m);
 
+/* The KERNEL record (FORMAT.md §4.7); all zero when the capture has none. */
+const struct cap_kernel *model__kernel(const struct model *m);
+
+/* The part of an off-CPU interval the recording saw: a wait open at the
+ * start (§4.11) counts from the capture's start. Its length; *from gets
+ * where it begins. Views weigh and filter (-m/-M) intervals by it. */
+uint64_t model__offcpu_seen(const struct model *m, const struct cap_offcpu *e, uint64_t *from);
+
 /* Lost events (or stacks) of a kind for a reason, summed over LOST records. */
 uint64_t model__lost(const struct model *m, enum cap_kind kind,
 		     enum cap_lost_reason reason);

@@ -137,6 +137,20 @@ static void print_stack(const struct report_ctx *ctx, const struct rframe *fr, i
 		fputc('\n', out);
 }
 
+/* A wait the recording did not see whole (FORMAT.md §4.11): its start
+ * is before the capture's (":start"; "?" when the kernel did not say when
+ * it began, so the start is when the recorder found it), or it was still
+ * open at the end. */
+static const char *open_mark(uint32_t open)
+{
+	static const char *const marks[8] = {
+		"", " open:start", " open:end", " open:both",
+		"", " open:start?", " open:end", " open:both?",
+	};
+
+	return marks[open & 7];
+}
+
 static int print_sampled(const struct report_ctx *ctx, const struct sev *s,
 			 struct rframe *fr, FILE *out)
 {
@@ -159,8 +173,8 @@ static int print_sampled(const struct report_ctx *ctx, const struct sev *s,
 	print_head(ctx, model__comm_name(m, model__comm_id(m, tid, s->time)), pid, tid,
 		   cpu, s->time, out);
 	if (off)
-		fprintf(out, "offcpu: %" PRIu64 " us state 0x%" PRIx32,
-			view_ns_to_us(off->duration), off->state);
+		fprintf(out, "offcpu: %" PRIu64 " us state 0x%" PRIx32 "%s",
+			view_ns_to_us(off->duration), off->state, open_mark(off->open));
 	else
 		fputs("cpu:", out);
 	n = view_frames(ctx, pid, s->time, filter__ustack(f, us), filter__kstack(f, ks), fr, NULL);
