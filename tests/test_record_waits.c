@@ -9,6 +9,7 @@
  * --folded, --open-waits) against the records.
  */
 #include <criterion/criterion.h>
+#include <glob.h>
 #include <inttypes.h>
 #include <regex.h>
 #include <signal.h>
@@ -125,14 +126,14 @@ struct waits {
 	uint64_t start_ns, end_ns;
 };
 
-static void read_waits(uint32_t tid, struct waits *out)
+static void read_waits_of(const char *path, uint32_t tid, struct waits *out)
 {
 	struct cap_reader *r;
 	struct cap_record rec;
 	int ret;
 
 	memset(out, 0, sizeof(*out));
-	cr_assert_eq(cap_reader__open(cap, &r), 0);
+	cr_assert_eq(cap_reader__open(path, &r), 0);
 	out->start_ns = cap_reader__header(r)->start_time;
 	while ((ret = cap_reader__next(r, &rec)) == 1) {
 		if (rec.type == CAP_REC_END)
@@ -144,6 +145,11 @@ static void read_waits(uint32_t tid, struct waits *out)
 	cr_assert(!cap_reader__stats(r)->recovered);
 	cap_reader__close(r);
 	cr_assert_neq(out->end_ns, 0, "no END record");
+}
+
+static void read_waits(uint32_t tid, struct waits *out)
+{
+	read_waits_of(cap, tid, out);
 }
 
 /* Microseconds as the views round them. */
@@ -375,4 +381,40 @@ Test(record_waits, offcpu_table_by_wait_site)
 	/* -g keeps perf's rows by the innermost frame */
 	s = stkrec_out((char *[]){ "report", "-g", NULL });
 	cr_assert_not_null(strstr(s, "[k] __schedule\n"), "%s", s);
+}
+
+/* --- each --switch-output file ------------------------------------------- */
+
+/* Every file of a switched recording sees the blocked thread whole: one
+ * wait, open at both ends, from its own start to its own END. */
+Test(record_waits, each_switched_file_has_the_open_wait)
+{
+	char pid[16], pattern[PATH_MAX + 8], *files[8];
+	struct blocker b;
+	struct waits w;
+	size_t i, n;
+	glob_t g;
+
+	blocker_start(&b, "pipe", NULL);
+	cr_assert(said(&b, "blocked", &b.blocked_ns), "the blocker did not block");
+	snprintf(pid, sizeof(pid), "%d", b.pid);
+	record((char *[]){ "-p", pid, "-d", "2.5", "--switch-output", "1s", NULL });
+	snprintf(pattern, sizeof(pattern), "%s.*", cap);
+	cr_assert_eq(glob(pattern, 0, NULL, &g), 0);
+	n = g.gl_pathc;
+	cr_assert(n >= 2 && n <= 8, "%zu files", n);
+	for (i = 0; i < n; i++)
+		files[i] = strdup(g.gl_pathv[i]);
+	globfree(&g);
+	for (i = 0; i < n; i++) {
+		read_waits_of(files[i], b.tid, &w);
+		unlink(files[i]);
+		cr_assert_eq(w.n, 1, "%s: %d waits", files[i], w.n);
+		cr_assert_eq(w.w[0].open, CAP_OFFCPU_OPEN_START | CAP_OFFCPU_OPEN_END, "%s",
+			     files[i]);
+		cr_assert_eq(w.w[0].start + w.w[0].duration, w.end_ns, "%s", files[i]);
+		cr_assert_lt(w.w[0].start, w.start_ns, "%s", files[i]);
+		free(files[i]);
+	}
+	blocker_stop(&b);
 }
