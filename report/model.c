@@ -376,6 +376,18 @@ int model__load_mem(const void *buf, size_t len, const struct model_opts *opts,
 	return load(rd, opts, out);
 }
 
+int model__load_stream(struct cap_stream *s, const struct model_opts *opts,
+			struct model **out)
+{
+	struct cap_reader *rd;
+	int err;
+
+	err = cap_reader__open_stream(s, &rd);
+	if (err)
+		return err;
+	return load(rd, opts, out);
+}
+
 void model__free(struct model *m)
 {
 	if (!m)
