@@ -424,6 +424,9 @@ int cap_writer__tick(struct cap_writer *w, uint64_t now);
 int cap_writer__flush(struct cap_writer *w);
 /* Flush, write the trailer, fsync and close. Frees w in all cases. */
 int cap_writer__finish(struct cap_writer *w);
+/* The same, and *size: the bytes the capture holds in the end (its trailer
+ * included once written), which a pipe has no size to tell. */
+int cap_writer__finish_size(struct cap_writer *w, uint64_t *size);
 /* Drop w without a trailer (after a fatal error); closes the fd. */
 void cap_writer__free(struct cap_writer *w);
 
