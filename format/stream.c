@@ -100,7 +100,9 @@ static void end_input(struct cap_reader *r, int err)
 		cap__input_ended(r);
 }
 
-/* Room for READ_CHUNK more bytes, after letting go what is before keep. */
+/* Room for READ_CHUNK more bytes, after letting go what is before keep:
+ * once that is an eighth of what stays, so a large window (the 64 MiB kept
+ * while draining) moves each byte a few times, not once a read. */
 static int make_room(struct cap_reader *r)
 {
 	uint64_t drop = 0;
@@ -109,7 +111,7 @@ static int make_room(struct cap_reader *r)
 		drop = r->keep - KEEP_BEHIND - r->base;
 	if (drop > r->have - r->base)
 		drop = r->have - r->base;
-	if (drop) {
+	if (drop && drop >= (r->have - r->base - drop) / 8) {
 		memmove(r->win, r->win + drop, r->have - r->base - drop);
 		r->base += drop;
 	}
@@ -291,12 +293,25 @@ uint64_t cap__stream_frame_end(struct cap_reader *r)
 	}
 }
 
-/* To the input's end, keeping what can hold the trailer. */
+/* To the input's end, keeping what may be its trailer: from the first
+ * trailer magic within a trailer's span of what was read (cand), or only
+ * the last bytes when there is none. */
 void cap__stream_drain(struct cap_reader *r)
 {
+	const uint8_t *hit;
+	uint8_t tm[4];
+
+	cap__put32(tm, CAP_SKIP_MAGIC_TRAILER);
 	while (!r->ended) {
-		if (r->have > r->keep + TRAILER_SPAN)
-			r->keep = r->have - TRAILER_SPAN;
+		if (r->have > r->cand + TRAILER_SPAN)
+			r->cand = r->have - TRAILER_SPAN;
+		hit = r->have >= r->cand + 4 ?
+		      memmem(cap__at(r, r->cand), r->have - r->cand, tm, 4) : NULL;
+		if (hit)
+			r->cand += hit - cap__at(r, r->cand);
+		else if (r->have > r->cand + 3)
+			r->cand = r->have - 3;
+		r->keep = r->cand;
 		read_more(r);
 	}
 }
