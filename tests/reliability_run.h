@@ -251,6 +251,31 @@ static inline int rl_count_lines_with(const char *text, const char *s)
 	return n;
 }
 
+/* tests/workloads/burst, two threads ping-ponging over a pipe until
+ * killed: the load of the recording tests. burst receives its path. */
+static inline pid_t rl_start_burst(char *burst)
+{
+	char *argv[] = { burst, "pipe", "2", "0", NULL };
+	int fo, fe;
+	pid_t pid;
+
+	rl_workload("burst", burst);
+	pid = rl_spawn(argv, &fo, &fe, 0);
+	close(fo);
+	close(fe);
+	return pid;
+}
+
+/* SIGKILL and reap *pid, if a process was started there. */
+static inline void rl_kill(pid_t *pid)
+{
+	if (*pid > 0) {
+		kill(*pid, SIGKILL);
+		waitpid(*pid, NULL, 0);
+	}
+	*pid = 0;
+}
+
 /* The stderr of a recorder that stopped on an error: the summary every
  * recording ends with (a "stkrec: recorded" line and indented ones), then
  * the error, which must be the one line `want` and nothing else. */

@@ -26,26 +26,16 @@ static void teardown(void)
 {
 	char cmd[PATH_MAX + 16];
 
-	if (load_pid > 0) {
-		kill(load_pid, SIGKILL);
-		waitpid(load_pid, NULL, 0);
-	}
+	rl_kill(&load_pid);
 	snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
 	cr_expect_eq(system(cmd), 0);
 }
 
 TestSuite(reliability_pipe, .init = setup, .fini = teardown, .timeout = 300);
 
-/* tests/workloads/burst: two threads ping-ponging over a pipe. */
 static void start_load(void)
 {
-	char *argv[] = { burst, "pipe", "2", "0", NULL };
-	int fo, fe;
-
-	rl_workload("burst", burst);
-	load_pid = rl_spawn(argv, &fo, &fe, 0);
-	close(fo);
-	close(fe);
+	load_pid = rl_start_burst(burst);
 }
 
 /* rl_spawn_with(): the child in arg's directory. */

@@ -21,13 +21,7 @@ static pid_t load_pid;
 
 static void start_load(void)
 {
-	char *argv[] = { burst, "pipe", "2", "0", NULL };
-	int fo, fe;
-
-	rl_workload("burst", burst);
-	load_pid = rl_spawn(argv, &fo, &fe, 0);
-	close(fo);
-	close(fe);
+	load_pid = rl_start_burst(burst);
 }
 
 static void setup(void)
@@ -39,10 +33,7 @@ static void teardown(void)
 {
 	char cmd[PATH_MAX + 16];
 
-	if (load_pid > 0) {
-		kill(load_pid, SIGKILL);
-		waitpid(load_pid, NULL, 0);
-	}
+	rl_kill(&load_pid);
 	umount2(dir, MNT_DETACH); /* the tmpfs test's mount, if any */
 	snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
 	cr_expect_eq(system(cmd), 0);
