@@ -440,6 +440,9 @@ int cap_writer__tick(struct cap_writer *w, uint64_t now);
 int cap_writer__flush(struct cap_writer *w);
 /* Flush, write the trailer, fsync and close. Frees w in all cases. */
 int cap_writer__finish(struct cap_writer *w);
+/* The same, and *size: the bytes the capture holds in the end (its trailer
+ * included once written), which a pipe has no size to tell. */
+int cap_writer__finish_size(struct cap_writer *w, uint64_t *size);
 /* Drop w without a trailer (after a fatal error); closes the fd. */
 void cap_writer__free(struct cap_writer *w);
 
@@ -624,5 +627,31 @@ void cap_loss__split(const struct cap_lost_detail *d, struct cap_loss *out);
 
 /* Records of this type (0..255) read so far; 0 for larger types. */
 uint64_t cap_reader__type_count(const struct cap_reader *r, uint16_t type);
+
+/* ------------------------------------------------------------------------
+ * Streams (FORMAT.md §5.6): a capture read once, front to back, from a pipe,
+ * a socket or any fd that cannot seek (stdin), with the same result as
+ * reading the same bytes from a file. The fd is the caller's: never closed
+ * here. A stream opens one reader, once; it must outlive that reader.
+ */
+struct cap_stream;
+
+struct cap_stream_opts {
+	/* Read hook for tests (chunking, faults); NULL: read(2). Returns as
+	 * read(2) does: bytes read, 0 at the end, or -1 with errno set. */
+	ssize_t (*read_fn)(int fd, void *buf, size_t len, void *ctx);
+	void *read_ctx;
+};
+
+int cap_stream__new(int fd, const struct cap_stream_opts *opts, struct cap_stream **out);
+void cap_stream__free(struct cap_stream *s);
+/* cap_reader__open() on a stream: reads the header, and no further. A read
+ * error (-errno: EISDIR for a directory) fails it; a read error later ends
+ * the input where it happened, and cap_reader__next() returns it at the end
+ * instead of 0. */
+int cap_reader__open_stream(struct cap_stream *s, struct cap_reader **out);
+/* cap_file_version() for the stream's first bytes, once open was tried. */
+int cap_stream__version(const struct cap_stream *s, uint16_t *major, uint16_t *minor,
+			uint32_t *features);
 
 #endif /* STKREC_FORMAT_CAPTURE_H */

@@ -460,6 +460,11 @@ static int write_trailer(struct cap_writer *w)
 
 int cap_writer__finish(struct cap_writer *w)
 {
+	return cap_writer__finish_size(w, NULL);
+}
+
+int cap_writer__finish_size(struct cap_writer *w, uint64_t *size)
+{
 	int err;
 
 	if (!w)
@@ -467,6 +472,8 @@ int cap_writer__finish(struct cap_writer *w)
 	err = close_block(w);
 	if (!err)
 		err = write_trailer(w);
+	if (size)
+		*size = w->offset;
 	/* pipes and character devices cannot fsync; that is not a failure */
 	if (!err && fsync(w->fd) && errno != EINVAL && errno != EROFS)
 		err = -errno;

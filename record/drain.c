@@ -116,15 +116,31 @@ static bool housekeeping(struct recorder *r, uint64_t *next_sec, int *err)
 	return true;
 }
 
+/* The reader of the output pipe went away (record.c watches it). */
+static bool output_gone(const struct recorder *r, const struct epoll_event *evs, int n)
+{
+	int i;
+
+	for (i = 0; i < n; i++) {
+		if (evs[i].data.fd == r->opts.output_fd &&
+		    (evs[i].events & (EPOLLERR | EPOLLHUP)))
+			return true;
+	}
+	return false;
+}
+
 int recorder__loop(struct recorder *r)
 {
 	uint64_t next_sec = now_ns() + NSEC_PER_SEC;
 	struct epoll_event evs[16];
-	int err, timeout = POLL_MS;
+	int n, err, timeout = POLL_MS;
 
 	for (;;) {
-		if (epoll_wait(r->epfd, evs, 16, timeout) < 0 && errno != EINTR)
+		n = epoll_wait(r->epfd, evs, 16, timeout);
+		if (n < 0 && errno != EINTR)
 			return -errno;
+		if (output_gone(r, evs, n))
+			return -EPIPE;
 		err = recorder__drain(r, TICK_NS);
 		if (err)
 			return err;

@@ -369,10 +369,16 @@ int recorder__open_output(struct recorder *r, const char **step)
 	if (err)
 		return err;
 	fill_header(r, &h);
-	err = cap_writer__open(r->path, &h, &wo, &r->w);
+	if (r->opts.output_fd >= 0) {
+		/* the writer owns the fd now, even when it fails */
+		r->files++;
+		err = cap_writer__fdopen(r->opts.output_fd, &h, &wo, &r->w);
+	} else {
+		err = cap_writer__open(r->path, &h, &wo, &r->w);
+		r->files += !err;
+	}
 	if (err)
 		return err;
-	r->files++;
 	r->file_start_ns = h.start_time;
 	memcpy(r->events_base, r->events, sizeof(r->events_base));
 	err = write_defs(r, step);
@@ -422,8 +428,10 @@ int recorder__close_output(struct recorder *r, uint32_t reason, int32_t error, u
 		err = write_stats(r, now);
 	if (!err)
 		err = write_end(r, reason, error, now);
+	/* the size the capture ends with, which a pipe cannot be asked */
+	r->final_bytes = cap_writer__file_size(r->w);
 	if (!err)
-		err = cap_writer__finish(r->w);
+		err = cap_writer__finish_size(r->w, &r->final_bytes);
 	else
 		cap_writer__free(r->w);
 	r->w = NULL;

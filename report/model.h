@@ -59,6 +59,10 @@ int model__load(const char *path, struct model **out);
 int model__load_opts(const char *path, const struct model_opts *opts, struct model **out);
 int model__load_mem(const void *buf, size_t len, const struct model_opts *opts,
 		     struct model **out);
+/* The same from a stream (format/capture.h), read once to its end: nothing
+ * reads a capture twice, so the tables are all it costs (max_memory). */
+int model__load_stream(struct cap_stream *s, const struct model_opts *opts,
+			struct model **out);
 void model__free(struct model *m);
 
 const struct cap_header *model__header(const struct model *m);

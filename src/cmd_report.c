@@ -15,6 +15,7 @@
 #include "report/resolve.h"
 #include "report/views.h"
 #include "src/commands.h"
+#include "src/input.h"
 #include "src/log.h"
 #include "src/report_cli.h"
 #include "src/util.h"
@@ -136,7 +137,8 @@ const char report_common_help[] =
 static const char input_help[] =
 	"Capture:\n"
 	"  -e, --event KIND,...  offcpu, cpu, bio (default: all in the capture)\n"
-	"  -i, --input FILE      capture to read (default " DEFAULT_INPUT ")\n";
+	"  -i, --input FILE      capture to read (default " DEFAULT_INPUT "); '-': standard\n"
+	"                        input, read once (a file named '-': ./-)\n";
 
 static void usage_report(FILE *f)
 {
@@ -184,7 +186,8 @@ static void usage_report(FILE *f)
 		   "    stkrec report --biotop 5 10          # 5 second tables, 10 of them\n"
 		   "    stkrec report --time 2.5,4 --comm nginx  # a window, one program\n"
 		   "    stkrec report --symfs /srv/rootfs    # binaries copied from the target\n"
-		   "    stkrec report -e cpu --svg cpu.svg   # CPU flame graph\n",
+		   "    stkrec report -e cpu --svg cpu.svg   # CPU flame graph\n"
+		   "    ssh prod stkrec record -o - -d 30 | stkrec report -i -  # over ssh\n",
 		input_help, report_common_help);
 }
 
@@ -208,7 +211,8 @@ static void usage_script(FILE *f)
 		   "examples:\n"
 		   "    stkrec script                        # everything in stkrec.cap\n"
 		   "    stkrec script -e bio | awk '$6 == \"bio:\"'\n"
-		   "    stkrec script --folded -p 185 -m 1000 | grep futex\n",
+		   "    stkrec script --folded -p 185 -m 1000 | grep futex\n"
+		   "    ssh prod cat /var/tmp/x.cap | stkrec script -i -  # standard input\n",
 		input_help, report_common_help);
 }
 
@@ -618,14 +622,19 @@ static void unwind_stats(const char *path, const struct model *m)
 
 int report_common_load(struct report_common *c, const char *path, struct model **m)
 {
+	struct input in;
 	int err;
 
 	*m = NULL;
-	err = model__load_opts(path, &c->load, m);
-	if (err) {
-		log_capture_error(path, err);
+	err = input__open(&in, c->cmd, path);
+	if (err)
+		return err;
+	err = input__model(&in, &c->load, m);
+	if (err)
+		log_capture_error(in.name, in.stream, err);
+	input__close(&in);
+	if (err)
 		return err == -ENOMEM ? EXIT_FAIL : EXIT_UNREADABLE;
-	}
 	err = filter__bind(&c->flt, *m);
 	if (!err)
 		return 0;
@@ -670,11 +679,11 @@ static int report_run(struct cli *c)
 			  cap_strerror(err));
 		goto out;
 	}
-	report_common_sym_stats(c->input, res);
-	unwind_stats(c->input, m);
+	report_common_sym_stats(input__name(c->input), res);
+	unwind_stats(input__name(c->input), m);
 	ret = EXIT_OK;
 	if (model__recovered(m)) {
-		log_warn("%s: output is partial: %s", c->input,
+		log_warn("%s: output is partial: %s", input__name(c->input),
 			 model__loss_text(m));
 		ret = EXIT_RECOVERED;
 	}
