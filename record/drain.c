@@ -152,4 +152,3 @@ int recorder__loop(struct recorder *r)
 	}
 }
 
-
