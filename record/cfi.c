@@ -3,21 +3,21 @@
  * Unwind rows from call-frame information (record/cfi.h).
  *
  * The FDEs of .eh_frame and .debug_frame are listed with dwarf_next_cfi()
- * (their initial location decoded per the CIE's pointer encoding); libdw
- * then interprets each FDE one row at a time (dwarf_cfi_addrframe() at
- * each row's start), and each row is mapped to a stkrec rule or to NONE.
- * Ranges are kept as segments [start, end) until the end, where they are
- * sorted, overlaps dropped, gaps filled with GAP and equal rules merged.
+ * (their initial location decoded per the CIE's pointer encoding); each
+ * FDE's instructions are then run once (record/cfi_insn.c) and each row
+ * of its table mapped to a stkrec rule or to NONE. Ranges are kept as
+ * segments [start, end) until the end, where they are sorted, overlaps
+ * dropped, gaps filled with GAP and equal rules merged.
  *
  * Mapped: CFA rsp/rbp + offset with the return address at CFA - 8 and rbp
  * unchanged or saved at CFA + 8n; the return address undefined (END);
  * glibc's __restore_rt (SIGNAL); binutils' .plt expression (PLT when its
  * threshold is 11, else spelled out as SP rows per 16-byte entry: IBT
  * .plt has 9, or 10 from older binutils). Everything else is NONE, and so
- * is the rest of an FDE libdw refuses to run (DW_CFA_def_cfa_register
- * after a CFA expression, in some hand-written assembly).
+ * is the rest of an FDE whose instructions cannot be run.
  *
- * x86-64 DWARF registers: 6 rbp, 7 rsp, 16 the return address.
+ * The rows are those libdw's dwarf_cfi_addrframe() gave at each row's
+ * start, which this file called once per row until it ran each FDE once.
  */
 #include <dwarf.h>
 #include <elfutils/libdw.h>
@@ -31,21 +31,12 @@
 #include <unistd.h>
 
 #include "record/cfi.h"
+#include "record/cfi_int.h"
 #include "util/array.h"
 
-#define REG_RBP 6
-#define REG_RSP 7
-#define REG_RA 16
-/* The .plt threshold STKREC_CFA_PLT stands for (binutils' lazy PLT). */
-#define PLT_THRESHOLD 11
-/* __restore_rt runs with rsp at the kernel's ucontext (the return address
- * into it popped): uc_mcontext's rbp, rsp and rip are at these offsets,
- * which the BPF unwinder reads. glibc's CFI says the same; other layouts
- * are NONE. */
-#define SIGCTX_RBP 120
-#define SIGCTX_RSP 160
-#define SIGCTX_RIP 168
 #define MAX_XSEGS 16
+/* The CIEs last used: the FDEs of a few CIEs interleave (C and C++). */
+#define NR_CIES 8
 
 struct range {
 	uint64_t lo, hi;
@@ -67,14 +58,32 @@ struct segs {
 	size_t nr, cap;
 };
 
-/* A CFI section and what its FDEs are checked against. */
+struct cies {
+	Dwarf_Off off[NR_CIES];
+	struct cfi_cie cie[NR_CIES];
+	size_t nr, next;
+};
+
+/* A CFI section, what its FDEs are checked against, where rows go. */
 struct cfi_sect {
 	Elf_Data *data;
 	uint64_t addr;  /* sh_addr: base of pc-relative pointers */
 	bool eh;
+	const unsigned char *ident;
+	const struct ranges *xsegs;
+	struct ranges *eh_ranges;     /* .eh_frame: its FDEs' ranges */
+	const struct ranges *cover;   /* .debug_frame: their sorted union */
+	struct cies cies;
+	struct cfi_stack stack;
+	struct segs *out;
 };
 
-static const struct stkrec_cfi_row NONE_RULE = { .kind = STKREC_CFA_NONE };
+struct fde {
+	uint64_t lo, hi;
+	const uint8_t *insn, *end; /* augmentation and instructions */
+	const struct cfi_cie *cie;
+};
+
 /* No FDE covers it: the BPF unwinder follows the frame pointer there. */
 static const struct stkrec_cfi_row GAP_RULE = { .kind = STKREC_CFA_GAP };
 
@@ -92,85 +101,6 @@ static int segs__add(struct segs *s, uint64_t start, uint64_t end, struct stkrec
 }
 
 /* --- listing the FDEs ------------------------------------------------------ */
-
-static int read_uleb(const uint8_t **p, const uint8_t *end, uint64_t *v, bool sign)
-{
-	unsigned int shift = 0;
-	uint64_t r = 0;
-	uint8_t b;
-
-	do {
-		if (*p >= end || shift >= 64)
-			return -1;
-		b = *(*p)++;
-		r |= (uint64_t)(b & 0x7f) << shift;
-		shift += 7;
-	} while (b & 0x80);
-	if (sign && shift < 64 && (b & 0x40))
-		r |= ~0ull << shift;
-	*v = r;
-	return 0;
-}
-
-static int read_le(const uint8_t **p, const uint8_t *end, unsigned int n, bool sign,
-		   uint64_t *v)
-{
-	uint64_t r = 0;
-	unsigned int i;
-
-	if ((size_t)(end - *p) < n)
-		return -1;
-	for (i = 0; i < n; i++)
-		r |= (uint64_t)(*p)[i] << (8 * i);
-	if (sign && n < 8 && (r >> (8 * n - 1)) & 1)
-		r |= ~0ull << (8 * n);
-	*p += n;
-	*v = r;
-	return 0;
-}
-
-/* A DW_EH_PE_* encoded pointer at *p, whose own address is at: absolute
- * and pc-relative ones only (all GCC and LLVM emit on x86-64). */
-static int read_encoded(uint8_t enc, const uint8_t **p, const uint8_t *end, uint64_t at,
-			uint64_t *v)
-{
-	int err;
-
-	switch (enc & 0x0f) {
-	case DW_EH_PE_absptr:
-	case DW_EH_PE_udata8:
-	case DW_EH_PE_sdata8:
-		err = read_le(p, end, 8, false, v);
-		break;
-	case DW_EH_PE_uleb128:
-		err = read_uleb(p, end, v, false);
-		break;
-	case DW_EH_PE_sleb128:
-		err = read_uleb(p, end, v, true);
-		break;
-	case DW_EH_PE_udata2:
-	case DW_EH_PE_sdata2:
-		err = read_le(p, end, 2, enc & 0x08, v);
-		break;
-	case DW_EH_PE_udata4:
-	case DW_EH_PE_sdata4:
-		err = read_le(p, end, 4, enc & 0x08, v);
-		break;
-	default:
-		return -1;
-	}
-	if (err)
-		return -1;
-	switch (enc & 0xf0) {
-	case DW_EH_PE_absptr:
-		return 0;
-	case DW_EH_PE_pcrel:
-		*v += at;
-		return 0;
-	default:
-		return -1;
-	}
-}
 
 /* The FDE pointer encoding of a CIE ('R' in a 'z' augmentation). */
 static int cie_encoding(const Dwarf_CIE *cie, uint8_t *enc)
@@ -197,13 +127,38 @@ static int cie_encoding(const Dwarf_CIE *cie, uint8_t *enc)
 		else if (*a == 'P') {
 			uint8_t penc = *d++;
 
-			if (read_encoded(penc & 0x0f, &d, end, 0, &skip))
+			if (cfi__read_encoded(penc & 0x0f, &d, end, 0, &skip))
 				return -1;
 		} else {
 			return -1;
 		}
 	}
 	return 0;
+}
+
+/* The CIE at off, its initial instructions run: 0, 1 to skip its FDEs
+ * (undecodable), or -ENOMEM. */
+static int find_cie(struct cfi_sect *s, Dwarf_Off off, const struct cfi_cie **out)
+{
+	struct cies *c = &s->cies;
+	Dwarf_CFI_Entry e;
+	Dwarf_Off next;
+	uint8_t enc;
+	size_t i;
+
+	for (i = 0; i < c->nr; i++) {
+		if (c->off[i] == off) {
+			*out = &c->cie[i];
+			return 0;
+		}
+	}
+	if (dwarf_next_cfi(s->ident, s->data, s->eh, off, &next, &e) || !dwarf_cfi_cie_p(&e) ||
+	    cie_encoding(&e.cie, &enc))
+		return 1;
+	i = c->nr < NR_CIES ? c->nr++ : c->next++ % NR_CIES;
+	c->off[i] = off;
+	*out = &c->cie[i];
+	return cfi_cie__init(&c->cie[i], &e.cie, enc, &s->stack);
 }
 
 static bool in_xsegs(const struct ranges *x, uint64_t lo, uint64_t hi)
@@ -216,211 +171,29 @@ static bool in_xsegs(const struct ranges *x, uint64_t lo, uint64_t hi)
 	return false;
 }
 
-/* [lo, hi) of the FDE in e, or 1 to skip it (undecodable, empty, a
- * discarded function's tombstone, outside the executable segments). */
-static int fde_range(const struct cfi_sect *s, const unsigned char *ident,
-		     const Dwarf_CFI_Entry *e, const struct ranges *xsegs,
-		     Dwarf_Off *cie_off, uint8_t *cie_enc, struct range *r)
+/* The FDE in e, or 1 to skip it (undecodable, empty, a discarded
+ * function's tombstone, outside the executable segments). */
+static int fde_info(struct cfi_sect *s, const Dwarf_CFI_Entry *e, struct fde *f)
 {
 	const uint8_t *p = e->fde.start, *base = s->data->d_buf;
-	Dwarf_CFI_Entry cie;
-	Dwarf_Off next;
 	uint64_t len;
-
-	if (e->fde.CIE_pointer != *cie_off) {
-		if (dwarf_next_cfi(ident, s->data, s->eh, e->fde.CIE_pointer, &next, &cie) ||
-		    !dwarf_cfi_cie_p(&cie) || cie_encoding(&cie.cie, cie_enc))
-			return 1;
-		*cie_off = e->fde.CIE_pointer;
-	}
-	if (read_encoded(*cie_enc, &p, e->fde.end, s->addr + (uint64_t)(p - base), &r->lo) ||
-	    read_encoded(*cie_enc & 0x0f, &p, e->fde.end, 0, &len))
-		return 1;
-	r->hi = r->lo + len;
-	if (!r->lo || !len || r->hi < r->lo || !in_xsegs(xsegs, r->lo, r->hi))
-		return 1;
-	if (r->hi > UINT32_MAX)
-		return -E2BIG;
-	return 0;
-}
-
-static int fdes(const struct cfi_sect *s, const unsigned char *ident,
-		const struct ranges *xsegs, struct ranges *out)
-{
-	Dwarf_Off off = 0, next, cie_off = (Dwarf_Off)-1;
-	uint8_t cie_enc = 0;
-	Dwarf_CFI_Entry e;
-	struct range r;
 	int ret;
 
-	for (;;) {
-		next = (Dwarf_Off)-1;
-		ret = dwarf_next_cfi(ident, s->data, s->eh, off, &next, &e);
-		if (ret > 0)
-			return 0;
-		/* A damaged entry ends the list unless libdw could step over it
-		 * (a zero terminator ends .eh_frame too). */
-		if (ret < 0) {
-			if (next == (Dwarf_Off)-1 || next <= off)
-				return 0;
-			off = next;
-			continue;
-		}
-		off = next;
-		if (dwarf_cfi_cie_p(&e))
-			continue;
-		ret = fde_range(s, ident, &e, xsegs, &cie_off, &cie_enc, &r);
-		if (ret < 0)
-			return ret;
-		if (ret == 0 && ranges__add(out, r.lo, r.hi))
-			return -ENOMEM;
-	}
-}
-
-/* --- one row's rule ----------------------------------------------------- */
-
-/* ops is "CFA + off" (DW_CFA_offset and the equivalent expression). */
-static bool cfa_plus(const Dwarf_Op *ops, size_t n, int64_t *off)
-{
-	if (!ops || n < 1 || n > 2 || ops[0].atom != DW_OP_call_frame_cfa)
-		return false;
-	if (n == 1) {
-		*off = 0;
-		return true;
-	}
-	if (ops[1].atom != DW_OP_plus_uconst)
-		return false;
-	*off = (int64_t)ops[1].number;
-	return true;
-}
-
-/* The CFA as register + offset: def_cfa (libdw's DW_OP_bregx) or an
- * expression that is one DW_OP_bregN. */
-static bool cfa_reg(const Dwarf_Op *ops, size_t n, unsigned int *reg, int64_t *off)
-{
-	if (n != 1)
-		return false;
-	if (ops[0].atom == DW_OP_bregx) {
-		*reg = ops[0].number;
-		*off = (int64_t)ops[0].number2;
-		return true;
-	}
-	if (ops[0].atom >= DW_OP_breg0 && ops[0].atom <= DW_OP_breg31) {
-		*reg = ops[0].atom - DW_OP_breg0;
-		*off = (int64_t)ops[0].number;
-		return true;
-	}
-	return false;
-}
-
-/* binutils' .plt CFA: rsp + 8, + 8 once the entry's push ran:
- * breg7 8; breg16 0; lit15; and; litN; ge; lit3; shl; plus. Returns N
- * (the offset in the 16-byte entry from where the push has run), or -1. */
-static int plt_threshold(const Dwarf_Op *ops, size_t n)
-{
-	static const uint8_t pat[] = { DW_OP_breg7, DW_OP_breg16, DW_OP_lit15, DW_OP_and, 0,
-				       DW_OP_ge, DW_OP_lit3, DW_OP_shl, DW_OP_plus };
-	size_t i;
-
-	if (n != sizeof(pat) || ops[0].number != 8 || ops[1].number != 0)
-		return -1;
-	for (i = 0; i < n; i++)
-		if (i != 4 && ops[i].atom != pat[i])
-			return -1;
-	if (ops[4].atom < DW_OP_lit0 || ops[4].atom > DW_OP_lit15)
-		return -1;
-	return ops[4].atom - DW_OP_lit0;
-}
-
-/* A register saved at rsp + off as DW_CFA_expression: [cfa;] breg7 off. */
-static bool saved_at_sp(const Dwarf_Op *ops, size_t n, uint64_t off)
-{
-	if (ops && n == 2 && ops[0].atom == DW_OP_call_frame_cfa) {
-		ops++;
-		n--;
-	}
-	return ops && n == 1 && ops[0].atom == DW_OP_breg7 && ops[0].number == off;
-}
-
-/* __restore_rt: a signal frame ('S') whose CFA is rsp's saved value in the
- * ucontext at rsp, with rbp and the pc saved beside it. */
-static bool signal_frame(Dwarf_Frame *f, const Dwarf_Op *cfa, size_t n)
-{
-	Dwarf_Op mem[3], *ops;
-	size_t nops;
-
-	if (n != 2 || cfa[0].atom != DW_OP_breg7 || cfa[0].number != SIGCTX_RSP ||
-	    cfa[1].atom != DW_OP_deref)
-		return false;
-	if (dwarf_frame_register(f, REG_RA, mem, &ops, &nops) ||
-	    !saved_at_sp(ops, nops, SIGCTX_RIP))
-		return false;
-	return dwarf_frame_register(f, REG_RBP, mem, &ops, &nops) == 0 &&
-	       saved_at_sp(ops, nops, SIGCTX_RBP);
-}
-
-/* rbp's rule as fp_off: 0 when the caller's rbp is this frame's (same
- * value, or undefined: nothing better to offer), or -1 when it cannot
- * be followed. */
-static int fp_rule(Dwarf_Frame *f, int8_t *fp_off)
-{
-	Dwarf_Op mem[3], *ops;
-	size_t nops;
-	int64_t off;
-
-	*fp_off = 0;
-	if (dwarf_frame_register(f, REG_RBP, mem, &ops, &nops))
-		return -1;
-	if (nops == 0)
-		return 0;
-	if (!cfa_plus(ops, nops, &off) || off == 0 || off % 8 || off / 8 < INT8_MIN ||
-	    off / 8 > INT8_MAX)
-		return -1;
-	*fp_off = (int8_t)(off / 8);
+	ret = find_cie(s, e->fde.CIE_pointer, &f->cie);
+	if (ret)
+		return ret;
+	if (cfi__read_encoded(f->cie->fde_enc, &p, e->fde.end, s->addr + (uint64_t)(p - base),
+			      &f->lo) ||
+	    cfi__read_encoded(f->cie->fde_enc & 0x0f, &p, e->fde.end, 0, &len))
+		return 1;
+	f->hi = f->lo + len;
+	f->insn = p;
+	f->end = e->fde.end;
+	if (!f->lo || !len || f->hi < f->lo || !in_xsegs(s->xsegs, f->lo, f->hi))
+		return 1;
+	if (f->hi > UINT32_MAX)
+		return -E2BIG;
 	return 0;
-}
-
-/* The rule of frame f. *plt is set (to a threshold other than the one
- * STKREC_CFA_PLT stands for) when the caller must spell the .plt rule out. */
-static struct stkrec_cfi_row map_frame(Dwarf_Frame *f, int ra, bool signalp, int *plt)
-{
-	struct stkrec_cfi_row r = NONE_RULE;
-	Dwarf_Op mem[3], *ops, *cfa;
-	size_t nops, ncfa;
-	unsigned int reg;
-	int64_t off;
-	int thr;
-
-	*plt = -1;
-	if (ra != REG_RA || dwarf_frame_register(f, REG_RA, mem, &ops, &nops))
-		return r;
-	if (nops == 0 && ops) {
-		/* undefined: the outermost frame */
-		r.kind = STKREC_CFA_END;
-		return r;
-	}
-	if (dwarf_frame_cfa(f, &cfa, &ncfa) || ncfa == 0)
-		return r;
-	if (signalp) {
-		if (signal_frame(f, cfa, ncfa))
-			r.kind = STKREC_CFA_SIGNAL;
-		return r;
-	}
-	if (!cfa_plus(ops, nops, &off) || off != -8 || fp_rule(f, &r.fp_off))
-		return r;
-	thr = plt_threshold(cfa, ncfa);
-	if (thr == PLT_THRESHOLD) {
-		r.kind = STKREC_CFA_PLT;
-	} else if (thr >= 0) {
-		*plt = thr;
-	} else if (cfa_reg(cfa, ncfa, &reg, &off) && off >= 0 && off <= UINT16_MAX &&
-		   (reg == REG_RSP || reg == REG_RBP)) {
-		r.kind = reg == REG_RSP ? STKREC_CFA_SP : STKREC_CFA_FP;
-		r.cfa_off = (uint16_t)off;
-	}
-	if (r.kind == STKREC_CFA_NONE && *plt < 0)
-		r.fp_off = 0;
-	return r;
 }
 
 /* A .plt rule with another threshold than STKREC_CFA_PLT's, as what it
@@ -444,40 +217,93 @@ static int add_plt(struct segs *s, uint64_t start, uint64_t end, int thr, int8_t
 	return 0;
 }
 
-/* The rows of the FDE [lo, hi) over [from, to), one dwarf_cfi_addrframe()
- * per row. A row libdw cannot give, or gives from another FDE, ends the
- * walk: the rest is NONE. */
-static int walk_fde(Dwarf_CFI *cfi, uint64_t lo, uint64_t hi, uint64_t from, uint64_t to,
-		    struct segs *out)
+/* The rows of the FDE f over [from, to), its instructions run once. */
+static int walk_fde(struct cfi_sect *s, const struct fde *f, uint64_t from, uint64_t to)
 {
-	uint64_t pc = from;
-	int err = 0;
+	struct stkrec_cfi_row r;
+	struct cfi_walk w;
+	uint64_t start, end;
+	int ret, plt;
 
-	while (pc < to && !err) {
-		struct stkrec_cfi_row r = NONE_RULE;
-		Dwarf_Addr start, end = to;
-		Dwarf_Frame *f = NULL;
-		bool signalp = false;
-		int ra, plt = -1;
-
-		if (dwarf_cfi_addrframe(cfi, pc, &f) == 0) {
-			ra = dwarf_frame_info(f, &start, &end, &signalp);
-			if (start > pc || start < lo || end <= pc)
-				end = to;
-			else
-				r = map_frame(f, ra, signalp, &plt);
-			free(f);
-		}
+	cfi_walk__init(&w, f->cie, f->insn, f->end, s->data->d_buf, s->addr, f->lo, f->hi, from,
+		       &s->stack);
+	while ((ret = cfi_walk__next(&w, &start, &end, &r, &plt)) > 0) {
 		/* an advance past the FDE's end opens no row */
 		if (end > to)
 			end = to;
 		if (plt >= 0)
-			err = add_plt(out, pc, end, plt, r.fp_off);
+			ret = add_plt(s->out, start, end, plt, r.fp_off);
 		else
-			err = segs__add(out, pc, end, r);
-		pc = end;
+			ret = segs__add(s->out, start, end, r);
+		if (ret || end >= to)
+			break;
 	}
+	return ret < 0 ? ret : 0;
+}
+
+/* Walk the .debug_frame FDE f where no .eh_frame FDE (the sorted union
+ * s->cover) is. */
+static int walk_uncovered(struct cfi_sect *s, const struct fde *f)
+{
+	const struct ranges *cover = s->cover;
+	size_t a = 0, b = cover->nr, m;
+	uint64_t pc = f->lo;
+	int err = 0;
+
+	/* first cover range ending after lo */
+	while (a < b) {
+		m = a + (b - a) / 2;
+		if (cover->v[m].hi <= f->lo)
+			a = m + 1;
+		else
+			b = m;
+	}
+	for (; a < cover->nr && cover->v[a].lo < f->hi && !err; a++) {
+		if (cover->v[a].lo > pc)
+			err = walk_fde(s, f, pc, cover->v[a].lo);
+		if (cover->v[a].hi > pc)
+			pc = cover->v[a].hi;
+	}
+	if (!err && pc < f->hi)
+		err = walk_fde(s, f, pc, f->hi);
 	return err;
+}
+
+/* Every FDE of s into rows: .eh_frame's noted in s->eh_ranges, those of
+ * .debug_frame kept where .eh_frame has none. */
+static int fdes(struct cfi_sect *s)
+{
+	Dwarf_Off off = 0, next;
+	Dwarf_CFI_Entry e;
+	struct fde f;
+	int ret;
+
+	for (;;) {
+		next = (Dwarf_Off)-1;
+		ret = dwarf_next_cfi(s->ident, s->data, s->eh, off, &next, &e);
+		if (ret > 0)
+			return 0;
+		/* A damaged entry ends the list unless libdw could step over it
+		 * (a zero terminator ends .eh_frame too). */
+		if (ret < 0) {
+			if (next == (Dwarf_Off)-1 || next <= off)
+				return 0;
+			off = next;
+			continue;
+		}
+		off = next;
+		if (dwarf_cfi_cie_p(&e))
+			continue;
+		ret = fde_info(s, &e, &f);
+		if (ret > 0)
+			continue;
+		if (!ret && s->eh)
+			ret = ranges__add(s->eh_ranges, f.lo, f.hi);
+		if (!ret)
+			ret = s->eh ? walk_fde(s, &f, f.lo, f.hi) : walk_uncovered(s, &f);
+		if (ret)
+			return ret;
+	}
 }
 
 /* --- the file ------------------------------------------------------------ */
@@ -510,34 +336,6 @@ static void ranges__union(struct ranges *r)
 		}
 	}
 	r->nr = n;
-}
-
-/* Walk the .debug_frame FDE [lo, hi) where no .eh_frame FDE (the sorted
- * union cover) is. */
-static int walk_uncovered(Dwarf_CFI *cfi, const struct range *fde, const struct ranges *cover,
-			  struct segs *out)
-{
-	size_t a = 0, b = cover->nr, m;
-	uint64_t pc = fde->lo;
-	int err = 0;
-
-	/* first cover range ending after lo */
-	while (a < b) {
-		m = a + (b - a) / 2;
-		if (cover->v[m].hi <= fde->lo)
-			a = m + 1;
-		else
-			b = m;
-	}
-	for (; a < cover->nr && cover->v[a].lo < fde->hi && !err; a++) {
-		if (cover->v[a].lo > pc)
-			err = walk_fde(cfi, fde->lo, fde->hi, pc, cover->v[a].lo, out);
-		if (cover->v[a].hi > pc)
-			pc = cover->v[a].hi;
-	}
-	if (!err && pc < fde->hi)
-		err = walk_fde(cfi, fde->lo, fde->hi, pc, fde->hi, out);
-	return err;
 }
 
 static Elf_Scn *find_scn(Elf *elf, const char *name, struct cfi_sect *s)
@@ -597,39 +395,23 @@ static int check_elf(Elf *elf)
 /* The segments of .eh_frame, then of .debug_frame where .eh_frame has no FDE. */
 static int collect(Elf *elf, const struct ranges *xsegs, struct segs *out)
 {
-	const unsigned char *ident = (const unsigned char *)elf_getident(elf, NULL);
-	struct ranges eh = { 0 }, dbg = { 0 };
-	struct cfi_sect s = { 0 };
-	Dwarf_CFI *cfi = NULL;
-	Dwarf *dw = NULL;
-	size_t i;
+	struct ranges eh = { 0 };
+	struct cfi_sect s = { .eh = true, .xsegs = xsegs, .eh_ranges = &eh, .out = out };
 	int err = 0;
 
-	s.eh = true;
-	if (find_scn(elf, ".eh_frame", &s)) {
-		err = fdes(&s, ident, xsegs, &eh);
-		if (!err && eh.nr && !(cfi = dwarf_getcfi_elf(elf)))
-			eh.nr = 0;
-		for (i = 0; i < eh.nr && !err; i++)
-			err = walk_fde(cfi, eh.v[i].lo, eh.v[i].hi, eh.v[i].lo, eh.v[i].hi, out);
-		if (cfi)
-			dwarf_cfi_end(cfi);
-	}
-	s = (struct cfi_sect){ .eh = false };
+	s.ident = (const unsigned char *)elf_getident(elf, NULL);
+	if (find_scn(elf, ".eh_frame", &s))
+		err = fdes(&s);
 	if (!err && find_scn(elf, ".debug_frame", &s)) {
-		err = fdes(&s, ident, xsegs, &dbg);
-		if (!err && dbg.nr && (dw = dwarf_begin_elf(elf, DWARF_C_READ, NULL)) &&
-		    (cfi = dwarf_getcfi(dw))) {
-			qsort(eh.v, eh.nr, sizeof(*eh.v), range_cmp);
-			ranges__union(&eh);
-			for (i = 0; i < dbg.nr && !err; i++)
-				err = walk_uncovered(cfi, &dbg.v[i], &eh, out);
-		}
-		if (dw)
-			dwarf_end(dw);
+		qsort(eh.v, eh.nr, sizeof(*eh.v), range_cmp);
+		ranges__union(&eh);
+		s.eh = false;
+		s.cover = &eh;
+		s.cies.nr = 0;
+		err = fdes(&s);
 	}
 	free(eh.v);
-	free(dbg.v);
+	free(s.stack.v);
 	return err;
 }
 
