@@ -3,11 +3,10 @@
  * Unwind rows from call-frame information (record/cfi.h).
  *
  * The FDEs of .eh_frame and .debug_frame are listed with dwarf_next_cfi()
- * (their initial location decoded per the CIE's pointer encoding); each
- * FDE's instructions are then run once (record/cfi_insn.c) and each row
- * of its table mapped to a stkrec rule or to NONE. Ranges are kept as
- * segments [start, end) until the end, where they are sorted, overlaps
- * dropped, gaps filled with GAP and equal rules merged.
+ * (their initial location decoded per the CIE's pointer encoding), sorted
+ * by address, and each one's instructions run once (record/cfi_insn.c),
+ * each row of its table mapped to a stkrec rule or to NONE, and appended:
+ * gaps filled with GAP, equal rules merged, NONE where FDEs overlap.
  *
  * Mapped: CFA rsp/rbp + offset with the return address at CFA - 8 and rbp
  * unchanged or saved at CFA + 8n; the return address undefined (END);
@@ -35,8 +34,8 @@
 #include "util/array.h"
 
 #define MAX_XSEGS 16
-/* The CIEs last used: the FDEs of a few CIEs interleave (C and C++). */
-#define NR_CIES 8
+/* The CIEs last looked up: the FDEs of a few CIEs interleave (C, C++). */
+#define NR_LRU 8
 
 struct range {
 	uint64_t lo, hi;
@@ -47,43 +46,38 @@ struct ranges {
 	size_t nr, cap;
 };
 
-/* One rule over [start, end); rule.pc is unused until the rows are made. */
-struct seg {
-	uint64_t start, end;
-	struct stkrec_cfi_row rule;
-};
-
-struct segs {
-	struct seg *v;
-	size_t nr, cap;
-};
-
-struct cies {
-	Dwarf_Off off[NR_CIES];
-	struct cfi_cie cie[NR_CIES];
-	size_t nr, next;
-};
-
-/* A CFI section, what its FDEs are checked against, where rows go. */
-struct cfi_sect {
-	Elf_Data *data;
-	uint64_t addr;  /* sh_addr: base of pc-relative pointers */
-	bool eh;
-	const unsigned char *ident;
-	const struct ranges *xsegs;
-	struct ranges *eh_ranges;     /* .eh_frame: its FDEs' ranges */
-	const struct ranges *cover;   /* .debug_frame: their sorted union */
-	struct cies cies;
-	struct cfi_stack stack;
-	struct segs *out;
-};
-
-struct fde {
-	uint64_t lo, hi;
+/* An FDE over [lo, hi), or the piece [from, to) of a .debug_frame FDE that
+ * no .eh_frame FDE covers. Addresses fit in 32 bits (fde_info()). */
+struct item {
+	uint32_t from, to, lo, hi;
+	uint32_t cie;              /* in cfi.cies */
 	const uint8_t *insn, *end; /* augmentation and instructions */
-	const struct cfi_cie *cie;
 };
 
+/* One file's CFI on its way to rows. */
+struct cfi {
+	const unsigned char *ident;
+	struct ranges xsegs;
+	/* the section being listed */
+	Elf_Data *data;
+	uint64_t addr;         /* sh_addr: base of pc-relative pointers */
+	bool eh;
+	/* every CIE used, and the offsets of the last looked up */
+	struct cfi_cie *cies;
+	size_t nr_cies, cap_cies;
+	Dwarf_Off lru_off[NR_LRU];
+	uint32_t lru_cie[NR_LRU];
+	size_t nr_lru, next_lru;
+	struct ranges cover;   /* where .eh_frame has FDEs: .debug_frame's are cut */
+	struct item *items;
+	size_t nr_items, cap_items;
+	struct cfi_stack stack;
+	struct stkrec_cfi_row *rows;
+	size_t nr_rows, cap_rows;
+	uint32_t prev;         /* the end of the last row */
+};
+
+static const struct stkrec_cfi_row NONE_RULE = { .kind = STKREC_CFA_NONE };
 /* No FDE covers it: the BPF unwinder follows the frame pointer there. */
 static const struct stkrec_cfi_row GAP_RULE = { .kind = STKREC_CFA_GAP };
 
@@ -92,12 +86,27 @@ static int ranges__add(struct ranges *r, uint64_t lo, uint64_t hi)
 	return ARRAY_PUSH(r->v, r->nr, r->cap, ((struct range){ lo, hi }));
 }
 
-static int segs__add(struct segs *s, uint64_t start, uint64_t end, struct stkrec_cfi_row rule)
+static int range_cmp(const void *a, const void *b)
 {
-	if (start >= end)
-		return 0;
-	rule.pc = 0;
-	return ARRAY_PUSH(s->v, s->nr, s->cap, ((struct seg){ start, end, rule }));
+	const struct range *x = a, *y = b;
+
+	return x->lo < y->lo ? -1 : x->lo > y->lo ? 1 : 0;
+}
+
+/* The union of sorted ranges, in place. */
+static void ranges__union(struct ranges *r)
+{
+	size_t i, n = 0;
+
+	for (i = 0; i < r->nr; i++) {
+		if (n && r->v[i].lo <= r->v[n - 1].hi) {
+			if (r->v[i].hi > r->v[n - 1].hi)
+				r->v[n - 1].hi = r->v[i].hi;
+		} else {
+			r->v[n++] = r->v[i];
+		}
+	}
+	r->nr = n;
 }
 
 /* --- listing the FDEs ------------------------------------------------------ */
@@ -136,29 +145,39 @@ static int cie_encoding(const Dwarf_CIE *cie, uint8_t *enc)
 	return 0;
 }
 
-/* The CIE at off, its initial instructions run: 0, 1 to skip its FDEs
- * (undecodable), or -ENOMEM. */
-static int find_cie(struct cfi_sect *s, Dwarf_Off off, const struct cfi_cie **out)
+/* The CIE at off, its initial instructions run, as *idx: 0, 1 to skip its
+ * FDEs (undecodable), or -ENOMEM. */
+static int find_cie(struct cfi *c, Dwarf_Off off, uint32_t *idx)
 {
-	struct cies *c = &s->cies;
 	Dwarf_CFI_Entry e;
+	struct cfi_cie *cie;
 	Dwarf_Off next;
 	uint8_t enc;
 	size_t i;
+	int err;
 
-	for (i = 0; i < c->nr; i++) {
-		if (c->off[i] == off) {
-			*out = &c->cie[i];
+	for (i = 0; i < c->nr_lru; i++) {
+		if (c->lru_off[i] == off) {
+			*idx = c->lru_cie[i];
 			return 0;
 		}
 	}
-	if (dwarf_next_cfi(s->ident, s->data, s->eh, off, &next, &e) || !dwarf_cfi_cie_p(&e) ||
+	if (dwarf_next_cfi(c->ident, c->data, c->eh, off, &next, &e) || !dwarf_cfi_cie_p(&e) ||
 	    cie_encoding(&e.cie, &enc))
 		return 1;
-	i = c->nr < NR_CIES ? c->nr++ : c->next++ % NR_CIES;
-	c->off[i] = off;
-	*out = &c->cie[i];
-	return cfi_cie__init(&c->cie[i], &e.cie, enc, &s->stack);
+	if (c->nr_cies >= UINT32_MAX || ARRAY_RESERVE(c->cies, c->cap_cies, c->nr_cies + 1))
+		return -ENOMEM;
+	cie = &c->cies[c->nr_cies];
+	err = cfi_cie__init(cie, &e.cie, enc, &c->stack);
+	if (err)
+		return err;
+	cie->sect = c->data->d_buf;
+	cie->sect_addr = c->addr;
+	*idx = (uint32_t)c->nr_cies++;
+	i = c->nr_lru < NR_LRU ? c->nr_lru++ : c->next_lru++ % NR_LRU;
+	c->lru_off[i] = off;
+	c->lru_cie[i] = *idx;
+	return 0;
 }
 
 static bool in_xsegs(const struct ranges *x, uint64_t lo, uint64_t hi)
@@ -173,79 +192,46 @@ static bool in_xsegs(const struct ranges *x, uint64_t lo, uint64_t hi)
 
 /* The FDE in e, or 1 to skip it (undecodable, empty, a discarded
  * function's tombstone, outside the executable segments). */
-static int fde_info(struct cfi_sect *s, const Dwarf_CFI_Entry *e, struct fde *f)
+static int fde_info(struct cfi *c, const Dwarf_CFI_Entry *e, struct item *f)
 {
-	const uint8_t *p = e->fde.start, *base = s->data->d_buf;
-	uint64_t len;
+	const uint8_t *p = e->fde.start, *base = c->data->d_buf;
+	uint64_t lo, len;
 	int ret;
 
-	ret = find_cie(s, e->fde.CIE_pointer, &f->cie);
+	ret = find_cie(c, e->fde.CIE_pointer, &f->cie);
 	if (ret)
 		return ret;
-	if (cfi__read_encoded(f->cie->fde_enc, &p, e->fde.end, s->addr + (uint64_t)(p - base),
-			      &f->lo) ||
-	    cfi__read_encoded(f->cie->fde_enc & 0x0f, &p, e->fde.end, 0, &len))
+	if (cfi__read_encoded(c->cies[f->cie].fde_enc, &p, e->fde.end,
+			      c->addr + (uint64_t)(p - base), &lo) ||
+	    cfi__read_encoded(c->cies[f->cie].fde_enc & 0x0f, &p, e->fde.end, 0, &len))
 		return 1;
-	f->hi = f->lo + len;
+	if (!lo || !len || lo + len < lo || !in_xsegs(&c->xsegs, lo, lo + len))
+		return 1;
+	if (lo + len > UINT32_MAX)
+		return -E2BIG;
+	f->from = f->lo = (uint32_t)lo;
+	f->to = f->hi = (uint32_t)(lo + len);
 	f->insn = p;
 	f->end = e->fde.end;
-	if (!f->lo || !len || f->hi < f->lo || !in_xsegs(s->xsegs, f->lo, f->hi))
-		return 1;
-	if (f->hi > UINT32_MAX)
-		return -E2BIG;
 	return 0;
 }
 
-/* A .plt rule with another threshold than STKREC_CFA_PLT's, as what it
- * means: rsp + 8 from each 16-byte entry's start, rsp + 16 from thr on. */
-static int add_plt(struct segs *s, uint64_t start, uint64_t end, int thr, int8_t fp_off)
+static int add_item(struct cfi *c, const struct item *f, uint64_t from, uint64_t to)
 {
-	struct stkrec_cfi_row r8 = { .kind = STKREC_CFA_SP, .cfa_off = 8, .fp_off = fp_off };
-	struct stkrec_cfi_row r16 = { .kind = STKREC_CFA_SP, .cfa_off = 16, .fp_off = fp_off };
-	uint64_t a = start, entry, mid;
+	struct item it = *f;
 
-	while (a < end) {
-		entry = a & ~15ull;
-		mid = entry + (uint64_t)thr;
-		if (a < mid && segs__add(s, a, mid < end ? mid : end, r8))
-			return -ENOMEM;
-		a = a > mid ? a : mid;
-		if (a < end && segs__add(s, a, entry + 16 < end ? entry + 16 : end, r16))
-			return -ENOMEM;
-		a = entry + 16;
-	}
-	return 0;
+	if (c->nr_items >= UINT32_MAX)
+		return -ENOMEM;
+	it.from = (uint32_t)from;
+	it.to = (uint32_t)to;
+	return ARRAY_PUSH(c->items, c->nr_items, c->cap_items, it);
 }
 
-/* The rows of the FDE f over [from, to), its instructions run once. */
-static int walk_fde(struct cfi_sect *s, const struct fde *f, uint64_t from, uint64_t to)
+/* The pieces of the .debug_frame FDE f where no .eh_frame FDE (the sorted
+ * union c->cover) is. */
+static int add_uncovered(struct cfi *c, const struct item *f)
 {
-	struct stkrec_cfi_row r;
-	struct cfi_walk w;
-	uint64_t start, end;
-	int ret, plt;
-
-	cfi_walk__init(&w, f->cie, f->insn, f->end, s->data->d_buf, s->addr, f->lo, f->hi, from,
-		       &s->stack);
-	while ((ret = cfi_walk__next(&w, &start, &end, &r, &plt)) > 0) {
-		/* an advance past the FDE's end opens no row */
-		if (end > to)
-			end = to;
-		if (plt >= 0)
-			ret = add_plt(s->out, start, end, plt, r.fp_off);
-		else
-			ret = segs__add(s->out, start, end, r);
-		if (ret || end >= to)
-			break;
-	}
-	return ret < 0 ? ret : 0;
-}
-
-/* Walk the .debug_frame FDE f where no .eh_frame FDE (the sorted union
- * s->cover) is. */
-static int walk_uncovered(struct cfi_sect *s, const struct fde *f)
-{
-	const struct ranges *cover = s->cover;
+	const struct ranges *cover = &c->cover;
 	size_t a = 0, b = cover->nr, m;
 	uint64_t pc = f->lo;
 	int err = 0;
@@ -260,27 +246,27 @@ static int walk_uncovered(struct cfi_sect *s, const struct fde *f)
 	}
 	for (; a < cover->nr && cover->v[a].lo < f->hi && !err; a++) {
 		if (cover->v[a].lo > pc)
-			err = walk_fde(s, f, pc, cover->v[a].lo);
+			err = add_item(c, f, pc, cover->v[a].lo);
 		if (cover->v[a].hi > pc)
 			pc = cover->v[a].hi;
 	}
 	if (!err && pc < f->hi)
-		err = walk_fde(s, f, pc, f->hi);
+		err = add_item(c, f, pc, f->hi);
 	return err;
 }
 
-/* Every FDE of s into rows: .eh_frame's noted in s->eh_ranges, those of
- * .debug_frame kept where .eh_frame has none. */
-static int fdes(struct cfi_sect *s)
+/* Every FDE of the section: .eh_frame's whole (and in c->cover when
+ * cover), .debug_frame's where .eh_frame has none. */
+static int fdes(struct cfi *c, bool cover)
 {
 	Dwarf_Off off = 0, next;
 	Dwarf_CFI_Entry e;
-	struct fde f;
+	struct item f;
 	int ret;
 
 	for (;;) {
 		next = (Dwarf_Off)-1;
-		ret = dwarf_next_cfi(s->ident, s->data, s->eh, off, &next, &e);
+		ret = dwarf_next_cfi(c->ident, c->data, c->eh, off, &next, &e);
 		if (ret > 0)
 			return 0;
 		/* A damaged entry ends the list unless libdw could step over it
@@ -294,51 +280,169 @@ static int fdes(struct cfi_sect *s)
 		off = next;
 		if (dwarf_cfi_cie_p(&e))
 			continue;
-		ret = fde_info(s, &e, &f);
+		ret = fde_info(c, &e, &f);
 		if (ret > 0)
 			continue;
-		if (!ret && s->eh)
-			ret = ranges__add(s->eh_ranges, f.lo, f.hi);
+		if (!ret && cover)
+			ret = ranges__add(&c->cover, f.lo, f.hi);
 		if (!ret)
-			ret = s->eh ? walk_fde(s, &f, f.lo, f.hi) : walk_uncovered(s, &f);
+			ret = c->eh ? add_item(c, &f, f.lo, f.hi) : add_uncovered(c, &f);
 		if (ret)
 			return ret;
 	}
 }
 
+/* --- the rows ------------------------------------------------------------ */
+
+static int push_row(struct cfi *c, uint32_t pc, struct stkrec_cfi_row rule)
+{
+	struct stkrec_cfi_row *last = c->nr_rows ? &c->rows[c->nr_rows - 1] : NULL;
+
+	if (last && last->kind == rule.kind && last->cfa_off == rule.cfa_off &&
+	    last->fp_off == rule.fp_off)
+		return 0;
+	if (last && last->pc == pc) {
+		*last = rule;
+		last->pc = pc;
+		return 0;
+	}
+	rule.pc = pc;
+	return ARRAY_PUSH(c->rows, c->nr_rows, c->cap_rows, rule);
+}
+
+/* The rule over [start, end) where no row is yet, a gap before it GAP. */
+static int add_rule(struct cfi *c, uint64_t start, uint64_t end, struct stkrec_cfi_row rule)
+{
+	int err = 0;
+
+	if (c->nr_rows && start < c->prev)
+		start = c->prev;
+	if (start >= end)
+		return 0;
+	if (c->nr_rows && start > c->prev)
+		err = push_row(c, c->prev, GAP_RULE);
+	if (!err)
+		err = push_row(c, (uint32_t)start, rule);
+	c->prev = (uint32_t)end;
+	return err;
+}
+
+/* A .plt rule with another threshold than STKREC_CFA_PLT's, as what it
+ * means: rsp + 8 from each 16-byte entry's start, rsp + 16 from thr on. */
+static int add_plt(struct cfi *c, uint64_t start, uint64_t end, int thr, int8_t fp_off)
+{
+	struct stkrec_cfi_row r8 = { .kind = STKREC_CFA_SP, .cfa_off = 8, .fp_off = fp_off };
+	struct stkrec_cfi_row r16 = { .kind = STKREC_CFA_SP, .cfa_off = 16, .fp_off = fp_off };
+	uint64_t a = start, entry, mid;
+	int err = 0;
+
+	while (a < end && !err) {
+		entry = a & ~15ull;
+		mid = entry + (uint64_t)thr;
+		if (a < mid)
+			err = add_rule(c, a, mid < end ? mid : end, r8);
+		a = a > mid ? a : mid;
+		if (a < end && !err)
+			err = add_rule(c, a, entry + 16 < end ? entry + 16 : end, r16);
+		a = entry + 16;
+	}
+	return err;
+}
+
+/* FDEs that overlap (in damaged tables): which one is right cannot be
+ * told, so NONE from where the second starts to where the first ends. */
+static int overlap(struct cfi *c, uint32_t from)
+{
+	while (c->nr_rows && c->rows[c->nr_rows - 1].pc >= from)
+		c->nr_rows--;
+	return push_row(c, from, NONE_RULE);
+}
+
+/* The rows of item f, its FDE's instructions run once. */
+static int walk(struct cfi *c, const struct item *f)
+{
+	struct stkrec_cfi_row r;
+	struct cfi_walk w;
+	uint64_t start, end;
+	int ret, plt;
+
+	if (c->nr_rows && f->from < c->prev) {
+		ret = overlap(c, f->from);
+		if (ret)
+			return ret;
+	}
+	cfi_walk__init(&w, &c->cies[f->cie], f->insn, f->end, f->lo, f->hi, f->from, &c->stack);
+	while ((ret = cfi_walk__next(&w, &start, &end, &r, &plt)) > 0) {
+		/* an advance past the FDE's end opens no row */
+		if (end > f->to)
+			end = f->to;
+		if (plt >= 0)
+			ret = add_plt(c, start, end, plt, r.fp_off);
+		else
+			ret = add_rule(c, start, end, r);
+		if (ret || end >= f->to)
+			break;
+	}
+	return ret < 0 ? ret : 0;
+}
+
+/* The items' keys (from << 32 | index) by from, a stable radix sort a byte
+ * a pass: the FDEs mostly come in order, but not all (cold parts of
+ * functions, .plt, startup code). */
+static int sort_items(const struct cfi *c, uint64_t **out)
+{
+	uint64_t *a, *b, *t;
+	size_t count[256], i, sum, n;
+	unsigned int shift;
+
+	a = malloc(c->nr_items * sizeof(*a));
+	b = malloc(c->nr_items * sizeof(*b));
+	if (!a || !b) {
+		free(a);
+		free(b);
+		return -ENOMEM;
+	}
+	for (i = 0; i < c->nr_items; i++)
+		a[i] = (uint64_t)c->items[i].from << 32 | i;
+	for (shift = 32; shift < 64; shift += 8) {
+		memset(count, 0, sizeof(count));
+		for (i = 0; i < c->nr_items; i++)
+			count[(a[i] >> shift) & 255]++;
+		for (sum = 0, i = 0; i < 256; i++) {
+			n = count[i];
+			count[i] = sum;
+			sum += n;
+		}
+		for (i = 0; i < c->nr_items; i++)
+			b[count[(a[i] >> shift) & 255]++] = a[i];
+		t = a;
+		a = b;
+		b = t;
+	}
+	free(b);
+	*out = a;
+	return 0;
+}
+
+/* The items in address order into rows, the end GAP. */
+static int make_rows(struct cfi *c)
+{
+	uint64_t *keys = NULL;
+	size_t i;
+	int err;
+
+	err = sort_items(c, &keys);
+	for (i = 0; i < c->nr_items && !err; i++)
+		err = walk(c, &c->items[keys[i] & UINT32_MAX]);
+	if (!err)
+		err = push_row(c, c->prev, GAP_RULE);
+	free(keys);
+	return err;
+}
+
 /* --- the file ------------------------------------------------------------ */
 
-static int range_cmp(const void *a, const void *b)
-{
-	const struct range *x = a, *y = b;
-
-	return x->lo < y->lo ? -1 : x->lo > y->lo ? 1 : 0;
-}
-
-static int seg_cmp(const void *a, const void *b)
-{
-	const struct seg *x = a, *y = b;
-
-	return x->start < y->start ? -1 : x->start > y->start ? 1 : 0;
-}
-
-/* The union of sorted ranges, in place. */
-static void ranges__union(struct ranges *r)
-{
-	size_t i, n = 0;
-
-	for (i = 0; i < r->nr; i++) {
-		if (n && r->v[i].lo <= r->v[n - 1].hi) {
-			if (r->v[i].hi > r->v[n - 1].hi)
-				r->v[n - 1].hi = r->v[i].hi;
-		} else {
-			r->v[n++] = r->v[i];
-		}
-	}
-	r->nr = n;
-}
-
-static Elf_Scn *find_scn(Elf *elf, const char *name, struct cfi_sect *s)
+static Elf_Scn *find_scn(Elf *elf, const char *name, struct cfi *c)
 {
 	Elf_Scn *scn = NULL;
 	GElf_Shdr sh;
@@ -357,9 +461,9 @@ static Elf_Scn *find_scn(Elf *elf, const char *name, struct cfi_sect *s)
 			continue;
 		if ((sh.sh_flags & SHF_COMPRESSED) && elf_compress(scn, 0, 0) < 0)
 			return NULL;
-		s->data = elf_getdata(scn, NULL);
-		s->addr = sh.sh_addr;
-		return s->data && s->data->d_buf && s->data->d_size ? scn : NULL;
+		c->data = elf_getdata(scn, NULL);
+		c->addr = sh.sh_addr;
+		return c->data && c->data->d_buf && c->data->d_size ? scn : NULL;
 	}
 	return NULL;
 }
@@ -392,89 +496,47 @@ static int check_elf(Elf *elf)
 	return 0;
 }
 
-/* The segments of .eh_frame, then of .debug_frame where .eh_frame has no FDE. */
-static int collect(Elf *elf, const struct ranges *xsegs, struct segs *out)
+/* The FDEs of .eh_frame, then of .debug_frame where .eh_frame has none. */
+static int collect(Elf *elf, struct cfi *c)
 {
-	struct ranges eh = { 0 };
-	struct cfi_sect s = { .eh = true, .xsegs = xsegs, .eh_ranges = &eh, .out = out };
+	Elf_Data *dbg = NULL;
+	uint64_t dbg_addr = 0;
 	int err = 0;
 
-	s.ident = (const unsigned char *)elf_getident(elf, NULL);
-	if (find_scn(elf, ".eh_frame", &s))
-		err = fdes(&s);
-	if (!err && find_scn(elf, ".debug_frame", &s)) {
-		qsort(eh.v, eh.nr, sizeof(*eh.v), range_cmp);
-		ranges__union(&eh);
-		s.eh = false;
-		s.cover = &eh;
-		s.cies.nr = 0;
-		err = fdes(&s);
+	c->ident = (const unsigned char *)elf_getident(elf, NULL);
+	if (find_scn(elf, ".debug_frame", c)) {
+		dbg = c->data;
+		dbg_addr = c->addr;
 	}
-	free(eh.v);
-	free(s.stack.v);
+	c->eh = true;
+	if (find_scn(elf, ".eh_frame", c))
+		err = fdes(c, dbg != NULL);
+	if (!err && dbg) {
+		if (c->cover.nr)
+			qsort(c->cover.v, c->cover.nr, sizeof(*c->cover.v), range_cmp);
+		ranges__union(&c->cover);
+		c->data = dbg;
+		c->addr = dbg_addr;
+		c->eh = false;
+		c->nr_lru = 0;
+		err = fdes(c, false);
+	}
 	return err;
 }
 
-static int push_row(struct stkrec_cfi_row *rows, size_t *nr, uint64_t pc,
-		    struct stkrec_cfi_row rule)
+static void cfi_free(struct cfi *c)
 {
-	struct stkrec_cfi_row *last = *nr ? &rows[*nr - 1] : NULL;
-
-	if (pc > UINT32_MAX)
-		return -E2BIG;
-	if (last && last->kind == rule.kind && last->cfa_off == rule.cfa_off &&
-	    last->fp_off == rule.fp_off)
-		return 0;
-	if (last && last->pc == pc) {
-		*last = rule;
-		last->pc = (uint32_t)pc;
-		return 0;
-	}
-	rule.pc = (uint32_t)pc;
-	rows[(*nr)++] = rule;
-	return 0;
-}
-
-/* Sorted segments into rows: overlaps cut (the first one wins), gaps and
- * the end as GAP, equal neighbours merged. */
-static int make_rows(struct segs *s, struct stkrec_cfi_row **rows, size_t *nr)
-{
-	struct stkrec_cfi_row *v;
-	uint64_t prev = 0, start;
-	size_t i, n = 0;
-	int err = 0;
-
-	qsort(s->v, s->nr, sizeof(*s->v), seg_cmp);
-	v = malloc((2 * s->nr + 1) * sizeof(*v));
-	if (!v)
-		return -ENOMEM;
-	for (i = 0; i < s->nr && !err; i++) {
-		start = s->v[i].start;
-		if (n && start < prev)
-			start = prev;
-		if (start >= s->v[i].end)
-			continue;
-		if (n && start > prev)
-			err = push_row(v, &n, prev, GAP_RULE);
-		if (!err)
-			err = push_row(v, &n, start, s->v[i].rule);
-		prev = s->v[i].end;
-	}
-	if (!err)
-		err = push_row(v, &n, prev, GAP_RULE);
-	if (err) {
-		free(v);
-		return err;
-	}
-	*rows = v;
-	*nr = n;
-	return 0;
+	free(c->xsegs.v);
+	free(c->cies);
+	free(c->cover.v);
+	free(c->items);
+	free(c->stack.v);
+	free(c->rows);
 }
 
 int cfi__load(int fd, struct stkrec_cfi_row **rows, size_t *nr)
 {
-	struct ranges xsegs = { 0 };
-	struct segs segs = { 0 };
+	struct cfi c = { 0 };
 	Elf *elf;
 	int err;
 
@@ -486,15 +548,19 @@ int cfi__load(int fd, struct stkrec_cfi_row **rows, size_t *nr)
 		return -ENOEXEC;
 	err = check_elf(elf);
 	if (!err)
-		err = exec_segs(elf, &xsegs);
+		err = exec_segs(elf, &c.xsegs);
 	if (!err)
-		err = collect(elf, &xsegs, &segs);
-	if (!err && !segs.nr)
+		err = collect(elf, &c);
+	if (!err && !c.nr_items)
 		err = -ENOENT;
 	if (!err)
-		err = make_rows(&segs, rows, nr);
-	free(segs.v);
-	free(xsegs.v);
+		err = make_rows(&c);
+	if (!err) {
+		*rows = c.rows;
+		*nr = c.nr_rows;
+		c.rows = NULL;
+	}
+	cfi_free(&c);
 	elf_end(elf);
 	return err;
 }

@@ -438,8 +438,10 @@ static int step_short(struct cfi_walk *w, uint8_t op, struct cfi_state *st, uint
 	case DW_CFA_nop:
 		return STEP_OK;
 	case DW_CFA_set_loc:
+		if (in_cie)
+			return STEP_BAD; /* an advance, as below */
 		return cfi__read_encoded(w->cie->fde_enc, &w->p, w->end,
-					 w->sect_addr + (uint64_t)(w->p - w->sect), loc) ?
+					 w->cie->sect_addr + (uint64_t)(w->p - w->cie->sect), loc) ?
 			       STEP_BAD : STEP_MOVE;
 	case DW_CFA_advance_loc1:
 		return advance(w, 1, loc);
@@ -568,7 +570,7 @@ int cfi_cie__init(struct cfi_cie *c, const Dwarf_CIE *cie, uint8_t fde_enc,
 	c->init.rbp.kind = CFI_REG_SAME;
 	c->init.ra.kind = CFI_REG_SAME;
 	c->init.cfa = CFI_CFA_UNDEF;
-	w.p = w.sect = cie->initial_instructions;
+	w.p = cie->initial_instructions;
 	w.end = cie->initial_instructions_end;
 	stack->nr = 0;
 	while (w.p < w.end) {
@@ -601,12 +603,11 @@ static bool skip_augmentation(struct cfi_walk *w)
 }
 
 void cfi_walk__init(struct cfi_walk *w, const struct cfi_cie *cie, const uint8_t *insn,
-		    const uint8_t *end, const uint8_t *sect, uint64_t sect_addr, uint64_t lo,
-		    uint64_t hi, uint64_t from, struct cfi_stack *stack)
+		    const uint8_t *end, uint64_t lo, uint64_t hi, uint64_t from,
+		    struct cfi_stack *stack)
 {
-	*w = (struct cfi_walk){ .cie = cie, .p = insn, .end = end, .sect = sect,
-				.sect_addr = sect_addr, .lo = lo, .hi = hi, .loc = lo,
-				.cur = from, .st = cie->init, .stack = stack };
+	*w = (struct cfi_walk){ .cie = cie, .p = insn, .end = end, .lo = lo, .hi = hi,
+				.loc = lo, .cur = from, .st = cie->init, .stack = stack };
 	w->st.start = lo;
 	stack->nr = 0;
 	w->bad = cie->bad || !skip_augmentation(w);

@@ -60,6 +60,8 @@ struct cfi_stack {
 
 /* What the FDEs of one CIE start from. */
 struct cfi_cie {
+	const uint8_t *sect; /* the section's data: set_loc's pc-relative */
+	uint64_t sect_addr;  /* addresses are from its address */
 	uint64_t caf;        /* code alignment factor */
 	int64_t daf;         /* data alignment factor */
 	uint64_t ra;         /* return address column */
@@ -75,8 +77,6 @@ struct cfi_cie {
 struct cfi_walk {
 	const struct cfi_cie *cie;
 	const uint8_t *p, *end;
-	const uint8_t *sect;    /* the section's data: set_loc's pc-relative */
-	uint64_t sect_addr;     /* addresses are from its address */
 	uint64_t lo, hi;
 	uint64_t loc;           /* where the instructions have advanced to */
 	uint64_t cur;           /* the next row's start */
@@ -92,15 +92,15 @@ int cfi__read_encoded(uint8_t enc, const uint8_t **p, const uint8_t *end, uint64
 		      uint64_t *v);
 
 /* c from cie (its FDE pointer encoding fde_enc), the initial instructions
- * run: 0 or -ENOMEM. */
+ * run: 0 or -ENOMEM. The caller sets c->sect and c->sect_addr. */
 int cfi_cie__init(struct cfi_cie *c, const Dwarf_CIE *cie, uint8_t fde_enc,
 		  struct cfi_stack *stack);
 
 /* w over the FDE [lo, hi) whose augmentation and instructions are
- * [insn, end) in the section data sect at sect_addr; rows from `from`. */
+ * [insn, end); rows from `from`. */
 void cfi_walk__init(struct cfi_walk *w, const struct cfi_cie *cie, const uint8_t *insn,
-		    const uint8_t *end, const uint8_t *sect, uint64_t sect_addr, uint64_t lo,
-		    uint64_t hi, uint64_t from, struct cfi_stack *stack);
+		    const uint8_t *end, uint64_t lo, uint64_t hi, uint64_t from,
+		    struct cfi_stack *stack);
 
 /*
  * The next row [*start, *end) and its rule: 1, or 0 after the last, or

@@ -821,14 +821,15 @@ Test(record_cfi, eh_frame_wins_inside_a_debug_frame_fde)
 }
 
 /* Instructions compilers seldom write, in a hand-made .debug_frame over
- * r0..r5 (32 bytes each): CIE .Lca says CFA rsp+8, ra at cfa-8; .Lcb the
+ * r0..r6 (32 bytes each): CIE .Lca says CFA rsp+8, ra at cfa-8; .Lcb the
  * same and an advance, which makes it unusable. */
 static const char rare_asm[] =
 	"	.text\n"
-	"	.globl r0, r1, r2, r3, r4, r5\n"
+	"	.globl r0, r1, r2, r3, r4, r5, r6\n"
 	"	.balign 32\n"
 	"r0:	.fill 32,1,0x90\nr1:	.fill 32,1,0x90\nr2:	.fill 32,1,0x90\n"
 	"r3:	.fill 32,1,0x90\nr4:	.fill 32,1,0x90\nr5:	.fill 32,1,0x90\n"
+	"r6:	.fill 32,1,0x90\n"
 	"	.section .debug_frame,\"\",@progbits\n"
 	".Lca:	.long .Lca_e - . - 4, 0xffffffff\n"
 	"	.byte 1, 0, 1, 0x78, 16, 0x0c, 7, 8, 0x90, 1\n"
@@ -870,6 +871,12 @@ static const char rare_asm[] =
 	".L5:	.long .L5_e - . - 4, .Lca\n	.quad r5, 32\n"
 	"	.byte 0x40, 0x0e, 16, 0x48, 0x0e, 24, 0x02, 100, 0x0e, 32\n"
 	"	.balign 8, 0\n.L5_e:\n"
+	/* r6: FDEs that overlap, [r6, r6+16) and [r6+8, r6+32), cfa 16 and
+	 * 32 from 4 bytes in: NONE where both speak */
+	".L6:	.long .L6_e - . - 4, .Lca\n	.quad r6, 16\n"
+	"	.byte 0x44, 0x0e, 16\n	.balign 8, 0\n.L6_e:\n"
+	".L7:	.long .L7_e - . - 4, .Lca\n	.quad r6 + 8, 24\n"
+	"	.byte 0x44, 0x0e, 32\n	.balign 8, 0\n.L7_e:\n"
 	"	.section .note.GNU-stack,\"\",@progbits\n";
 
 struct want {
@@ -897,6 +904,9 @@ Test(record_cfi, rare_instructions)
 		{ "r4", 0, STKREC_CFA_NONE, 0, 0 }, { "r4", 4, STKREC_CFA_NONE, 0, 0 },
 		{ "r5", 0, STKREC_CFA_SP, 16, 0 },  { "r5", 8, STKREC_CFA_SP, 24, 0 },
 		{ "r5", 31, STKREC_CFA_SP, 24, 0 },
+		{ "r6", 4, STKREC_CFA_SP, 16, 0 },  { "r6", 8, STKREC_CFA_NONE, 0, 0 },
+		{ "r6", 15, STKREC_CFA_NONE, 0, 0 }, { "r6", 16, STKREC_CFA_SP, 32, 0 },
+		{ "r6", 31, STKREC_CFA_SP, 32, 0 },
 	};
 	char asm_path[PATH_MAX], flags[2 * PATH_MAX];
 	const struct stkrec_cfi_row *r;
