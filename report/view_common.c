@@ -19,6 +19,7 @@ void agg__fini(struct agg *a)
 struct agg_ev {
 	uint64_t value, time, start;
 	uint32_t tid, comm, open;
+	const struct cap_offcpu *e; /* off-CPU: the interval */
 };
 
 static void agg_max(struct agg_group *g, const struct agg_ev *ev)
@@ -29,6 +30,7 @@ static void agg_max(struct agg_group *g, const struct agg_ev *ev)
 	g->max_tid = ev->tid;
 	g->max_comm = ev->comm;
 	g->max_open = ev->open;
+	g->max_offcpu = ev->e;
 }
 
 static int agg_add(struct agg *a, const struct agg_group *key, const struct agg_ev *ev)
@@ -71,7 +73,7 @@ static int collect_offcpu(struct agg *a, const struct report_ctx *ctx, unsigned 
 
 	e = model__offcpu(m, &n);
 	for (i = 0; i < n; i++, e++) {
-		ev = (struct agg_ev){ .start = e->start, .tid = e->tid, .open = e->open };
+		ev = (struct agg_ev){ .start = e->start, .tid = e->tid, .open = e->open, .e = e };
 		ev.value = model__offcpu_seen(m, e, &ev.time);
 		ev.comm = model__comm_id(m, e->tid, e->start);
 		if (!filter__offcpu(f, m, e, ev.comm))

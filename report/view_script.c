@@ -6,9 +6,12 @@
  *   comm  pid/tid [cpu] seconds.us: offcpu: 1234 us state 0x1
  *   comm  pid/tid [cpu] seconds.us: cpu:
  *   comm  pid/tid [---] seconds.us: bio: 4096 bytes W sda 8:0 sector 2048 lat 150 us
+ *   comm  pid/tid [cpu] seconds.us: wakeup: woke comm pid/tid [io sda W 4K]
  *
  * Times are seconds since the capture start: off-CPU at switch-out, CPU at
- * the sample, block I/O at completion.
+ * the sample, block I/O at completion, a wakeup when it woke the thread
+ * (the line's thread is the waker: "[hardirq] 0/0" for an interrupt; the
+ * filters select the thread woken).
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -42,9 +45,11 @@ static int collect(const struct report_ctx *ctx, struct sev **out, size_t *nout)
 	const struct cap_cpu *cpu = model__cpu(m, &n1);
 	const struct cap_bio *bio = model__bio(m, &n2);
 	const uint32_t *bcomm = model__bio_comms(m);
+	size_t n3;
+	const struct cap_wakeup *w = model__wakeups(m, &n3);
 	struct sev *v;
 
-	v = malloc((n0 + n1 + n2 + 1) * sizeof(*v));
+	v = malloc((n0 + n1 + n2 + n3 + 1) * sizeof(*v));
 	if (!v)
 		return -ENOMEM;
 	for (i = 0; filter__kind(f, CAP_KIND_OFFCPU) && i < n0; i++) {
@@ -59,6 +64,11 @@ static int collect(const struct report_ctx *ctx, struct sev **out, size_t *nout)
 	for (i = 0; filter__kind(f, CAP_KIND_BIO) && i < n2; i++) {
 		if (filter__task(f, m, bio[i].pid, bio[i].tid, bcomm[i], bio[i].complete_time))
 			v[k++] = (struct sev){ bio[i].complete_time, i, CAP_KIND_BIO };
+	}
+	for (i = 0; filter__kind(f, CAP_KIND_WAKEUP) && i < n3; i++) {
+		if (filter__task(f, m, w[i].pid, w[i].tid, model__comm_id(m, w[i].tid, w[i].time),
+				 w[i].time))
+			v[k++] = (struct sev){ w[i].time, i, CAP_KIND_WAKEUP };
 	}
 	qsort(v, k, sizeof(*v), cmp_sev);
 	*out = v;
@@ -217,6 +227,34 @@ static int print_bio(const struct report_ctx *ctx, const struct sev *s, struct r
 	return 0;
 }
 
+/* The waker's line, then its stacks. */
+static int print_wakeup(const struct report_ctx *ctx, const struct sev *s, struct rframe *fr,
+			FILE *out)
+{
+	const struct model *m = ctx->model;
+	const struct filter *f = ctx->filter;
+	size_t nev;
+	const struct cap_wakeup *w = model__wakeups(m, &nev) + s->idx;
+	const struct cap_bio *b;
+	char label[48];
+	int n, nk;
+
+	print_head(ctx, view_waker_comm(ctx, w), w->waker_pid, w->waker_tid, w->cpu, s->time, out);
+	fprintf(out, "wakeup: woke %s %" PRIu32 "/%" PRIu32,
+		model__comm_name(m, model__comm_id(m, w->tid, w->time)), w->pid, w->tid);
+	n = view_frames(ctx, w->waker_pid, w->time, filter__ustack(f, w->ustack),
+			filter__kstack(f, w->kstack), fr, &nk);
+	if (n < 0)
+		return n;
+	b = view_wake_bio(ctx, w, fr, nk);
+	if (b) {
+		view_bio_label(ctx, b, label, sizeof(label));
+		fprintf(out, " [io %s]", label);
+	}
+	print_stack(ctx, fr, n, out);
+	return 0;
+}
+
 int view_script(struct report_ctx *ctx, FILE *out)
 {
 	struct sev *v = NULL;
@@ -231,6 +269,8 @@ int view_script(struct report_ctx *ctx, FILE *out)
 	for (i = 0; !err && i < n; i++) {
 		if (v[i].kind == CAP_KIND_BIO)
 			err = print_bio(ctx, &v[i], fr, out);
+		else if (v[i].kind == CAP_KIND_WAKEUP)
+			err = print_wakeup(ctx, &v[i], fr, out);
 		else
 			err = print_sampled(ctx, &v[i], fr, out);
 	}

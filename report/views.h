@@ -37,6 +37,9 @@ struct report_opts {
 	uint64_t count;     /* biotop intervals to print; 0: all */
 	uint32_t max_rows;  /* biotop and top-waits rows; 0: biotop 20, top-waits all */
 	bool icicle;        /* svg: root at the top */
+	bool wakers;        /* folded --wakers: offwaketime's waiter;--;waker */
+	uint32_t chain_id;  /* --chain TID|PID: the waits behind its longest */
+	uint32_t chain_hops; /* ... followed this far (0: the default) */
 };
 
 struct report_ctx {
@@ -51,6 +54,9 @@ int view_folded(struct report_ctx *ctx, FILE *out);
 int view_topwaits(struct report_ctx *ctx, FILE *out);
 int view_biotop(struct report_ctx *ctx, FILE *out);
 int view_script(struct report_ctx *ctx, FILE *out);
+/* --chain: who woke a thread's longest wait, what that waker waited on
+ * just before, and so on (view_wakers.c). -ENOENT: no such thread. */
+int view_chain(struct report_ctx *ctx, FILE *out);
 /* Flame graph of view_fold_kind()'s folded stacks, or of block I/O with
  * -e bio alone (view_svg.c). */
 int view_svg(struct report_ctx *ctx, FILE *out);
