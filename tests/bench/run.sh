@@ -336,6 +336,16 @@ else
 	echo '{}' > "$TMP/unwind.json"
 fi
 
+# --- 8. record -e wakeup: its cost, for the default set: tests/bench/wakeup.sh ----
+if [ "${BENCH_WAKEUP:-1}" != 0 ]; then
+	head_ "8. record -e wakeup: perf bench sched pipe, unpinned, alone / default kinds / + wakeup"
+	STKREC=$STKREC BENCH_OUT=$OUT BENCH_TMP=$TMP BENCH_TABLE=$TABLE \
+		BENCH_WAKEUP_JSON="$TMP/wakeup.json" "$(dirname "$0")/wakeup.sh" ||
+		die "section 8 (tests/bench/wakeup.sh) failed"
+else
+	echo '{}' > "$TMP/wakeup.json"
+fi
+
 jq -n \
 	--arg kernel "$(uname -r)" --arg model "$MODEL" --argjson cpus "$(nproc)" \
 	--arg layout "$LAYOUT" --argjson loops "$LOOPS" --argjson rounds "$ROUNDS" \
@@ -351,7 +361,7 @@ jq -n \
 	--argjson tpg "$TPG" --argjson rg "$RG" --argjson rpg "$RPG" --argjson offb "$OFFB" \
 	--argjson bmiss "$BMISS" --argjson bmissb "$BMISSB" \
 	--argjson ceil "$CEIL" --arg ceilw "$CEILW" --slurpfile steps "$TMP/ceil" \
-	--slurpfile unwind "$TMP/unwind.json" \
+	--slurpfile unwind "$TMP/unwind.json" --slurpfile wakeup "$TMP/wakeup.json" \
 	--argjson uloops "$ULOOPS" --argjson ua "$UA" --argjson ub "$UB" --argjson uc "$UC" \
 	--argjson ulb "$ULB" --argjson ulc "$ULC" --argjson ublost "$UBLOST" --argjson uclost "$UCLOST" \
 	--argjson uev "$UEV" --argjson ucb "$UCB" --argjson ubpe "$UBPE" --argjson upn "$UPN" \
@@ -381,6 +391,7 @@ jq -n \
 			      perf_events_per_s: $rpg},
 		 folded: {stkrec_s: $tf, stkrec_events_per_s: $rf}},
 	ceiling: {events_per_s_no_loss: $ceil, workload: $ceilw, steps: $steps},
-	unwind: $unwind[0]
+	unwind: $unwind[0],
+	wakeup: $wakeup[0]
 }' > "$RES"
 echo "results: $RES, table: $TABLE"
