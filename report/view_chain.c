@@ -125,7 +125,7 @@ static int show_waker(struct chain *c, const struct cap_wakeup *wk, uint32_t *ne
 	int n, nk;
 
 	view_fmt_reltime(m, wk->time, at, sizeof(at));
-	n = view_frames(c->ctx, wk->waker_pid, wk->time, wk->ustack, wk->kstack, c->fr, &nk);
+	n = view_waker_frames(c->ctx, wk, c->fr, &nk);
 	if (n < 0)
 		return n;
 	fprintf(c->out, "      woken at %s by %s", at, view_waker_comm(c->ctx, wk));

@@ -232,7 +232,6 @@ static int print_wakeup(const struct report_ctx *ctx, const struct sev *s, struc
 			FILE *out)
 {
 	const struct model *m = ctx->model;
-	const struct filter *f = ctx->filter;
 	size_t nev;
 	const struct cap_wakeup *w = model__wakeups(m, &nev) + s->idx;
 	const struct cap_bio *b;
@@ -242,8 +241,7 @@ static int print_wakeup(const struct report_ctx *ctx, const struct sev *s, struc
 	print_head(ctx, view_waker_comm(ctx, w), w->waker_pid, w->waker_tid, w->cpu, s->time, out);
 	fprintf(out, "wakeup: woke %s %" PRIu32 "/%" PRIu32,
 		model__comm_name(m, model__comm_id(m, w->tid, w->time)), w->pid, w->tid);
-	n = view_frames(ctx, w->waker_pid, w->time, filter__ustack(f, w->ustack),
-			filter__kstack(f, w->kstack), fr, &nk);
+	n = view_waker_frames(ctx, w, fr, &nk);
 	if (n < 0)
 		return n;
 	b = view_wake_bio(ctx, w, fr, nk);

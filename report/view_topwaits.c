@@ -74,8 +74,7 @@ static int print_waker_text(const struct report_ctx *ctx, const struct agg_group
 
 	if (!w)
 		return 0;
-	n = view_frames(ctx, w->waker_pid, w->time, filter__ustack(ctx->filter, w->ustack),
-			filter__kstack(ctx->filter, w->kstack), fr, &nk);
+	n = view_waker_frames(ctx, w, fr, &nk);
 	if (n < 0)
 		return n;
 	fprintf(out, "        woken by %s", view_waker_comm(ctx, w));
@@ -163,8 +162,7 @@ static int print_waker_json(const struct report_ctx *ctx, const struct agg_group
 
 	if (!w)
 		return 0;
-	n = view_frames(ctx, w->waker_pid, w->time, filter__ustack(ctx->filter, w->ustack),
-			filter__kstack(ctx->filter, w->kstack), fr, &nk);
+	n = view_waker_frames(ctx, w, fr, &nk);
 	if (n < 0)
 		return n;
 	fputs(", \"waker\": {\"comm\": ", out);

@@ -12,6 +12,15 @@
 #include "report/views_int.h"
 
 
+int view_waker_frames(const struct report_ctx *ctx, const struct cap_wakeup *w,
+		      struct rframe *fr, int *nk)
+{
+	const struct filter *f = ctx->filter;
+
+	return view_frames(ctx, w->waker_pid, w->time, filter__ustack(f, w->ustack),
+			   filter__kstack(f, w->kstack), fr, nk);
+}
+
 const char *view_waker_comm(const struct report_ctx *ctx, const struct cap_wakeup *w)
 {
 	if (w->flags & CAP_WAKEUP_F_HARDIRQ)
@@ -94,13 +103,11 @@ void view_bio_label(const struct report_ctx *ctx, const struct cap_bio *b, char 
 static int fold_waker(struct folded *fo, const struct report_ctx *ctx,
 		      const struct cap_wakeup *w, struct rframe *fr)
 {
-	const struct filter *f = ctx->filter;
 	const struct cap_bio *b;
 	char io[64], label[48];
 	int i, n, nk, err = 0;
 
-	n = view_frames(ctx, w->waker_pid, w->time, filter__ustack(f, w->ustack),
-			filter__kstack(f, w->kstack), fr, &nk);
+	n = view_waker_frames(ctx, w, fr, &nk);
 	if (n < 0)
 		return n;
 	b = view_wake_bio(ctx, w, fr, nk);

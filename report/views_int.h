@@ -60,6 +60,10 @@ int view_fold_wakers(struct report_ctx *ctx, struct fold_print *p);
  * kernel frames outside the scheduler's wakeup code (try_to_wake_up(),
  * wake_up_*(), wait queue wake functions); 0 when all are. */
 int view_wake_site(const struct rframe *fr, int nk);
+/* The waker's frames (innermost first, kernel then user; -U/-K applied)
+ * into fr (VIEW_MAX_FRAMES), *nk of them kernel ones. */
+int view_waker_frames(const struct report_ctx *ctx, const struct cap_wakeup *w,
+		      struct rframe *fr, int *nk);
 /* The waker's name: "[hardirq]", "[softirq]", or its thread's comm. */
 const char *view_waker_comm(const struct report_ctx *ctx, const struct cap_wakeup *w);
 /* The request whose completion ended the wait, if w ran in one and the

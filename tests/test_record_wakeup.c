@@ -37,20 +37,6 @@ static void teardown(void)
 
 TestSuite(record_wakeup, .init = setup, .fini = teardown, .timeout = 120);
 
-static void need_dwarf(void)
-{
-	struct utsname u;
-	int maj = 0, min = 0;
-
-#ifndef __x86_64__
-	cr_skip_test("--call-graph dwarf unwinds on x86-64 only");
-#endif
-	uname(&u);
-	sscanf(u.release, "%d.%d", &maj, &min);
-	if (maj < 5 || (maj == 5 && min < 17))
-		cr_skip_test("--call-graph dwarf needs Linux 5.17+, this is %s", u.release);
-}
-
 /* stkrec record -e EVENTS --call-graph dwarf -o cap -- wakechain MODE ARG */
 static void record(const char *events, const char *mode, const char *arg)
 {
@@ -61,29 +47,12 @@ static void record(const char *events, const char *mode, const char *arg)
 
 	rl_workload("wakechain", wl);
 	rl_need_bpf();
-	need_dwarf();
+	rl_need_dwarf();
 	rl_run(argv, 90, 0, &r);
 	cr_assert_eq(rl_code(&r), 0, "stkrec record: exit %d: %s", rl_code(&r), r.err);
 	cr_assert_not_null(strstr(r.err, " wakeups\n"), "%s", r.err);
 	cr_assert_not_null(strstr(r.err, "lost:   0 off-CPU, 0 CPU, 0 block I/O, 0 side band, 0 "
 				      "wakeups\n"), "%s", r.err);
-}
-
-/* stkrec ARGS... -i cap: its stdout (static). */
-static char *stkrec_out(char *const args[])
-{
-	char *argv[24] = { (char *)rl_stkrec() };
-	static struct rl_run r;
-	int i, n = 1;
-
-	for (i = 0; args[i] && n < 21; i++)
-		argv[n++] = args[i];
-	argv[n++] = "-i";
-	argv[n++] = cap;
-	argv[n] = NULL;
-	rl_run(argv, 60, 0, &r);
-	cr_assert_eq(rl_code(&r), 0, "stkrec %s: exit %d: %s", args[0], rl_code(&r), r.err);
-	return r.out;
 }
 
 /* Lines of text matching pattern (extended regex), and the sum of their
@@ -119,7 +88,7 @@ static int count_re(const char *text, const char *pattern, uint64_t *sum)
 /* The waker lines (script --folded -e wakeup) of thread comm `woken`. */
 static char *wakeups_of(const char *woken)
 {
-	return stkrec_out((char *[]){ "script", "--folded", "-e", "wakeup", "--comm",
+	return rl_stkrec_on(cap, (char *[]){ "script", "--folded", "-e", "wakeup", "--comm",
 				      (char *)woken, NULL });
 }
 
@@ -135,7 +104,7 @@ Test(record_wakeup, mutex_waiter_woken_by_the_unlock)
 	/* script: outermost first */
 	cr_assert_eq(count_re(s, "^ *wk-holder +[0-9]+/[0-9]+ .*wakeup: woke wk-waiter .*"
 			      "holder;hold_lock;release_lock;.*futex_wake", NULL), 3, "%s", s);
-	s = stkrec_out((char *[]){ "report", "--folded", "--wakers", "--comm", "wk-waiter",
+	s = rl_stkrec_on(cap, (char *[]){ "report", "--folded", "--wakers", "--comm", "wk-waiter",
 				   NULL });
 	/* waiter's frames;--;waker's innermost first;waker */
 	cr_assert_eq(count_re(s, "^wk-waiter;.*;take_lock;.*;--;.*;release_lock;hold_lock;holder;"
@@ -154,7 +123,7 @@ Test(record_wakeup, pipe_reader_woken_by_the_writer)
 	cr_assert_eq(count_re(s, "^ *wk-writer +[0-9]+/[0-9]+ .*wakeup: woke wk-reader .*"
 			      "start_thread;writer;write_token;.*pipe_write", NULL), 10, "%s", s);
 	cr_assert_eq(count_re(s, "wakeup: ", NULL), 10, "%s", s);
-	s = stkrec_out((char *[]){ "report", "--folded", "--wakers", "--comm", "wk-reader",
+	s = rl_stkrec_on(cap, (char *[]){ "report", "--folded", "--wakers", "--comm", "wk-reader",
 				   NULL });
 	cr_assert_eq(count_re(s, "^wk-reader;.*;read_token;.*pipe_read;.*;--;.*pipe_write;.*"
 			      ";write_token;writer;.*;wk-writer [0-9]+$", &us), 1, "%s", s);
@@ -172,7 +141,7 @@ Test(record_wakeup, timer_wakeup_is_the_interrupt)
 	cr_assert_eq(count_re(s, "^ *\\[hardirq\\] +0/0 .*wakeup: woke wk-napper [0-9]+/[0-9]+ "
 			      ".*;hrtimer_wakeup;try_to_wake_up$", NULL), 10, "%s", s);
 	cr_assert_eq(count_re(s, "wakeup: ", NULL), 10, "%s", s);
-	s = stkrec_out((char *[]){ "report", "--top-waits", "--comm", "wk-napper", NULL });
+	s = rl_stkrec_on(cap, (char *[]){ "report", "--top-waits", "--comm", "wk-napper", NULL });
 	cr_assert_not_null(strstr(s, "        woken by [hardirq]: hrtimer_wakeup <- "), "%s", s);
 }
 
@@ -183,11 +152,11 @@ Test(record_wakeup, two_hop_chain)
 	const char *p;
 
 	record("offcpu,wakeup", "chain", "3");
-	s = stkrec_out((char *[]){ "script", "--comm", "wk-a", NULL });
+	s = rl_stkrec_on(cap, (char *[]){ "script", "--comm", "wk-a", NULL });
 	p = strstr(s, "wk-a ");
 	cr_assert_not_null(p, "%s", s);
 	cr_assert_eq(sscanf(strchr(p, '/') + 1, "%15[0-9]", tid), 1);
-	s = stkrec_out((char *[]){ "report", "--chain", tid, NULL });
+	s = rl_stkrec_on(cap, (char *[]){ "report", "--chain", tid, NULL });
 	cr_assert_eq(count_re(s, "^ 0  wk-a [0-9]+/[0-9]+ waited [0-9]+\\.[0-9]{3} ms", NULL), 1,
 		     "%s", s);
 	cr_assert_eq(count_re(s, "^      in \\[k\\] (anon_)?pipe_read  \\[\\.\\] read_token$", NULL),
@@ -238,7 +207,7 @@ Test(record_wakeup, io_waits_joined_to_their_requests)
 	record("offcpu,wakeup,bio", "io", path);
 	disk_of("/var/tmp", disk, sizeof(disk));
 	unlink(path);
-	s = stkrec_out((char *[]){ "report", "--folded", "--wakers", "--comm", "wakechain",
+	s = rl_stkrec_on(cap, (char *[]){ "report", "--folded", "--wakers", "--comm", "wakechain",
 				   NULL });
 	snprintf(pattern, sizeof(pattern), "^wakechain;.*;read_direct;.*;--;.*;blk_update_request;"
 		 ".*;\\[[a-z]+\\];\\[io %s R 64K\\] [0-9]+$", disk);
