@@ -12,7 +12,8 @@
 #include <linux/types.h> /* __u32 and friends, as vmlinux.h has them */
 #endif
 
-#define STKREC_MAX_STACK 127  /* frames per stack, as bpf_get_stack allows */
+#define STKREC_MAX_STACK 127  /* frames per stack, as bpf_get_stack allows; 0x7f,
+			       * a mask the BPF programs bound indexes with */
 #define STKREC_COMM_LEN 16
 
 /* Every ringbuf record starts with one of these (u32). */

@@ -85,6 +85,7 @@ struct unwind_ctx {
 	bool fp_used;        /* a frame was followed by frame pointer */
 	bool vma_asked;      /* bpf_find_vma() was called (once per event) */
 	struct stkrec_umap vma; /* the mapping it found, nr_rows 0 if none */
+	struct task_struct *task; /* whose memory: with cross, another task's */
 };
 
 static __always_inline const struct stkrec_umap *umap_find(const struct stkrec_umaps *ms,
@@ -135,23 +136,28 @@ static __always_inline const struct stkrec_cfi_row *row_find(const struct stkrec
 	return bpf_map_lookup_elem(&cfi_rows, &lo);
 }
 
-static __always_inline int read_user_u64(__u64 addr, __u64 *v)
+/* cross (a constant at every call): the memory of c->task, which is not
+ * the current task; only sleepable programs may read it. */
+static __always_inline int read_user_u64(struct unwind_ctx *c, __u64 addr, __u64 *v,
+					 const bool cross)
 {
+	if (cross)
+		return bpf_copy_from_user_task(v, sizeof(*v), (const void *)addr, c->task, 0);
 	return bpf_probe_read_user(v, sizeof(*v), (const void *)addr);
 }
 
 /* The caller by the frame-pointer convention: code without rows. rbp must
  * point into the stack above rsp, 8-aligned, else it is no frame pointer
  * and the stack ends with the marker. */
-static __always_inline __u32 step_fp(struct unwind_ctx *c)
+static __always_inline __u32 step_fp(struct unwind_ctx *c, const bool cross)
 {
 	__u64 ra, fp;
 
 	c->fp_used = true;
 	if (!c->fp)
 		return UNWIND_END;
-	if (c->fp < c->sp || (c->fp & 7) || read_user_u64(c->fp + 8, &ra) ||
-	    read_user_u64(c->fp, &fp))
+	if (c->fp < c->sp || (c->fp & 7) || read_user_u64(c, c->fp + 8, &ra, cross) ||
+	    read_user_u64(c, c->fp, &fp, cross))
 		return UNWIND_TRUNC;
 	c->sp = c->fp + 16;
 	c->fp = fp;
@@ -162,12 +168,12 @@ static __always_inline __u32 step_fp(struct unwind_ctx *c)
 
 /* __restore_rt: the interrupted registers are in the ucontext at rsp
  * (uc_mcontext at 40: rbp +80, rsp +120, rip +128). */
-static __always_inline __u32 step_signal(struct unwind_ctx *c)
+static __always_inline __u32 step_signal(struct unwind_ctx *c, const bool cross)
 {
 	__u64 fp, sp, pc;
 
-	if (read_user_u64(c->sp + 120, &fp) || read_user_u64(c->sp + 160, &sp) ||
-	    read_user_u64(c->sp + 168, &pc))
+	if (read_user_u64(c, c->sp + 120, &fp, cross) || read_user_u64(c, c->sp + 160, &sp, cross) ||
+	    read_user_u64(c, c->sp + 168, &pc, cross))
 		return UNWIND_TRUNC;
 	c->fp = fp;
 	c->sp = sp;
@@ -176,7 +182,8 @@ static __always_inline __u32 step_signal(struct unwind_ctx *c)
 	return UNWIND_GO;
 }
 
-static __always_inline __u32 step_row(struct unwind_ctx *c, const struct stkrec_cfi_row *row)
+static __always_inline __u32 step_row(struct unwind_ctx *c, const struct stkrec_cfi_row *row,
+				      const bool cross)
 {
 	__u64 cfa, ra, fp = c->fp;
 
@@ -191,17 +198,17 @@ static __always_inline __u32 step_row(struct unwind_ctx *c, const struct stkrec_
 		cfa = c->sp + 8 + ((c->pc & 15) >= 11 ? 8 : 0);
 		break;
 	case STKREC_CFA_SIGNAL:
-		return step_signal(c);
+		return step_signal(c, cross);
 	case STKREC_CFA_END:
 		return UNWIND_END;
 	case STKREC_CFA_GAP:
-		return step_fp(c);
+		return step_fp(c, cross);
 	default:
 		return UNWIND_TRUNC;
 	}
-	if (cfa <= c->sp || read_user_u64(cfa - 8, &ra))
+	if (cfa <= c->sp || read_user_u64(c, cfa - 8, &ra, cross))
 		return UNWIND_TRUNC;
-	if (row->fp_off && read_user_u64(cfa + (__s64)row->fp_off * 8, &fp))
+	if (row->fp_off && read_user_u64(c, cfa + (__s64)row->fp_off * 8, &fp, cross))
 		return UNWIND_TRUNC;
 	c->sp = cfa;
 	c->fp = fp;
@@ -233,10 +240,9 @@ static __always_inline const struct stkrec_umap *frame_map(struct unwind_ctx *c,
 	return NULL;
 }
 
-/* One frame: record pc, then find the caller. bpf_loop() callback. */
-static long unwind_step(__u64 i, void *arg)
+/* One frame: record pc, then find the caller. */
+static __always_inline long step(struct unwind_ctx *c, const bool cross)
 {
-	struct unwind_ctx *c = arg;
 	const struct stkrec_cfi_row *row;
 	const struct stkrec_umap *m;
 	__u32 n = c->n;
@@ -258,10 +264,21 @@ static long unwind_step(__u64 i, void *arg)
 	c->ips[n] = c->pc;
 	c->n = n + 1;
 	row = m && m->nr_rows ? row_find(m, look - m->bias) : NULL;
-	c->status = row ? step_row(c, row) : step_fp(c);
+	c->status = row ? step_row(c, row, cross) : step_fp(c, cross);
 	if (c->status == UNWIND_GO && (!c->pc || c->pc >= USER_TOP))
 		c->status = c->pc ? UNWIND_TRUNC : UNWIND_END;
 	return c->status != UNWIND_GO;
+}
+
+/* bpf_loop() callbacks: the current task's stack, another task's. */
+static long unwind_step(__u64 i, void *arg)
+{
+	return step(arg, false);
+}
+
+static long unwind_step_task(__u64 i, void *arg)
+{
+	return step(arg, true);
 }
 
 /* bpf_find_vma() callback: the file's rows, if it was loaded. */
@@ -289,50 +306,74 @@ static long vma_file(struct task_struct *task, struct vm_area_struct *vma, void 
 }
 
 /*
- * The user stack from the registers the task entered the kernel with (or
+ * The user stack of task from the registers it entered the kernel with (or
  * the sampled ones), into ips; returns the frames written. A frame in no
  * mapping the process's table knows (it just started, or mapped a library)
  * is looked up in the kernel's own mappings, once per event: the kernel
  * defers the lock release of a lookup made with interrupts off, so a second
  * one would find it busy. Frames still unknown follow frame pointers.
+ * cross: task is not the current one (sleepable programs); counted: the
+ * dwarf statistics and the marker, which frame-pointer recordings lack.
  */
+static __always_inline int unwind_run(struct unwind_ctx *c, struct task_struct *task, __u32 kind,
+				      const bool cross, const bool counted)
+{
+	struct vcache_key k = { .tgid = c->tgid };
+	struct vcache_val v;
+	__u64 look;
+	__u32 n;
+
+	c->task = task;
+	c->maps = bpf_map_lookup_elem(&umaps, &c->tgid);
+	c->mm = (__u64)BPF_CORE_READ(task, mm);
+	if (!c->maps && counted)
+		count_stat(STKREC_STAT_UNWIND_NO_TABLES + kind);
+	bpf_loop(STKREC_MAX_STACK, cross ? unwind_step_task : unwind_step, c, 0);
+	if (c->status == UNWIND_VMA) {
+		c->vma_asked = true;
+		look = c->exact ? c->pc : c->pc - 1;
+		bpf_find_vma(task, look, vma_file, c, 0);
+		if (c->vma.nr_rows) {
+			k.region = look >> 21;
+			v.mm = c->mm;
+			v.m = c->vma;
+			bpf_map_update_elem(&vcache, &k, &v, BPF_ANY);
+		}
+		bpf_loop(STKREC_MAX_STACK, cross ? unwind_step_task : unwind_step, c, 0);
+	}
+	n = c->n;
+	if (c->fp_used && counted)
+		count_stat(STKREC_STAT_UNWIND_FP_FRAMES + kind);
+	if (c->status != UNWIND_END && n < STKREC_MAX_STACK && counted) {
+		c->ips[n] = STKREC_UNWIND_MARKER;
+		n++;
+		count_stat(STKREC_STAT_UNWIND_TRUNCATED + kind);
+	}
+	return n;
+}
+
 static __always_inline int unwind_user(__u64 *ips, __u32 tgid, __u64 pc, __u64 sp, __u64 fp,
 				       __u32 kind)
 {
 	struct unwind_ctx c = { .ips = ips, .pc = pc, .sp = sp, .fp = fp, .exact = true,
 				.tgid = tgid };
-	struct task_struct *task = bpf_get_current_task_btf();
-	struct vcache_key k = { .tgid = tgid };
-	struct vcache_val v;
-	__u64 look;
-	__u32 n;
 
-	c.maps = bpf_map_lookup_elem(&umaps, &tgid);
-	c.mm = (__u64)BPF_CORE_READ(task, mm);
-	if (!c.maps)
-		count_stat(STKREC_STAT_UNWIND_NO_TABLES + kind);
-	bpf_loop(STKREC_MAX_STACK, unwind_step, &c, 0);
-	if (c.status == UNWIND_VMA) {
-		c.vma_asked = true;
-		look = c.exact ? c.pc : c.pc - 1;
-		bpf_find_vma(task, look, vma_file, &c, 0);
-		if (c.vma.nr_rows) {
-			k.region = look >> 21;
-			v.mm = c.mm;
-			v.m = c.vma;
-			bpf_map_update_elem(&vcache, &k, &v, BPF_ANY);
-		}
-		bpf_loop(STKREC_MAX_STACK, unwind_step, &c, 0);
-	}
-	n = c.n;
-	if (c.fp_used)
-		count_stat(STKREC_STAT_UNWIND_FP_FRAMES + kind);
-	if (c.status != UNWIND_END && n < STKREC_MAX_STACK) {
-		ips[n] = STKREC_UNWIND_MARKER;
-		n++;
-		count_stat(STKREC_STAT_UNWIND_TRUNCATED + kind);
-	}
-	return n;
+	return unwind_run(&c, bpf_get_current_task_btf(), kind, false, true);
+}
+
+/* The user stack of t, a task off CPU, from the registers it entered the
+ * kernel with: sleepable programs only (it reads t's memory). dwarf: the
+ * rows, else frame pointers only (no maps: every frame is followed so). */
+static __always_inline int unwind_user_task(__u64 *ips, struct task_struct *t, __u32 kind,
+					    const bool dwarf)
+{
+	struct pt_regs *regs = (void *)bpf_task_pt_regs(t);
+	struct unwind_ctx c = { .ips = ips, .exact = true, .tgid = BPF_CORE_READ(t, tgid) };
+
+	c.pc = PT_REGS_IP_CORE(regs);
+	c.sp = PT_REGS_SP_CORE(regs);
+	c.fp = PT_REGS_FP_CORE(regs);
+	return unwind_run(&c, t, kind, true, dwarf);
 }
 
 #endif /* __TARGET_ARCH_x86 */

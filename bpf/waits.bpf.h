@@ -11,8 +11,9 @@
  *   the slot its switch-out would have filled (kernel stack, state, the
  *   time it went off CPU as the scheduler's clock tells it), flagged
  *   STKREC_F_OPEN_START; switch_in() then sends it as any other interval.
- *   Its user stack cannot be read from another task's context: it is
- *   counted lost (LOST reason 1).
+ *   Its user stack is read from its memory by the sleepable variant
+ *   (bpf_copy_from_user_task(), 5.18, x86-64: the unwinder), else counted
+ *   lost (LOST reason 1).
  * - at each file's end, every slot still waiting is written to the
  *   iterator's output as an OFFCPU record ending at stop_ns, flagged
  *   STKREC_F_OPEN_END; the slot stays, so the wait's whole interval goes
@@ -94,12 +95,34 @@ static __always_inline __u64 nr_switches(struct task_struct *t)
 	return BPF_CORE_READ(t, nvcsw) + BPF_CORE_READ(t, nivcsw);
 }
 
-/* A wait found at the start: the slot switch_out() would have filled. */
-static __always_inline void found_waiting(struct task_struct *t, bool btf)
+/* The user stack of t, off CPU: read from its memory by the sleepable
+ * iterator (x86-64: the unwinder), else counted missed. Returns frames. */
+static __always_inline __u32 waiting_ustack(struct stkrec_stack_ev *e, struct task_struct *t,
+					    __u32 pflags, const bool user)
+{
+	long n = 0;
+
+	if (!want_ustack || (pflags & STKREC_PF_KTHREAD))
+		return 0;
+#if defined(__TARGET_ARCH_x86)
+	if (user)
+		n = unwind_user_task(e->ips, t, STKREC_KIND_OFFCPU, dwarf_unwind);
+#endif
+	if (n > 0 && n <= STKREC_MAX_STACK)
+		return n;
+	e->flags |= STKREC_F_USTACK_LOST;
+	count_lost(STKREC_KIND_OFFCPU, STKREC_LOST_USTACK);
+	return 0;
+}
+
+/* A wait found at the start: the slot switch_out() would have filled.
+ * user: in the sleepable iterator, which can read t's user stack. */
+static __always_inline void found_waiting(struct task_struct *t, bool btf, const bool user)
 {
 	__u32 tid = BPF_CORE_READ(t, pid), state, pflags;
 	struct stkrec_stack_ev *e;
 	__u64 now = bpf_ktime_get_ns(), since, sw;
+	__u32 nu;
 	long n;
 
 	if (!waiting_in_scope(t, &state))
@@ -122,14 +145,12 @@ static __always_inline void found_waiting(struct task_struct *t, bool btf)
 	e->state = state;
 	e->flags = STKREC_F_OPEN_START | ((pflags & STKREC_PF_KTHREAD) ? STKREC_F_KTHREAD : 0);
 	BPF_CORE_READ_STR_INTO(&e->comm, t, comm);
-	e->nr_ustack = 0;
+	/* at most 127 = 0x7f frames: the mask keeps the verifier's bound */
+	nu = waiting_ustack(e, t, pflags, user) & STKREC_MAX_STACK;
+	e->nr_ustack = nu;
 	e->nr_kstack = 0;
-	if (want_ustack && !(pflags & STKREC_PF_KTHREAD)) {
-		e->flags |= STKREC_F_USTACK_LOST;
-		count_lost(STKREC_KIND_OFFCPU, STKREC_LOST_USTACK);
-	}
 	if (want_kstack) {
-		n = bpf_get_task_stack(t, e->ips, STKREC_MAX_STACK * 8, 0);
+		n = bpf_get_task_stack(t, &e->ips[nu], STKREC_MAX_STACK * 8, 0);
 		if (n > 0) {
 			e->nr_kstack = n / 8;
 		} else {
@@ -174,7 +195,7 @@ int stkrec_waits_start(struct bpf_iter__task *ctx)
 	struct task_struct *t = ctx->task;
 
 	if (t)
-		found_waiting(t, true);
+		found_waiting(t, true, false);
 	return 0;
 }
 
@@ -184,7 +205,28 @@ int stkrec_waits_start_raw(struct bpf_iter__task *ctx)
 	struct task_struct *t = ctx->task;
 
 	if (t)
-		found_waiting(t, false);
+		found_waiting(t, false, false);
+	return 0;
+}
+
+/* The same, sleepable, with the user stacks (x86-64, 5.18+). */
+SEC("iter.s/task")
+int stkrec_waits_start_u(struct bpf_iter__task *ctx)
+{
+	struct task_struct *t = ctx->task;
+
+	if (t)
+		found_waiting(t, true, true);
+	return 0;
+}
+
+SEC("iter.s/task")
+int stkrec_waits_start_u_raw(struct bpf_iter__task *ctx)
+{
+	struct task_struct *t = ctx->task;
+
+	if (t)
+		found_waiting(t, false, true);
 	return 0;
 }
 

@@ -45,6 +45,7 @@ static const struct {
 	[KF_TP_GETRQ] = { 0, "block_getrq", NULL, "5.11" },
 	[KF_PREEMPT_RT] = { 0, NULL, "PREEMPT_RT", "5.3" },
 	[KF_TASK_ITER] = { 0, NULL, "BPF task iterator with bpf_get_task_stack()", "5.9" },
+	[KF_TASK_ITER_USER] = { 0, NULL, "bpf_copy_from_user_task() BPF helper", "5.18" },
 	[KF_BPF_LOOP] = { 0, NULL, "bpf_loop() BPF helper", "5.17" },
 	[KF_TASK_PT_REGS] = { 0, NULL, "bpf_task_pt_regs() BPF helper", "5.15" },
 	[KF_MMAP_ARRAY] = { 0, NULL, "mmap()able BPF arrays (BPF_F_MMAPABLE)", "5.5" },
@@ -126,6 +127,26 @@ static bool mmap_array(void)
 	return true;
 }
 
+#if defined(__x86_64__)
+#define X86_64 true /* where the BPF unwinder runs */
+#else
+#define X86_64 false
+#endif
+
+/* Enum `name` of the kernel's BTF has an enumerator `value`. */
+static bool enum_has(const struct btf *btf, const char *name, const char *value)
+{
+	int id = btf__find_by_name_kind(btf, name, BTF_KIND_ENUM);
+	const struct btf_type *t = id > 0 ? btf__type_by_id(btf, id) : NULL;
+	const struct btf_enum *e;
+	int i;
+
+	for (i = 0, e = t ? btf_enum(t) : NULL; t && i < btf_vlen(t); i++, e++)
+		if (!strcmp(btf__name_by_offset(btf, e->name_off), value))
+			return true;
+	return false;
+}
+
 int kfeatures__probe(unsigned events, struct kfeatures *kf)
 {
 	struct btf *btf;
@@ -144,6 +165,10 @@ int kfeatures__probe(unsigned events, struct kfeatures *kf)
 	kf->present[KF_TASK_ITER] =
 		btf__find_by_name_kind(btf, "bpf_iter__task", BTF_KIND_STRUCT) > 0 &&
 		libbpf_probe_bpf_helper(BPF_PROG_TYPE_PERF_EVENT, BPF_FUNC_get_task_stack, NULL) == 1;
+	/* a helper of sleepable programs alone, which no probe loads: the
+	 * kernel's own list of helpers names it */
+	kf->present[KF_TASK_ITER_USER] = kf->present[KF_TASK_ITER] && X86_64 &&
+					 enum_has(btf, "bpf_func_id", "BPF_FUNC_copy_from_user_task");
 	btf__free(btf);
 	kf->present[KF_RINGBUF] = libbpf_probe_bpf_map_type(BPF_MAP_TYPE_RINGBUF, NULL) == 1;
 	if (events & RECORD_EV_CPU)

@@ -29,6 +29,9 @@ enum kfeature {
 	KF_PREEMPT_RT,     /* a PREEMPT_RT kernel (/sys/kernel/realtime) */
 	KF_TASK_ITER,      /* task iterator, bpf_get_task_stack() (5.9):
 			    * waits open at the start and the stop */
+	KF_TASK_ITER_USER, /* ... their user stacks: a sleepable iterator with
+			    * bpf_copy_from_user_task() (5.18), the unwinder's
+			    * helpers; x86-64 */
 	/* --call-graph dwarf: without them, frame pointers */
 	KF_BPF_LOOP,       /* bpf_loop() (5.17) */
 	KF_TASK_PT_REGS,   /* bpf_task_pt_regs() (5.15) */

@@ -157,7 +157,8 @@ static int load_bpf(struct recorder *r, const struct kfeatures *kf, bool raw_swi
 	s->rodata->wakeups_need_slot = off;
 	bpf_program__set_autoload(s->progs.stkrec_waking, wake && off && !raw_switch);
 	bpf_program__set_autoload(s->progs.stkrec_waking_raw, wake && !(off && !raw_switch));
-	waits__set_autoload(s, off && kf->present[KF_TASK_ITER], raw_switch);
+	waits__set_autoload(s, off && kf->present[KF_TASK_ITER], raw_switch,
+			    kf->present[KF_TASK_ITER_USER]);
 	bpf_program__set_autoload(s->progs.stkrec_cpu, o->events & RECORD_EV_CPU);
 	bpf_program__set_autoload(s->progs.stkrec_exec, o->call_graph == RECORD_CG_DWARF);
 	/* the submitter's context: block_io_start, else block_getrq, else

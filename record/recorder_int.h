@@ -111,7 +111,7 @@ int recorder__convert(struct recorder *r, const void *data, size_t size);
 
 /* waits.c: waits open at the start and at the stop (bpf/waits.bpf.h) */
 struct stkrec_bpf;
-void waits__set_autoload(struct stkrec_bpf *s, bool on, bool raw);
+void waits__set_autoload(struct stkrec_bpf *s, bool on, bool raw, bool user);
 int waits__attach(struct recorder *r);
 void waits__detach(struct recorder *r);
 /* The scope's threads off CPU now get their slots (after attaching). */

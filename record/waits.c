@@ -19,24 +19,38 @@
 
 #define ITER_BUF (64 * 1024)
 
-/* The iterator programs of the slot map in use (task storage or hash). */
-void waits__set_autoload(struct stkrec_bpf *s, bool on, bool raw)
+/* The iterator programs of the slot map in use (task storage or hash);
+ * user: the start's sleepable one, which reads the user stacks. */
+void waits__set_autoload(struct stkrec_bpf *s, bool on, bool raw, bool user)
 {
-	bpf_program__set_autoload(s->progs.stkrec_waits_start, on && !raw);
+	bpf_program__set_autoload(s->progs.stkrec_waits_start, on && !raw && !user);
+	bpf_program__set_autoload(s->progs.stkrec_waits_start_u, on && !raw && user);
 	bpf_program__set_autoload(s->progs.stkrec_waits_stop, on && !raw);
-	bpf_program__set_autoload(s->progs.stkrec_waits_start_raw, on && raw);
+	bpf_program__set_autoload(s->progs.stkrec_waits_start_raw, on && raw && !user);
+	bpf_program__set_autoload(s->progs.stkrec_waits_start_u_raw, on && raw && user);
 	bpf_program__set_autoload(s->progs.stkrec_waits_stop_raw, on && raw);
+}
+
+/* The loaded one of a program's variants, or NULL. */
+static struct bpf_program *loaded(struct bpf_program *const p[], int n)
+{
+	int i;
+
+	for (i = 0; i < n; i++)
+		if (bpf_program__autoload(p[i]))
+			return p[i];
+	return NULL;
 }
 
 static struct bpf_program *iter_prog(const struct recorder *r, bool stop)
 {
 	const struct stkrec_bpf *s = r->skel;
+	struct bpf_program *start[] = { s->progs.stkrec_waits_start, s->progs.stkrec_waits_start_u,
+					s->progs.stkrec_waits_start_raw,
+					s->progs.stkrec_waits_start_u_raw };
+	struct bpf_program *end[] = { s->progs.stkrec_waits_stop, s->progs.stkrec_waits_stop_raw };
 
-	if (bpf_program__autoload(s->progs.stkrec_waits_start))
-		return stop ? s->progs.stkrec_waits_stop : s->progs.stkrec_waits_start;
-	if (bpf_program__autoload(s->progs.stkrec_waits_start_raw))
-		return stop ? s->progs.stkrec_waits_stop_raw : s->progs.stkrec_waits_start_raw;
-	return NULL;
+	return stop ? loaded(end, 2) : loaded(start, 4);
 }
 
 int waits__attach(struct recorder *r)
