@@ -670,6 +670,8 @@ uint32_t cap_crc32(uint32_t crc, const void *buf, size_t len);
 
 /* Name of a record type ("offcpu", "stack", ...), or NULL when unknown. */
 const char *cap_rec_type_name(uint16_t type);
+/* Bytes of a known type's fixed part in this version (§4), 0 if unknown. */
+size_t cap_rec_fixed_size(uint16_t type);
 /* Name of a stop reason ("signal", "duration", ...); "unknown" otherwise. */
 const char *cap_stop_reason_name(uint32_t reason);
 

@@ -254,6 +254,11 @@ uint32_t cap__fixed_size(uint16_t type)
 	return t ? t->size : 0;
 }
 
+size_t cap_rec_fixed_size(uint16_t type)
+{
+	return cap__fixed_size(type);
+}
+
 uint32_t cap__min_size(uint16_t type)
 {
 	const struct type_info *t = type_info(type);
