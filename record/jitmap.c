@@ -251,12 +251,13 @@ static int cmp_ent(const void *pa, const void *pb)
 
 static void sort_map(struct jitmaps *jm, struct jmap *m)
 {
-	struct jent *v = jm->ents + m->first;
+	struct jent *v;
 	uint64_t maxend = 0;
 	size_t i;
 
-	if (m->sorted)
+	if (m->sorted || !m->n)
 		return;
+	v = jm->ents + m->first;
 	qsort(v, m->n, sizeof(*v), cmp_ent);
 	for (i = 0; i < m->n; i++) {
 		maxend = v[i].end > maxend ? v[i].end : maxend;
@@ -268,11 +269,14 @@ static void sort_map(struct jitmaps *jm, struct jmap *m)
 /* The entry of map m containing addr that was written last, or -1. */
 static long find_in(struct jitmaps *jm, struct jmap *m, uint64_t addr)
 {
-	const struct jent *v = jm->ents + m->first;
+	const struct jent *v;
 	size_t lo = 0, hi = m->n;
 	long i, best = -1;
 
+	if (!m->n) /* a map dropped at the memory bound */
+		return -1;
 	sort_map(jm, m);
+	v = jm->ents + m->first;
 	while (lo < hi) { /* first entry starting after addr */
 		size_t mid = (lo + hi) / 2;
 

@@ -67,7 +67,8 @@ static int on_stack(struct packer *p, const struct cap_record *r)
 	if (err <= 0)
 		return err;
 	*d = (struct pk_def){ .id = r->stack.id, .len = r->stack.nr, .off = p->nips };
-	memcpy(p->ips + p->nips, r->ips, r->stack.nr * sizeof(*r->ips));
+	if (r->stack.nr) /* ips may still be NULL */
+		memcpy(p->ips + p->nips, r->ips, r->stack.nr * sizeof(*r->ips));
 	p->nips += r->stack.nr;
 	return 0;
 }

@@ -52,7 +52,8 @@ static int on_addr(struct model *m, const struct cap_record *r)
 	/* the reader checked nr against CAP_PACK_MAX_FRAMES and the record */
 	if (ARRAY_RESERVE(m->pframes, m->pframes_cap, m->nr_pframes + a.nr))
 		return -ENOMEM;
-	memcpy(m->pframes + m->nr_pframes, r->frames, a.nr * sizeof(*r->frames));
+	if (a.nr) /* pframes may still be NULL */
+		memcpy(m->pframes + m->nr_pframes, r->frames, a.nr * sizeof(*r->frames));
 	m->nr_pframes += a.nr;
 	return ARRAY_PUSH(m->paddrs, m->nr_paddrs, m->paddrs_cap, a);
 }
@@ -165,7 +166,7 @@ size_t model__pack_addresses(const struct model *m)
 static void addr_raw(const struct model *m, const struct model_paddr *a, struct sym_raw *raw)
 {
 	const uint64_t *si = a->symbol ? idmap__find(&m->psym_ids, a->symbol, 0) : NULL;
-	const struct cap_pack_frame *f = m->pframes + a->first;
+	const struct cap_pack_frame *f = a->nr ? m->pframes + a->first : NULL;
 	uint32_t i;
 
 	memset(raw, 0, sizeof(*raw));

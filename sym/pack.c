@@ -46,7 +46,8 @@ int sym_pack__object(struct sym_pack *p, const char *path, const uint8_t *id,
 	o->path = strdup(path);
 	if (!o->path)
 		return -ENOMEM;
-	memcpy(o->build_id, id, id_size);
+	if (id_size)
+		memcpy(o->build_id, id, id_size);
 	o->build_id_size = id_size;
 	o->dwarf = dwarf;
 	hashtab__init(&o->addrs, sizeof(struct sym_paddr));
@@ -73,7 +74,8 @@ int sym_pack__address(struct sym_pack *p, uint32_t obj, uint64_t off,
 	a->sym_size = raw->sym_size;
 	a->first = p->nframes;
 	a->n = n;
-	memcpy(p->frames + p->nframes, raw->frames, n * sizeof(*raw->frames));
+	if (n) /* frames may still be NULL */
+		memcpy(p->frames + p->nframes, raw->frames, n * sizeof(*raw->frames));
 	p->nframes += n;
 	return 1;
 }
@@ -107,7 +109,8 @@ int sym_pack__raw(const struct sym_pack *p, long obj, uint64_t off, struct sym_r
 	out->sym_start = a->sym_start;
 	out->sym_size = a->sym_size;
 	out->nframes = a->n;
-	memcpy(out->frames, p->frames + a->first, a->n * sizeof(*out->frames));
+	if (a->n)
+		memcpy(out->frames, p->frames + a->first, a->n * sizeof(*out->frames));
 	return 1;
 }
 
