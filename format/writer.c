@@ -262,7 +262,8 @@ static void count_record(struct cap_writer *w, uint16_t type, const void *fixed,
 	int toff = cap__time_offset(type);
 
 	w->totals.records++;
-	if (kind >= 0 && fixed_len >= cap__fixed_size(type))
+	/* §6.1: as readers count it, a BIO of 1.0's 72 bytes included */
+	if (kind >= 0 && fixed_len >= cap__min_size(type))
 		w->totals.events[kind]++;
 	if (type == CAP_REC_LOST && fixed_len >= sizeof(struct cap_lost)) {
 		const struct cap_lost *l = fixed;
