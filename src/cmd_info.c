@@ -272,7 +272,7 @@ static void print_pack_text(const struct info *in)
 	       in->types[CAP_REC_PACK_ADDR], in->types[CAP_REC_PACK_JIT], in->pack_bytes);
 	if (in->has_pack_info)
 		printf("; %" PRIu64 " addresses unnamed, %" PRIu64 " binaries not found, %"
-		       PRIu64 " JIT maps, %" PRIu64 " left out at its bounds\n", k->unnamed,
+		       PRIu64 " JIT maps, %" PRIu64 " left out (bounds, size limit)\n", k->unnamed,
 		       k->objects_missing, k->jit_maps, k->left_out);
 	else
 		printf("; no PACK_INFO: the pack is incomplete\n");

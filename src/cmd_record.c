@@ -203,8 +203,8 @@ static void pack_summary(const struct record_progress *p)
 		k->objects, k->symbols, k->addresses, k->unnamed, k->jit_entries,
 		p->pack_ns / 1e9, p->packs > 1 ? " for all files" : "");
 	if (k->left_out)
-		log_warn("record: symbol pack of %s: %" PRIu64 " names left out at its bounds",
-			 p->path, k->left_out);
+		log_warn("record: symbol pack of %s: %" PRIu64 " names left out at its bounds "
+			 "or the size limit", p->path, k->left_out);
 }
 
 static void summary(const struct recorder *r, const char *base)
