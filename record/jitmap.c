@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include "record/jitmap.h"
+#include "record/ranges.h"
 #include "util/array.h"
 #include "util/hashtab.h"
 
@@ -28,6 +29,8 @@ struct jent {
 	uint32_t seq;    /* order in its map */
 	uint64_t maxend; /* max end of the map's entries up to this one, sorted */
 };
+
+_Static_assert(offsetof(struct jent, start) == 0, "ranges__after() reads start first");
 
 struct jmap {
 	uint32_t pid;
@@ -270,22 +273,14 @@ static void sort_map(struct jitmaps *jm, struct jmap *m)
 static long find_in(struct jitmaps *jm, struct jmap *m, uint64_t addr)
 {
 	const struct jent *v;
-	size_t lo = 0, hi = m->n;
 	long i, best = -1;
 
 	if (!m->n) /* a map dropped at the memory bound */
 		return -1;
 	sort_map(jm, m);
 	v = jm->ents + m->first;
-	while (lo < hi) { /* first entry starting after addr */
-		size_t mid = (lo + hi) / 2;
-
-		if (v[mid].start <= addr)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	for (i = (long)lo - 1; i >= 0 && v[i].maxend > addr; i--) {
+	i = (long)ranges__after(v, m->n, sizeof(*v), addr) - 1;
+	for (; i >= 0 && v[i].maxend > addr; i--) {
 		if (addr < v[i].end && (best < 0 || v[i].seq > v[best].seq))
 			best = i;
 	}

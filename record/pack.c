@@ -19,9 +19,12 @@
 #include <string.h>
 
 #include "record/pack_int.h"
+#include "record/ranges.h"
 #include "util/array.h"
 
 _Static_assert(SYM_RAW_MAX_FRAMES == CAP_PACK_MAX_FRAMES, "a raw chain fits a PACK_ADDR");
+
+_Static_assert(offsetof(struct pk_map, start) == 0, "ranges__after() reads start first");
 
 #define FORK_DEPTH_MAX 16 /* parent chains of hostile files may loop */
 
@@ -188,19 +191,10 @@ static int hit_in(struct packer *p, const struct pk_proc *proc, uint32_t pid, ui
 		  bool caller, bool *any)
 {
 	const struct pk_map *v = p->maps + proc->first;
-	size_t lo = 0, hi = proc->n;
-	long i, obj;
+	long i = (long)ranges__after(v, proc->n, sizeof(*v), ip) - 1, obj;
 	int files = 0, err;
 
-	while (lo < hi) { /* first mapping starting after ip */
-		size_t mid = (lo + hi) / 2;
-
-		if (v[mid].start <= ip)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	for (i = (long)lo - 1; i >= 0 && v[i].maxend > ip; i--) {
+	for (; i >= 0 && v[i].maxend > ip; i--) {
 		if (ip >= v[i].end)
 			continue;
 		*any = true;

@@ -26,21 +26,8 @@ STKREC=$(realpath "${STKREC:-build/stkrec}")
 OUT=${BENCH_OUT:-build/bench}
 SECONDS_=${BENCH_PACK_SECONDS:-10}
 ROUNDS=${BENCH_PACK_ROUNDS:-3}
-mkdir -p "$OUT"
-if [ -n "${BENCH_TMP:-}" ]; then
-	TMP=$BENCH_TMP/pack
-	mkdir -p "$TMP"
-else
-	TMP=$(mktemp -d /var/tmp/stkrec-bench-pack.XXXXXX)
-	trap 'rm -rf "$TMP"' EXIT
-fi
-TABLE=${BENCH_TABLE:-$OUT/pack.txt}
-JSON=${BENCH_PACK_JSON:-$OUT/pack.json}
-[ -n "${BENCH_TABLE:-}" ] || : > "$TABLE"
-
-die() { echo "bench: $*" >&2; exit 1; }
-[ "$(id -u)" = 0 ] || die "needs root (BPF)"
-[ -x "$STKREC" ] || die "no stkrec binary at $STKREC"
+. "$(dirname "$0")/lib.sh"
+bench_setup pack BPF
 for t in jq awk; do
 	command -v "$t" >/dev/null || die "$t missing (make bench installs it)"
 done

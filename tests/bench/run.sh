@@ -328,23 +328,22 @@ for f in 25000 50000 100000 200000 400000; do
 done
 row "highest rate with no loss" "$CEIL events/s ($CEILW)"
 
+# section N NAME: tests/bench/NAME.sh, which also runs alone, its JSON into
+# $TMP/NAME.json; BENCH_<NAME>=0 skips it
+section() {
+	local skip=BENCH_${2^^}
+	if [ "${!skip:-1}" != 0 ]; then
+		env STKREC="$STKREC" BENCH_OUT="$OUT" BENCH_TMP="$TMP" BENCH_TABLE="$TABLE" \
+			"BENCH_${2^^}_JSON=$TMP/$2.json" "$(dirname "$0")/$2.sh" ||
+			die "section $1 (tests/bench/$2.sh) failed"
+	else
+		echo '{}' > "$TMP/$2.json"
+	fi
+}
 # --- 6. user stacks from .eh_frame (--call-graph dwarf): tests/bench/unwind.sh ----
-if [ "${BENCH_UNWIND:-1}" != 0 ]; then
-	STKREC=$STKREC BENCH_OUT=$OUT BENCH_TMP=$TMP BENCH_TABLE=$TABLE \
-		BENCH_UNWIND_JSON="$TMP/unwind.json" "$(dirname "$0")/unwind.sh" ||
-		die "section 6 (tests/bench/unwind.sh) failed"
-else
-	echo '{}' > "$TMP/unwind.json"
-fi
-
-# --- 7. the symbol pack: tests/bench/pack.sh ------------------------------------
-if [ "${BENCH_PACK:-1}" != 0 ]; then
-	STKREC=$STKREC BENCH_OUT=$OUT BENCH_TMP=$TMP BENCH_TABLE=$TABLE \
-		BENCH_PACK_JSON="$TMP/pack.json" "$(dirname "$0")/pack.sh" ||
-		die "section 7 (tests/bench/pack.sh) failed"
-else
-	echo '{}' > "$TMP/pack.json"
-fi
+section 6 unwind
+# --- 7. the symbol pack: tests/bench/pack.sh ---------------------------------------
+section 7 pack
 
 jq -n \
 	--arg kernel "$(uname -r)" --arg model "$MODEL" --argjson cpus "$(nproc)" \
