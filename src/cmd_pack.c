@@ -18,7 +18,7 @@
 #include "report/model.h"
 #include "src/commands.h"
 #include "src/log.h"
-#include "src/util.h"
+#include "src/report_cli.h"
 
 struct pack_cli {
 	const char *in;
@@ -62,6 +62,27 @@ static void usage(FILE *f)
 
 enum { OPT_SYMFS = 256, OPT_DEBUG_DIR };
 
+static int parse_opt(void *arg, int opt, const char *val)
+{
+	struct pack_cli *c = arg;
+
+	switch (opt) {
+	case 'o':
+		c->out = val;
+		return 0;
+	case OPT_SYMFS:
+		c->o.symfs = val;
+		return 0;
+	case OPT_DEBUG_DIR:
+		c->o.debug_dir = val;
+		return 0;
+	case 'v':
+		log_verbosity++;
+		return 0;
+	}
+	return -EINVAL;
+}
+
 static int parse_args(int argc, char **argv, struct pack_cli *c)
 {
 	static const struct option opts[] = {
@@ -72,38 +93,12 @@ static int parse_args(int argc, char **argv, struct pack_cli *c)
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
-	char name[8];
-	int opt;
+	int err = report_getopt("pack", argc, argv, ":ho:v", opts, parse_opt, c);
 
-	optind = 0;
-	opterr = 0;
-	while ((opt = getopt_long(argc, argv, ":o:vh", opts, NULL)) != -1) {
-		switch (opt) {
-		case 'o':
-			c->out = optarg;
-			break;
-		case OPT_SYMFS:
-			c->o.symfs = optarg;
-			break;
-		case OPT_DEBUG_DIR:
-			c->o.debug_dir = optarg;
-			break;
-		case 'v':
-			log_verbosity++;
-			break;
-		case 'h':
-			usage(stdout);
-			return 1;
-		case ':':
-			log_usage_error("pack", "option '%s' requires a value",
-					opt_name(optopt, argv[optind - 1], name, sizeof(name)));
-			return -EINVAL;
-		default:
-			log_usage_error("pack", "unknown option '%s'",
-					opt_name(optopt, argv[optind - 1], name, sizeof(name)));
-			return -EINVAL;
-		}
-	}
+	if (err > 0)
+		usage(stdout);
+	if (err)
+		return err;
 	if (optind < argc)
 		c->in = argv[optind++];
 	if (optind < argc) {
