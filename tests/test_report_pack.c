@@ -271,3 +271,27 @@ Test(report_pack_hostile, cli_exit_3_and_sources)
 	unlink(err_path);
 	free(err_path);
 }
+
+/* info: the pack as read, its summary beside it; none without one. */
+Test(report_pack, info_shows_the_pack)
+{
+	const char *bin = getenv("STKREC") ? getenv("STKREC") : "build/stkrec";
+	char cmd[1024], *out_path = rc_tmpname("pack-info"), *s;
+
+	if (access(bin, X_OK))
+		cr_skip_test("%s not built", bin);
+	snprintf(cmd, sizeof(cmd), "%s info %s >%s && %s info --json %s >>%s", bin, cap_path,
+		 out_path, bin, cap_path, out_path);
+	cr_assert_eq(system(cmd), 0);
+	s = rc_slurp(out_path, NULL);
+	/* 36 + 2 x 36 + (28 + 24) + 28 + 4 x 36 + 17 + 21 + 17 + 17 + 68 bytes */
+	cr_assert(strstr(s, "\nsymbol pack:  1 binaries, 2 symbols, 2 addresses, 4 JIT entries, "
+			    "472 bytes uncompressed; 0 addresses unnamed, 0 binaries not found, 1 "
+			    "JIT maps, 0 left out (bounds, size limit)\n"), "%s", s);
+	cr_assert(strstr(s, "\"pack\":{\"binaries\":1,\"symbols\":2,\"addresses\":2,"
+			    "\"jit_entries\":4,\"bytes\":472,\"complete\":true,\"unnamed\":0,"
+			    "\"binaries_missing\":0,\"jit_maps\":1,\"left_out\":0},"), "%s", s);
+	free(s);
+	unlink(out_path);
+	free(out_path);
+}
