@@ -46,7 +46,9 @@ jit_load() {
 	const t = Date.now(); let s = 0;
 	while (Date.now() - t < Number(process.argv[2])) s += hotLoop(100000);
 	EOF
-	"$NODE" --perf-basic-prof "$TMP/hot.js" "$1" >/dev/null &
+	# in $TMP: with --perf-basic-prof, node writes isolate-*-v8.log files
+	# into its working directory
+	(cd "$TMP" && exec "$NODE" --perf-basic-prof hot.js "$1" >/dev/null) &
 	NODEPID=$!
 }
 jit_done() {
