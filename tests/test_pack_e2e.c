@@ -222,6 +222,27 @@ Test(pack_e2e, node_jit_named_after_its_perf_map_is_gone)
 	res_free(&r);
 }
 
+/* The map read when node exits: cleaned from /tmp a second later, while
+ * the recording goes on, its entries are still in the pack. */
+Test(pack_e2e, node_map_read_at_its_exit)
+{
+	struct res r;
+
+	if (access("/usr/bin/node", X_OK))
+		cr_skip_test("no /usr/bin/node (Debian's nodejs)");
+	sh("printf '%%s\\n' 'function hotLoop(n) { let s = 0; for (let i = 0; i < n; i++) "
+	   "s += Math.sqrt(i) * Math.sin(i); return s; }' 'const t = Date.now(); let s = 0;' "
+	   "'while (Date.now() - t < 1200) s += hotLoop(100000);' "
+	   "'console.log(\"pid=\" + process.pid, s > 0);' > hot.js");
+	free(record("-e cpu -F 499 -o n.cap -- sh -c '/usr/bin/node --perf-basic-prof hot.js "
+		    ">node.out; sleep 1; P=$(sed -n \"s/^pid=\\([0-9]*\\).*/\\1/p\" node.out); "
+		    "rm /tmp/perf-$P.map && sleep 1'"));
+	r = stkrec("report -i n.cap -e cpu --sort sym");
+	cr_assert_eq(r.code, 0, "%s", r.err);
+	cr_assert_gt(rl_count_lines_with(r.out, "JS:*hotLoop "), 0, "%s", r.out);
+	res_free(&r);
+}
+
 static const char *const same_views[] = {
 	"report -i %s --folded", "report -i %s -e cpu --sort sym -g", "report -i %s --top-waits",
 };
