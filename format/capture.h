@@ -80,6 +80,11 @@ enum cap_rec_type {
 	CAP_REC_KMOD = 8,
 	CAP_REC_KSYM = 9,
 	CAP_REC_BLOCKDEV = 10,
+	CAP_REC_PACK_OBJECT = 11, /* 1.2: the symbol pack (§4.18-4.22) */
+	CAP_REC_PACK_SYMBOL = 12,
+	CAP_REC_PACK_ADDR = 13,
+	CAP_REC_PACK_JIT = 14,
+	CAP_REC_PACK_INFO = 15,
 	CAP_REC_OFFCPU = 32,
 	CAP_REC_CPU = 33,
 	CAP_REC_BIO = 34,
@@ -204,6 +209,69 @@ struct cap_blockdev {
 	uint32_t major;
 	uint32_t minor;
 	char name[32]; /* NUL-padded, e.g. "vda", "nvme0n1" */
+};
+
+/* §4.19 PACK_OBJECT (1.2): a binary of the symbol pack (§4.18). */
+struct cap_pack_object {
+	uint32_t id;            /* >= 1 */
+	uint32_t path_id;       /* STRING id of a path it was mapped from, or 0 */
+	uint8_t build_id_size;  /* 0: the object is the file at the path */
+	uint8_t flags;          /* CAP_PACK_OBJ_* */
+	uint16_t reserved;
+	uint8_t build_id[20];
+};
+#define CAP_PACK_OBJ_DWARF 0x1 /* its PACK_ADDRs carry DWARF's answer */
+
+/* §4.19 PACK_SYMBOL: a function symbol covering an address hit. */
+struct cap_pack_symbol {
+	uint32_t id;      /* >= 1 */
+	uint32_t object;  /* PACK_OBJECT id */
+	uint32_t name_id; /* STRING id, the name as the binary spells it */
+	uint32_t reserved;
+	uint64_t start;   /* file offset of its first byte */
+	uint64_t size;    /* 0 when unknown */
+};
+
+/* §4.20 PACK_ADDR: an object's answer for one lookup offset; `nr` frames
+ * (innermost first, the containing function last) follow. */
+struct cap_pack_addr {
+	uint64_t offset;  /* file offset, minus 1 for return addresses */
+	uint32_t object;  /* PACK_OBJECT id */
+	uint32_t symbol;  /* PACK_SYMBOL id, 0 none */
+	uint16_t nr;      /* <= CAP_PACK_MAX_FRAMES */
+	uint16_t reserved;
+	uint32_t reserved2;
+	/* struct cap_pack_frame frames[nr] */
+};
+struct cap_pack_frame {
+	uint32_t name_id; /* STRING id, 0: DWARF names none at this level */
+	uint32_t file_id; /* STRING id, 0: unknown */
+	uint32_t line;    /* 0: unknown */
+};
+#define CAP_PACK_MAX_FRAMES 32
+#define CAP_PACK_MAX_ADDRS (1u << 20) /* PACK_ADDRs a writer puts in a file */
+#define CAP_PACK_MAX_JIT (1u << 20)   /* PACK_JITs a writer puts in a file */
+
+/* §4.21 PACK_JIT: an entry of a process's JIT map (/tmp/perf-PID.map). */
+struct cap_pack_jit {
+	uint64_t start;
+	uint64_t size;
+	uint64_t time;     /* monotonic ns when the map was read, 0 unknown */
+	uint32_t pid;
+	uint32_t name_len; /* <= CAP_MAX_STRING */
+	/* char name[name_len] */
+};
+
+/* §4.22 PACK_INFO: the pack's last record. */
+struct cap_pack_info {
+	uint64_t objects;
+	uint64_t symbols;
+	uint64_t addresses;
+	uint64_t jit_entries;
+	uint64_t jit_maps;        /* JIT maps read */
+	uint64_t unnamed;         /* addresses hit that nothing named */
+	uint64_t objects_missing; /* objects hit without a usable file */
+	uint64_t left_out;        /* left out at a bound or the size limit */
 };
 
 /* §4.11 OFFCPU: one blocking interval [start, start+duration). */
@@ -510,11 +578,18 @@ struct cap_record {
 		struct cap_lost lost;
 		struct cap_stat stat;
 		struct cap_end end;
+		struct cap_pack_object pack_object;
+		struct cap_pack_symbol pack_symbol;
+		struct cap_pack_addr pack_addr;
+		struct cap_pack_jit pack_jit;
+		struct cap_pack_info pack_info;
 		uint8_t raw[64];
 	};
-	const char *tail;       /* STRING data, KSYM name; NUL-terminated copy */
+	const char *tail;       /* STRING data, KSYM and PACK_JIT names; a
+				 * NUL-terminated copy */
 	uint32_t tail_len;
 	const uint64_t *ips;    /* STACK frames (stack.nr of them) */
+	const struct cap_pack_frame *frames; /* PACK_ADDR (pack_addr.nr) */
 };
 
 /* What the reader saw; complete once cap_reader__next() returned 0. */
@@ -568,7 +643,7 @@ void cap_reader__close(struct cap_reader *r);
 #define CAP_SKIP_MAGIC_HEADER 0x184D2A53u   /* header frame */
 #define CAP_SKIP_MAGIC_TRAILER 0x184D2A5Eu  /* trailer frame */
 #define CAP_MAX_TRAILER_SIZE (64u << 20)    /* §7: trailer frame, in bytes */
-/* §5.3 with max_size set, LOST, STAT and END records may still use this many
+/* §5.3 with max_size set, LOST, STAT, END and PACK_INFO records may still use this many
  * bytes after other records get CAP_ERR_FULL, so a full capture still ends
  * with its final counts. */
 #define CAP_WRITER_END_RESERVE 4096u
@@ -653,6 +728,8 @@ uint32_t cap_crc32(uint32_t crc, const void *buf, size_t len);
 
 /* Name of a record type ("offcpu", "stack", ...), or NULL when unknown. */
 const char *cap_rec_type_name(uint16_t type);
+/* Bytes of a known type's fixed part in this version (§4), 0 if unknown. */
+size_t cap_rec_fixed_size(uint16_t type);
 /* Name of a stop reason ("signal", "duration", ...); "unknown" otherwise. */
 const char *cap_stop_reason_name(uint32_t reason);
 

@@ -21,6 +21,13 @@ _Static_assert(sizeof(struct cap_kernel) == 64, "§4.7");
 _Static_assert(sizeof(struct cap_kmod) == 40, "§4.8");
 _Static_assert(sizeof(struct cap_ksym) == 24, "§4.9");
 _Static_assert(sizeof(struct cap_blockdev) == 40, "§4.10");
+_Static_assert(sizeof(struct cap_pack_object) == 32, "§4.19");
+_Static_assert(sizeof(struct cap_pack_symbol) == 32, "§4.19");
+_Static_assert(sizeof(struct cap_pack_addr) == 24, "§4.20");
+_Static_assert(sizeof(struct cap_pack_frame) == 12, "§4.20");
+_Static_assert(sizeof(struct cap_pack_jit) == 32, "§4.21");
+_Static_assert(sizeof(struct cap_pack_info) == 64, "§4.22");
+_Static_assert(offsetof(struct cap_pack_object, build_id) == 12, "§4.19");
 _Static_assert(sizeof(struct cap_offcpu) == 48, "§4.11");
 _Static_assert(sizeof(struct cap_cpu) == 32, "§4.12");
 _Static_assert(sizeof(struct cap_bio) == 80, "§4.13");
@@ -44,6 +51,7 @@ _Static_assert(offsetof(struct cap_bio, comm) == 52, "§4.13");
 _Static_assert(offsetof(struct cap_record, tail) - offsetof(struct cap_record, block) >=
 	       sizeof(struct cap_bio), "cap_record union too small");
 _Static_assert(sizeof(struct cap_bio) >= sizeof(struct cap_mapping), "largest record");
+_Static_assert(sizeof(struct cap_bio) >= sizeof(struct cap_pack_info), "largest record");
 
 static const char *const err_text[] = {
 	[1] = "not a stkrec capture (bad magic)",
@@ -215,6 +223,11 @@ static const struct type_info types[] = {
 	[CAP_REC_KMOD] = { "kmod", sizeof(struct cap_kmod), -1, -1 },
 	[CAP_REC_KSYM] = { "ksym", sizeof(struct cap_ksym), -1, -1 },
 	[CAP_REC_BLOCKDEV] = { "blockdev", sizeof(struct cap_blockdev), -1, -1 },
+	[CAP_REC_PACK_OBJECT] = { "pack_object", sizeof(struct cap_pack_object), -1, -1 },
+	[CAP_REC_PACK_SYMBOL] = { "pack_symbol", sizeof(struct cap_pack_symbol), -1, -1 },
+	[CAP_REC_PACK_ADDR] = { "pack_addr", sizeof(struct cap_pack_addr), -1, -1 },
+	[CAP_REC_PACK_JIT] = { "pack_jit", sizeof(struct cap_pack_jit), -1, -1 },
+	[CAP_REC_PACK_INFO] = { "pack_info", sizeof(struct cap_pack_info), -1, -1 },
 	[CAP_REC_OFFCPU] = { "offcpu", sizeof(struct cap_offcpu),
 			     offsetof(struct cap_offcpu, start), CAP_KIND_OFFCPU,
 			     CAP_OFFCPU_SIZE_1_1 },
@@ -249,6 +262,11 @@ uint32_t cap__fixed_size(uint16_t type)
 	const struct type_info *t = type_info(type);
 
 	return t ? t->size : 0;
+}
+
+size_t cap_rec_fixed_size(uint16_t type)
+{
+	return cap__fixed_size(type);
 }
 
 uint32_t cap__min_size(uint16_t type)

@@ -138,6 +138,7 @@ struct cap_reader {
 	uint64_t prev_end;       /* §4.17: last packed OFFCPU's end in the block */
 	bool packed_broken;      /* a packed OFFCPU failed: later ones can't be */
 	uint64_t ips[CAP_MAX_STACK_DEPTH];
+	struct cap_pack_frame frames[CAP_PACK_MAX_FRAMES];
 	char tail[CAP_MAX_STRING + 1];
 	/* damage bookkeeping for describe_loss() */
 	bool resyncing;

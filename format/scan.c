@@ -299,8 +299,22 @@ static int next_block(struct cap_reader *r)
 	return 0;
 }
 
-/* §4.2, §4.3, §4.9: validate and copy the variable tail, which occupies the
- * last bytes of the record (after any fields of a newer minor version). */
+/* A name tail of n bytes (STRING, KSYM, PACK_JIT): copied NUL-terminated. */
+static bool name_tail(struct cap_reader *r, struct cap_record *rec, const uint8_t *body,
+		      uint32_t body_len, uint32_t room, uint32_t n)
+{
+	if (n > CAP_MAX_STRING || n > room)
+		return false;
+	memcpy(r->tail, body + body_len - n, n);
+	r->tail[n] = 0;
+	rec->tail = r->tail;
+	rec->tail_len = n;
+	return true;
+}
+
+/* §4.2, §4.3, §4.9, §4.20, §4.21: validate and copy the variable tail,
+ * which occupies the last bytes of the record (after any fields of a newer
+ * minor version). */
 static bool decode_tail(struct cap_reader *r, struct cap_record *rec,
 			const uint8_t *body, uint32_t body_len, uint32_t fixed)
 {
@@ -308,21 +322,25 @@ static bool decode_tail(struct cap_reader *r, struct cap_record *rec,
 
 	switch (rec->type) {
 	case CAP_REC_STRING:
+		return name_tail(r, rec, body, body_len, room, rec->string.len);
 	case CAP_REC_KSYM:
-		n = rec->type == CAP_REC_STRING ? rec->string.len : rec->ksym.name_len;
-		if (n > CAP_MAX_STRING || n > room)
-			return false;
-		memcpy(r->tail, body + body_len - n, n);
-		r->tail[n] = 0;
-		rec->tail = r->tail;
-		rec->tail_len = n;
-		return true;
+		return name_tail(r, rec, body, body_len, room, rec->ksym.name_len);
+	case CAP_REC_PACK_JIT:
+		return name_tail(r, rec, body, body_len, room, rec->pack_jit.name_len);
 	case CAP_REC_STACK:
 		n = rec->stack.nr;
 		if (n > CAP_MAX_STACK_DEPTH || (uint64_t)n * 8 > room)
 			return false;
 		memcpy(r->ips, body + body_len - n * 8, (size_t)n * 8);
 		rec->ips = r->ips;
+		return true;
+	case CAP_REC_PACK_ADDR:
+		n = rec->pack_addr.nr;
+		if (n > CAP_PACK_MAX_FRAMES || n * sizeof(*r->frames) > room)
+			return false;
+		memcpy(r->frames, body + body_len - n * sizeof(*r->frames),
+		       n * sizeof(*r->frames));
+		rec->frames = r->frames;
 		return true;
 	default:
 		return true;

@@ -249,7 +249,8 @@ static bool fits(const struct cap_writer *w, uint16_t type, size_t add)
 
 	if (!w->opts.max_size)
 		return true;
-	if (type != CAP_REC_LOST && type != CAP_REC_STAT && type != CAP_REC_END)
+	if (type != CAP_REC_LOST && type != CAP_REC_STAT && type != CAP_REC_END &&
+	    type != CAP_REC_PACK_INFO)
 		need += CAP_WRITER_END_RESERVE;
 	return need <= w->opts.max_size;
 }
@@ -261,7 +262,8 @@ static void count_record(struct cap_writer *w, uint16_t type, const void *fixed,
 	int toff = cap__time_offset(type);
 
 	w->totals.records++;
-	if (kind >= 0 && fixed_len >= cap__fixed_size(type))
+	/* §6.1: as readers count it, a BIO of 1.0's 72 bytes included */
+	if (kind >= 0 && fixed_len >= cap__min_size(type))
 		w->totals.events[kind]++;
 	if (type == CAP_REC_LOST && fixed_len >= sizeof(struct cap_lost)) {
 		const struct cap_lost *l = fixed;

@@ -58,6 +58,10 @@ void recorder__progress(const struct recorder *r, struct record_progress *p)
 	p->command_status = command__status(&r->cmd);
 	p->path = r->path;
 	p->files = r->files;
+	p->pack = r->pack;
+	p->packs = r->packs;
+	p->pack_ns = r->pack_ns;
+	p->pack_err = r->pack_err;
 }
 
 /* One pass over both sources, the side band first: an exec's or mmap's

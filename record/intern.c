@@ -48,6 +48,7 @@ struct intern {
 	size_t klen, kcap;
 	intern_kstack_fn kstack_fn;
 	void *kstack_ctx;
+	uint32_t string_base; /* ids of new strings start above it */
 };
 
 #define ITABLE_MIN 512u /* entries before the first growth */
@@ -152,6 +153,14 @@ void intern__free(struct intern *in)
 	free(in);
 }
 
+int intern__set_string_base(struct intern *in, uint32_t base)
+{
+	if (in->strs.nr)
+		return CAP_ERR_INVAL;
+	in->string_base = base;
+	return 0;
+}
+
 void intern__set_kstack_hook(struct intern *in, intern_kstack_fn fn, void *ctx)
 {
 	in->kstack_fn = fn;
@@ -163,9 +172,11 @@ void intern__set_kstack_hook(struct intern *in, intern_kstack_fn fn, void *ctx)
 static __attribute__((noinline)) int string_add(struct intern *in, uint64_t hash,
 						const char *s, size_t len, uint32_t *id)
 {
-	struct ientry e = { .off = in->slen, .len = len, .id = in->strs.nr + 1 };
+	struct ientry e = { .off = in->slen, .len = len, .id = in->string_base + in->strs.nr + 1 };
 	int err;
 
+	if (e.id <= in->string_base) /* wrapped */
+		return -E2BIG;
 	err = itable_reserve(&in->strs) ?:
 	      ARRAY_RESERVE(in->sarena, in->scap, in->slen + len + 1);
 	if (err)

@@ -20,6 +20,9 @@ typedef int (*intern_kstack_fn)(void *ctx, const uint64_t *ips, uint16_t nr);
 int intern__new(struct cap_writer *w, struct intern **out);
 void intern__free(struct intern *in);
 void intern__set_kstack_hook(struct intern *in, intern_kstack_fn fn, void *ctx);
+/* New strings get ids above base (strings of a capture being rewritten
+ * keep theirs); only before the first string. */
+int intern__set_string_base(struct intern *in, uint32_t base);
 
 /* Id (>= 1) of string s[0..len), writing its STRING record when new. */
 int intern__string(struct intern *in, const char *s, size_t len, uint32_t *id);

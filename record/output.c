@@ -20,6 +20,7 @@
 #include <bpf/libbpf.h>
 #include "stkrec.skel.h"
 #include "record/blockdev.h"
+#include "record/pack.h"
 #include "record/recorder_int.h"
 
 static uint64_t ts_ns(const struct timespec *ts)
@@ -398,32 +399,70 @@ int recorder__open_output(struct recorder *r, const char **step)
 }
 
 /* The threads and mappings of every process, as MAPPING and THREAD
- * records, and the table that keeps them current from then on. */
+ * records, and the table that keeps them current from then on: the
+ * unwinder's tables follow it, and an exiting process's JIT map is read. */
 static int sink_map(void *ctx, const struct cap_mapping *m, int fd)
 {
-	return unwind__map(ctx, m->pid, m, fd);
+	return unwind__map(((struct recorder *)ctx)->uw, m->pid, m, fd);
 }
 
 static void sink_gone(void *ctx, uint32_t pid)
 {
-	unwind__forget(ctx, pid);
+	unwind__forget(((struct recorder *)ctx)->uw, pid);
 }
 
 static int sink_fork(void *ctx, uint32_t parent, uint32_t child)
 {
-	return unwind__fork(ctx, parent, child);
+	return unwind__fork(((struct recorder *)ctx)->uw, parent, child);
+}
+
+/* Before the map can be deleted by the runtime's exit handling or a
+ * cleanup of /tmp; a map too large to keep is counted by jitmaps. */
+static void sink_exit(void *ctx, uint32_t pid)
+{
+	jitmaps__read(((struct recorder *)ctx)->jm, NULL, pid, now_ns());
 }
 
 int recorder__scan_proc(struct recorder *r, uint64_t now)
 {
-	struct procmaps_sink sink = { sink_map, sink_gone, sink_fork, r->uw };
+	struct procmaps_sink sink = {
+		.map = r->uw ? sink_map : NULL, .gone = r->uw ? sink_gone : NULL,
+		.fork = r->uw ? sink_fork : NULL, .exit = r->jm ? sink_exit : NULL, .ctx = r,
+	};
 	int err = procmaps__new(r->w, r->in, &r->pm);
 
-	if (!err && r->uw)
+	if (!err && (r->uw || r->jm))
 		procmaps__set_sink(r->pm, &sink);
 	if (!err)
 		err = procmaps__scan_all(r->pm, now);
 	return err < 0 ? err : 0;
+}
+
+/* The file's symbol pack (FORMAT.md §4.18), from the file as written so
+ * far, read back: the definitions it holds are what the pack needs. A
+ * pack that fails costs the pack, not the recording (r->pack_err says). */
+static int write_pack(struct recorder *r, uint64_t now)
+{
+	struct pack_opts o = { .jit = r->jm, .now = now };
+	struct packer *p = NULL;
+	uint64_t t0 = now_ns();
+	int err;
+
+	memset(&r->pack, 0, sizeof(r->pack));
+	err = cap_writer__flush(r->w);
+	if (err)
+		return err;
+	err = pack__new(&o, &p);
+	if (!err)
+		err = pack__scan(p, r->path);
+	if (!err)
+		err = pack__write(p, r->w, r->in, &r->pack);
+	pack__free(p);
+	jitmaps__clear(r->jm);
+	r->pack_ns += now_ns() - t0;
+	r->packs += !err;
+	r->pack_err = err;
+	return 0; /* a writer that failed says so again at the next record */
 }
 
 /* Finish the current file as a complete capture; it is closed (r->w NULL)
@@ -432,6 +471,9 @@ int recorder__close_output(struct recorder *r, uint32_t reason, int32_t error, u
 {
 	int err = recorder__write_open_waits(r, now);
 
+	/* the pack names the stacks of every event, open waits included */
+	if (!err && r->jm)
+		err = write_pack(r, now);
 	if (!err)
 		err = recorder__write_lost(r);
 	if (!err)

@@ -517,6 +517,8 @@ void procmaps__forget(struct procmaps *pm, uint32_t pid)
 	pid_del(pm, pid);
 	if (pm->sink.gone)
 		pm->sink.gone(pm->sink.ctx, pid);
+	if (pm->sink.exit)
+		pm->sink.exit(pm->sink.ctx, pid);
 }
 
 int procmaps__fork(struct procmaps *pm, uint32_t parent, uint32_t child)

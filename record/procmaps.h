@@ -19,12 +19,14 @@ struct procmaps;
  * Told of every executable file mapping procmaps writes (with the mapped
  * file open on fd for the call), of a process that exec'd or exited (its
  * mappings are gone) and of a new process (it has its parent's): what the
- * unwinder's tables follow. Any member may be NULL.
+ * unwinder's tables follow; and of a process that exited (exit, after
+ * gone): when the symbol pack reads its JIT map. Any member may be NULL.
  */
 struct procmaps_sink {
 	int (*map)(void *ctx, const struct cap_mapping *m, int fd);
 	void (*gone)(void *ctx, uint32_t pid);
 	int (*fork)(void *ctx, uint32_t parent, uint32_t child);
+	void (*exit)(void *ctx, uint32_t pid);
 	void *ctx;
 };
 

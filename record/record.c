@@ -327,6 +327,12 @@ static int setup_bpf(struct recorder *r, const char **step)
 		if (err)
 			return err;
 	}
+	if (!r->opts.no_pack) {
+		*step = "symbol pack";
+		err = jitmaps__new(&r->jm);
+		if (err)
+			return err;
+	}
 	if (r->opts.events & RECORD_EV_BIO) {
 		/* twice the requests the kernel tracks in flight, up to 1M */
 		r->bio_stacks_mask = 1;
@@ -591,6 +597,7 @@ void recorder__free(struct recorder *r)
 	sideband__free(r->sb);
 	procmaps__free(r->pm);
 	unwind__free(r->uw);
+	jitmaps__free(r->jm);
 	intern__free(r->in);
 	ksyms__free(r->ks);
 	cap_writer__free(r->w); /* NULL once recorder__run() finished it */

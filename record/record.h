@@ -51,6 +51,11 @@ struct record_progress {
 	int command_status;            /* wait status of -- COMMAND, or -1 */
 	const char *path;              /* the current (at the end: last) file */
 	unsigned files;                /* capture files written (--switch-output) */
+	/* the symbol pack (FORMAT.md §4.18) of the last file closed */
+	struct cap_pack_info pack;
+	unsigned packs;                /* files closed with a pack */
+	uint64_t pack_ns;              /* time spent writing packs, all files */
+	int pack_err;                  /* why the last pack failed, or 0 */
 };
 
 struct record_opts {
@@ -84,6 +89,7 @@ struct record_opts {
 	uint64_t max_size;           /* stop at this capture size; 0 = none */
 	uint64_t switch_ns;          /* --switch-output: a new file this often, */
 	uint64_t switch_bytes;       /* or past this size; 0 = never */
+	bool no_pack;                /* --no-pack: no symbol pack at file close */
 	char **command;              /* -- COMMAND ARGS..., NULL-terminated */
 	/* tests only: the kernel side skips every Nth run of its block I/O
 	 * completion program, as a kernel may; 0 = never */

@@ -12,6 +12,7 @@
 #include "record/record.h"
 #include "record/command.h"
 #include "record/intern.h"
+#include "record/jitmap.h"
 #include "record/ksyms.h"
 #include "record/procmaps.h"
 #include "record/sideband.h"
@@ -46,6 +47,11 @@ struct recorder {
 	struct sideband *sb;
 	struct unwind *uw;       /* --call-graph dwarf, else NULL */
 	struct bpf_link *waits_start, *waits_stop; /* waits.c's iterators */
+	struct jitmaps *jm;      /* JIT maps for the symbol pack; NULL: --no-pack */
+	struct cap_pack_info pack; /* the last file's symbol pack */
+	uint64_t pack_ns;        /* time spent writing symbol packs */
+	unsigned packs;          /* files with a pack */
+	int pack_err;            /* the last pack's failure, or 0 */
 	struct bpf_link **links;
 	int nr_links;
 	size_t links_cap;

@@ -14,7 +14,7 @@
 #include "report/model_int.h"
 #include "util/array.h"
 
-static int pool_add(struct model *m, const void *data, size_t len, uint64_t *off)
+int model_pool_add(struct model *m, const void *data, size_t len, uint64_t *off)
 {
 	size_t need = m->pool_len + len + 1;
 
@@ -37,7 +37,7 @@ static int on_string(struct model *m, const struct cap_record *r)
 	err = idmap__upsert(&m->strings, r->string.id, 0, UINT64_MAX, &val);
 	if (err <= 0)
 		return err; /* duplicate id: the first definition stands */
-	err = pool_add(m, r->tail, r->tail_len, &off);
+	err = model_pool_add(m, r->tail, r->tail_len, &off);
 	if (err)
 		return err;
 	*idmap__find(&m->strings, r->string.id, 0) = off;
@@ -150,7 +150,7 @@ static int on_ksym(struct model *m, const struct cap_record *r)
 
 	if (!r->tail_len)
 		return 0;
-	err = pool_add(m, r->tail, r->tail_len, &k.name_off);
+	err = model_pool_add(m, r->tail, r->tail_len, &k.name_off);
 	if (err)
 		return err;
 	return ARRAY_PUSH(m->ksyms, m->nr_ksyms, m->ksyms_cap, k);
@@ -268,6 +268,12 @@ static int on_record(struct model *m, const struct cap_record *r)
 	case CAP_REC_END:
 	case CAP_REC_KERNEL:
 		return on_misc(m, r);
+	case CAP_REC_PACK_OBJECT:
+	case CAP_REC_PACK_SYMBOL:
+	case CAP_REC_PACK_ADDR:
+	case CAP_REC_PACK_JIT:
+	case CAP_REC_PACK_INFO:
+		return model_pack_record(m, r);
 	}
 	return 0; /* BLOCK and unknown types carry nothing we need */
 }
@@ -285,7 +291,7 @@ static uint64_t mem_usage(const struct model *m)
 	       m->bio_comm_cap * sizeof(*m->bio_comm) + m->wakeups_cap * sizeof(*m->wakeups) +
 	       idmap__bytes(&m->strings) +
 	       idmap__bytes(&m->stacks) + idmap__bytes(&m->comm_ids) +
-	       idmap__bytes(&m->forks) + idmap__bytes(&m->bdev_ids);
+	       idmap__bytes(&m->forks) + idmap__bytes(&m->bdev_ids) + model_pack_bytes(m);
 }
 
 static void note_loss(struct model *m, struct cap_reader *rd, int ret, uint64_t limit)
@@ -424,5 +430,6 @@ void model__free(struct model *m)
 	idmap__fini(&m->bio_by_done);
 	if (m->ksymtab)
 		ksymtab__free(m->ksymtab);
+	model_pack_free(m);
 	free(m);
 }

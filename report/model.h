@@ -21,6 +21,7 @@
 
 struct model;
 struct ksymtab;
+struct sym_raw;
 
 /* An executable object seen in mappings: (path, build ID) pairs. */
 struct model_dso {
@@ -141,5 +142,36 @@ const struct ksymtab *model__ksymtab(const struct model *m);
 const char *model__kmod(const struct model *m, uint64_t addr, uint64_t *offset);
 /* Name of a block device, or NULL when no BLOCKDEV record names it. */
 const char *model__blockdev(const struct model *m, uint32_t major, uint32_t minor);
+
+/* The symbol pack (FORMAT.md §4.18-4.22). Objects by index: path ("" when
+ * unknown), build ID, packed with DWARF; -ENOENT past the last. */
+size_t model__pack_objects(const struct model *m);
+int model__pack_object(const struct model *m, size_t i, const char **path,
+		       const uint8_t **build_id, uint8_t *build_id_size, bool *dwarf);
+/* Address i (file order): the index of its object, its lookup offset and
+ * its raw answer (strings from the capture; a symbol, name or file never
+ * defined reads as absent). -ENOENT past the last, -ESRCH when its object
+ * was never defined. */
+size_t model__pack_addresses(const struct model *m);
+int model__pack_address(const struct model *m, size_t i, size_t *obj, uint64_t *offset,
+			struct sym_raw *raw);
+/* Load the pack into a symbolizer (symbolizer__pack_object/address), as
+ * the resolver does; the model must outlive s. */
+struct symbolizer;
+int model__pack_load(const struct model *m, struct symbolizer *s);
+/* The PACK_JIT entries, sorted by pid, then the time their map was read,
+ * then file order; i < model__jit_entries(). The name: model__jit_name(). */
+size_t model__jit_entries(const struct model *m);
+void model__jit_entry(const struct model *m, size_t i, uint32_t *pid, uint64_t *time,
+		      uint64_t *start, uint64_t *size);
+/* The pack's PACK_INFO, or NULL without one. */
+const struct cap_pack_info *model__pack_info(const struct model *m);
+/* The JIT map entry (PACK_JIT) naming addr of pid at `time` (FORMAT.md
+ * §4.21): its index, or -1. *timeless is set when pid has a single map,
+ * so that the answer holds at any time. */
+long model__jit_find(const struct model *m, uint32_t pid, uint64_t time, uint64_t addr,
+		     bool *timeless);
+const char *model__jit_name(const struct model *m, long entry);
+uint32_t model__jit_pid(const struct model *m, long entry);
 
 #endif /* STKREC_REPORT_MODEL_H */

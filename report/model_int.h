@@ -61,6 +61,39 @@ struct model_stat {
 	uint32_t key_id;
 };
 
+/* The symbol pack (FORMAT.md §4.18): objects, symbols and addresses as
+ * read (ids looked up at the end), JIT entries sorted by pid, time, order. */
+struct model_pobj {
+	uint32_t id;
+	uint32_t path_id;
+	uint8_t build_id_size;
+	uint8_t flags;
+	uint8_t build_id[20];
+};
+
+struct model_psym {
+	uint32_t name_id;
+	uint64_t start;
+	uint64_t size;
+};
+
+struct model_paddr {
+	uint64_t offset;
+	uint32_t object;  /* PACK_OBJECT id */
+	uint32_t symbol;  /* PACK_SYMBOL id */
+	uint32_t first;   /* in pframes */
+	uint32_t nr;
+};
+
+struct model_jit {
+	uint64_t start;
+	uint64_t size;
+	uint64_t time;
+	uint64_t name_off; /* in pool */
+	uint32_t pid;
+	uint32_t seq;
+};
+
 /* Ranges in a sorted array, stored in an idmap value: start << 32 | count. */
 #define RANGE(start, count) ((uint64_t)(start) << 32 | (uint32_t)(count))
 #define RANGE_START(v) ((uint32_t)((v) >> 32))
@@ -118,6 +151,22 @@ struct model {
 	struct model_stat *stats;
 	size_t nr_stats, stats_cap;
 
+	struct model_pobj *pobjs;
+	size_t nr_pobjs, pobjs_cap;
+	struct idmap pobj_ids;  /* PACK_OBJECT id -> index */
+	struct model_psym *psyms;
+	size_t nr_psyms, psyms_cap;
+	struct idmap psym_ids;  /* PACK_SYMBOL id -> index */
+	struct model_paddr *paddrs;
+	size_t nr_paddrs, paddrs_cap;
+	struct cap_pack_frame *pframes;
+	size_t nr_pframes, pframes_cap;
+	struct model_jit *jits;
+	size_t nr_jits, jits_cap;
+	struct idmap jit_ids;   /* pid -> RANGE in jits (sorted) */
+	struct cap_pack_info pack_info;
+	bool has_pack_info;
+
 	struct cap_offcpu *offcpu;
 	size_t nr_offcpu, offcpu_cap;
 	struct cap_cpu *cpu;
@@ -133,8 +182,20 @@ struct model {
 };
 
 int model_intern_comm(struct model *m, const char *comm, size_t len, uint32_t *id);
+/* A string into the pool at *off (model.c). */
+int model_pool_add(struct model *m, const void *data, size_t len, uint64_t *off);
 /* Sort the time-dependent tables and build indexes (model_query.c). */
 int model_finish(struct model *m);
+int model_cmp_u64(uint64_t a, uint64_t b);
+typedef uint64_t (*model_run_key_fn)(const struct model *m, size_t i);
+/* Index the runs of equal keys of a sorted array: key -> RANGE. */
+int model_index_runs(const struct model *m, struct idmap *map, size_t n, model_run_key_fn key);
+
+/* model_pack.c: the symbol pack's records, and their tables once read. */
+int model_pack_record(struct model *m, const struct cap_record *r);
+int model_pack_finish(struct model *m);
+uint64_t model_pack_bytes(const struct model *m);
+void model_pack_free(struct model *m);
 /* model_wake.c: WAKEUP records, and each wait joined to its waker. */
 int model_on_wakeup(struct model *m, const struct cap_wakeup *w);
 int model_wake_finish(struct model *m);

@@ -13,7 +13,7 @@
 
 #define FORK_DEPTH_MAX 16 /* parent chains in hostile files may loop */
 
-static int cmp_u64(uint64_t a, uint64_t b)
+int model_cmp_u64(uint64_t a, uint64_t b)
 {
 	return a < b ? -1 : a > b;
 }
@@ -23,10 +23,10 @@ static int cmp_thread(const void *pa, const void *pb)
 	const struct model_thread *a = pa, *b = pb;
 
 	if (a->tid != b->tid)
-		return cmp_u64(a->tid, b->tid);
+		return model_cmp_u64(a->tid, b->tid);
 	if (a->time != b->time)
-		return cmp_u64(a->time, b->time);
-	return cmp_u64(a->seq, b->seq);
+		return model_cmp_u64(a->time, b->time);
+	return model_cmp_u64(a->seq, b->seq);
 }
 
 static int cmp_exec(const void *pa, const void *pb)
@@ -34,8 +34,8 @@ static int cmp_exec(const void *pa, const void *pb)
 	const struct model_exec *a = pa, *b = pb;
 
 	if (a->pid != b->pid)
-		return cmp_u64(a->pid, b->pid);
-	return cmp_u64(a->time, b->time);
+		return model_cmp_u64(a->pid, b->pid);
+	return model_cmp_u64(a->time, b->time);
 }
 
 static int cmp_map(const void *pa, const void *pb)
@@ -43,25 +43,22 @@ static int cmp_map(const void *pa, const void *pb)
 	const struct model_map *a = pa, *b = pb;
 
 	if (a->pid != b->pid)
-		return cmp_u64(a->pid, b->pid);
+		return model_cmp_u64(a->pid, b->pid);
 	if (a->epoch != b->epoch)
-		return cmp_u64(a->epoch, b->epoch);
+		return model_cmp_u64(a->epoch, b->epoch);
 	if (a->time != b->time)
-		return cmp_u64(a->time, b->time);
-	return cmp_u64(a->seq, b->seq);
+		return model_cmp_u64(a->time, b->time);
+	return model_cmp_u64(a->seq, b->seq);
 }
 
 static int cmp_kmod(const void *pa, const void *pb)
 {
 	const struct model_kmod *a = pa, *b = pb;
 
-	return cmp_u64(a->base, b->base);
+	return model_cmp_u64(a->base, b->base);
 }
 
-typedef uint64_t (*run_key_fn)(const struct model *m, size_t i);
-
-/* Index the runs of equal keys of a sorted array: key -> RANGE. */
-static int index_runs(const struct model *m, struct idmap *map, size_t n, run_key_fn key)
+int model_index_runs(const struct model *m, struct idmap *map, size_t n, model_run_key_fn key)
 {
 	size_t i = 0, j;
 	uint64_t k, *v;
@@ -174,7 +171,7 @@ static int build_maps(struct model *m)
 	free(m->rawmaps);
 	m->rawmaps = NULL;
 	qsort(m->maps, m->nr_maps, sizeof(*m->maps), cmp_map);
-	return index_runs(m, &m->map_ids, m->nr_maps, map_key);
+	return model_index_runs(m, &m->map_ids, m->nr_maps, map_key);
 }
 
 static int build_ksymtab(struct model *m)
@@ -206,12 +203,12 @@ int model_finish(struct model *m)
 
 	if (m->nr_threads) /* qsort(NULL, 0) is undefined */
 		qsort(m->threads, m->nr_threads, sizeof(*m->threads), cmp_thread);
-	err = index_runs(m, &m->thread_ids, m->nr_threads, thread_key);
+	err = model_index_runs(m, &m->thread_ids, m->nr_threads, thread_key);
 	if (err)
 		return err;
 	if (m->nr_execs)
 		qsort(m->execs, m->nr_execs, sizeof(*m->execs), cmp_exec);
-	err = index_runs(m, &m->exec_ids, m->nr_execs, exec_key);
+	err = model_index_runs(m, &m->exec_ids, m->nr_execs, exec_key);
 	if (err)
 		return err;
 	err = build_maps(m);
@@ -220,6 +217,8 @@ int model_finish(struct model *m)
 	if (m->nr_kmods)
 		qsort(m->kmods, m->nr_kmods, sizeof(*m->kmods), cmp_kmod);
 	err = model_wake_finish(m);
+	if (!err)
+		err = model_pack_finish(m);
 	return err ?: build_ksymtab(m);
 }
 

@@ -17,6 +17,10 @@
 #define KEY_KERNEL 1u
 #define KEY_USER 2u
 #define KEY_MODULE 3u
+/* JIT cache (resolver.jits): (pid << 1 | caller, ip) -> frame index or
+ * JIT_NONE; (JIT_ENTRY | entry, 0) -> frame index. */
+#define JIT_ENTRY (1ull << 63)
+#define JIT_NONE UINT64_MAX
 
 /*
  * Why two per-(object, offset) caches, this one and the symbolizer's
@@ -42,6 +46,8 @@ struct resolver {
 	size_t nblocks, blocks_cap;
 	char *cur;
 	size_t left;
+	struct idmap jits;       /* JIT frames, see JIT_ENTRY */
+	uint64_t jit_named;      /* distinct JIT map entries that named frames */
 };
 
 static const struct rframe unknown_user = {
@@ -86,7 +92,10 @@ int resolver__new(const struct model *m, const struct symbolizer_opts *sym_opts,
 		return -ENOMEM;
 	r->m = m;
 	err = symbolizer__new(sym_opts, &r->sym);
+	if (!err)
+		err = model__pack_load(m, r->sym);
 	if (err) {
+		symbolizer__free(r->sym);
 		free(r);
 		return err;
 	}
@@ -102,6 +111,7 @@ void resolver__free(struct resolver *r)
 		return;
 	symbolizer__free(r->sym);
 	idmap__fini(&r->cache);
+	idmap__fini(&r->jits);
 	free(r->frames);
 	for (i = 0; i < r->nblocks; i++)
 		free(r->blocks[i]);
@@ -112,6 +122,11 @@ void resolver__free(struct resolver *r)
 void resolver__sym_stats(const struct resolver *r, struct symbolizer_stats *out)
 {
 	symbolizer__stats(r->sym, out);
+}
+
+uint64_t resolver__jit_named(const struct resolver *r)
+{
+	return r->jit_named;
 }
 
 static struct rframe *new_frames(struct resolver *r, size_t n)
@@ -174,7 +189,7 @@ static int cached_user(struct resolver *r, const struct model_map *mp, uint64_t 
 		*fr = r->frames + (*val >> 16);
 		return *val & 0xffff;
 	}
-	n = name_user(r, d, off, caller && off ? off - 1 : off, &f);
+	n = name_user(r, d, off, sym_lookup_offset(off, caller), &f);
 	if (n < 0)
 		return n;
 	*fr = f;
@@ -184,6 +199,55 @@ static int cached_user(struct resolver *r, const struct model_map *mp, uint64_t 
 		return -ENOMEM;
 	*fr = r->frames + (*val >> 16); /* frames may have moved: reload */
 	return n;
+}
+
+/* The frame of JIT map entry e, made once. */
+static int jit_frame(struct resolver *r, long e, uint64_t *idx)
+{
+	uint64_t *val = idmap__find(&r->jits, JIT_ENTRY | e, 0);
+	struct rframe *f;
+
+	if (val) {
+		*idx = *val;
+		return 0;
+	}
+	f = new_frames(r, 1);
+	if (!f)
+		return -ENOMEM;
+	f->name = model__jit_name(r->m, e);
+	f->dso = arena_printf(r, "perf-%u.map", model__jit_pid(r->m, e));
+	*idx = f - r->frames;
+	if (!f->dso || idmap__upsert(&r->jits, JIT_ENTRY | e, 0, *idx, &val) < 0)
+		return -ENOMEM;
+	r->nframes++;
+	r->jit_named++;
+	return 0;
+}
+
+/* A frame in JIT code, named by the capture's JIT map entries (FORMAT.md
+ * §4.21): 1 with *fr set, 0 when none holds it. Where pid has one map the
+ * answer holds at any time and is cached by address, found or not. */
+static int cached_jit(struct resolver *r, uint32_t pid, uint64_t time, uint64_t ip,
+		      bool caller, const struct rframe **fr)
+{
+	uint64_t key = (uint64_t)pid << 1 | caller, idx = JIT_NONE, *val;
+	bool timeless;
+	long e;
+
+	val = idmap__find(&r->jits, key, ip);
+	if (!val) {
+		e = model__jit_find(r->m, pid, time, sym_lookup_offset(ip, caller), &timeless);
+		if (e >= 0 && jit_frame(r, e, &idx))
+			return -ENOMEM;
+		if (timeless && idmap__upsert(&r->jits, key, ip, idx, &val) < 0)
+			return -ENOMEM;
+	} else {
+		idx = *val;
+	}
+	if (idx == JIT_NONE)
+		return 0;
+	*fr = r->frames + idx;
+	return 1;
 }
 
 static int placeholder(struct rframe *out, int max, const char *name, bool kernel)
@@ -213,12 +277,17 @@ int resolver__user(struct resolver *r, uint32_t pid, uint64_t time, uint32_t sta
 		return placeholder(out, max, "[lost stack]", false);
 	for (i = 0; i < nr && cnt < max; i++) {
 		mp = model__find_map(r->m, pid, time, ips[i]);
-		if (!mp) {
+		n = (!mp || model__dso(r->m, mp->dso)->anon) && ips[i] != UINT64_MAX ?
+		    cached_jit(r, pid, time, ips[i], i > 0, &fr) : 0;
+		if (n < 0)
+			return n;
+		if (!n && !mp) {
 			out[cnt] = unknown_user;
 			out[cnt++].ip = ips[i];
 			continue;
 		}
-		n = cached_user(r, mp, ips[i], i > 0, &fr);
+		if (!n)
+			n = cached_user(r, mp, ips[i], i > 0, &fr);
 		if (n < 0)
 			return n;
 		for (j = 0; j < n && cnt < max; j++) {

@@ -2,7 +2,9 @@
 /*
  * Frame naming for the report views. A user ip is mapped through the
  * process's mapping at the event's time to (object, file offset) and named by
- * the symbolizer, else "<basename>+0x<offset>", else "[unknown]"; a kernel ip
+ * the symbolizer (from the binary, else the capture's symbol pack), else
+ * "<basename>+0x<offset>", else "[unknown]"; one in no file mapping (JIT
+ * code) by the capture's JIT map entries, dso "perf-PID.map"; a kernel ip
  * is named from the capture's kernel symbols, with the tracer's own innermost
  * frames stripped. Every distinct (object, offset) and kernel ip is resolved
  * once per resolver: cost grows with distinct addresses, not with events.
@@ -50,5 +52,7 @@ int resolver__user(struct resolver *r, uint32_t pid, uint64_t time, uint32_t sta
 int resolver__kernel(struct resolver *r, uint32_t stack_id, struct rframe *out, int max);
 
 void resolver__sym_stats(const struct resolver *r, struct symbolizer_stats *out);
+/* Distinct JIT map entries that named frames (FORMAT.md §4.21). */
+uint64_t resolver__jit_named(const struct resolver *r);
 
 #endif /* STKREC_REPORT_RESOLVE_H */

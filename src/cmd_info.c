@@ -30,6 +30,11 @@ struct info {
 	/* by class: events no program ran for; requests not seen ending */
 	uint64_t not_run[CAP_STAT_INCOMPLETE + 1];
 	char loss[512];
+	/* the symbol pack (FORMAT.md §4.18): its summary and its raw bytes,
+	 * the STRINGs after its first record included */
+	struct cap_pack_info pack;
+	bool has_pack, has_pack_info;
+	uint64_t pack_bytes;
 };
 
 /* Definition records worth counting in the summary. */
@@ -96,6 +101,23 @@ static void scan_stat(struct info *in, const struct cap_record *rec)
 	}
 }
 
+static bool is_pack_record(uint16_t type)
+{
+	return type >= CAP_REC_PACK_OBJECT && type <= CAP_REC_PACK_INFO;
+}
+
+static void scan_pack(struct info *in, const struct cap_record *rec)
+{
+	if (is_pack_record(rec->type))
+		in->has_pack = true;
+	if (in->has_pack && (is_pack_record(rec->type) || rec->type == CAP_REC_STRING))
+		in->pack_bytes += rec->size;
+	if (rec->type == CAP_REC_PACK_INFO && !in->has_pack_info) {
+		in->pack = rec->pack_info;
+		in->has_pack_info = true;
+	}
+}
+
 static int scan(struct cap_reader *r, struct info *in)
 {
 	struct cap_record rec;
@@ -109,6 +131,7 @@ static int scan(struct cap_reader *r, struct info *in)
 		if (rec.type == CAP_REC_END)
 			in->end = rec.end;
 		scan_stat(in, &rec);
+		scan_pack(in, &rec);
 	}
 	if (ret < 0)
 		return ret;
@@ -236,6 +259,28 @@ static void print_unwind_text(const struct info *in)
 	       s[CAP_STAT_UNWIND_ROWS], s[CAP_STAT_UNWIND_FILES_FAILED], s[CAP_STAT_UNWIND_FULL]);
 }
 
+/* Records counted as read; what only the summary knows from PACK_INFO. */
+static void print_pack_text(const struct info *in)
+{
+	const struct cap_pack_info *k = &in->pack;
+
+	if (!in->has_pack) {
+		printf("symbol pack:  none: frames are named only where the binaries are "
+		       "('stkrec pack' adds one)\n");
+		return;
+	}
+	printf("symbol pack:  %" PRIu64 " binaries, %" PRIu64 " symbols, %" PRIu64
+	       " addresses, %" PRIu64 " JIT entries, %" PRIu64 " bytes uncompressed",
+	       in->types[CAP_REC_PACK_OBJECT], in->types[CAP_REC_PACK_SYMBOL],
+	       in->types[CAP_REC_PACK_ADDR], in->types[CAP_REC_PACK_JIT], in->pack_bytes);
+	if (in->has_pack_info)
+		printf("; %" PRIu64 " addresses unnamed, %" PRIu64 " binaries not found, %"
+		       PRIu64 " JIT maps, %" PRIu64 " left out (bounds, size limit)\n", k->unnamed,
+		       k->objects_missing, k->jit_maps, k->left_out);
+	else
+		printf("; no PACK_INFO: the pack is incomplete\n");
+}
+
 static void print_text(const struct info *in)
 {
 	const struct cap_header *h = in->hdr;
@@ -278,6 +323,7 @@ static void print_text(const struct info *in)
 	printf("stacks missed: user %" PRIu64 ", kernel %" PRIu64 " (events kept)\n",
 	       in->lost_split.stacks_missed[0], in->lost_split.stacks_missed[1]);
 	print_unwind_text(in);
+	print_pack_text(in);
 	print_defs_text(in);
 	print_stop_text(in);
 	printf("blocks:       %" PRIu64 "\n", st->blocks);
@@ -345,6 +391,23 @@ static void json_defs(const struct info *in)
 		       in->types[def_types[i]], i + 1 < NR_DEF_TYPES ? "," : "},");
 }
 
+static void json_pack(const struct info *in)
+{
+	const struct cap_pack_info *k = &in->pack;
+
+	if (!in->has_pack) {
+		printf("\"pack\":null,");
+		return;
+	}
+	printf("\"pack\":{\"binaries\":%" PRIu64 ",\"symbols\":%" PRIu64 ",\"addresses\":%"
+	       PRIu64 ",\"jit_entries\":%" PRIu64 ",\"bytes\":%" PRIu64 ",\"complete\":%s,"
+	       "\"unnamed\":%" PRIu64 ",\"binaries_missing\":%" PRIu64 ",\"jit_maps\":%" PRIu64
+	       ",\"left_out\":%" PRIu64 "},", in->types[CAP_REC_PACK_OBJECT],
+	       in->types[CAP_REC_PACK_SYMBOL], in->types[CAP_REC_PACK_ADDR],
+	       in->types[CAP_REC_PACK_JIT], in->pack_bytes, in->has_pack_info ? "true" : "false",
+	       k->unnamed, k->objects_missing, k->jit_maps, k->left_out);
+}
+
 static void print_json(const struct info *in)
 {
 	const struct cap_header *h = in->hdr;
@@ -382,6 +445,7 @@ static void print_json(const struct info *in)
 	json_kinds("unwind_fp_frames", &in->stat[CAP_STAT_UNWIND_FP_FRAMES_OFFCPU],
 		   CAP_KIND_BIO + 1);
 	json_defs(in);
+	json_pack(in);
 	if (in->st->has_end)
 		printf("\"stop_reason\":\"%s\",\"exit_status\":%d,",
 		       cap_stop_reason_name(in->end.reason), in->end.status);

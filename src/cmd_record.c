@@ -224,6 +224,27 @@ static const char *stop_name(enum cap_stop_reason r)
 	return "unknown";
 }
 
+/* The symbol pack of the last file, and the time all packs took. */
+static void pack_summary(const struct record_progress *p)
+{
+	const struct cap_pack_info *k = &p->pack;
+
+	if (p->pack_err) {
+		log_warn("record: %s: no symbol pack: %s (run 'stkrec pack %s' while the "
+			 "binaries are here)", p->path, cap_strerror(p->pack_err), p->path);
+		return;
+	}
+	if (!p->packs)
+		return;
+	fprintf(stderr, "  symbol pack: %" PRIu64 " binaries, %" PRIu64 " symbols, %" PRIu64
+		" addresses (%" PRIu64 " unnamed), %" PRIu64 " JIT entries; %.2f s%s\n",
+		k->objects, k->symbols, k->addresses, k->unnamed, k->jit_entries,
+		p->pack_ns / 1e9, p->packs > 1 ? " for all files" : "");
+	if (k->left_out)
+		log_warn("record: symbol pack of %s: %" PRIu64 " names left out at its bounds "
+			 "or the size limit", p->path, k->left_out);
+}
+
 static void summary(const struct recorder *r, const struct record_opts *o)
 {
 	struct record_progress p;
@@ -254,6 +275,7 @@ static void summary(const struct recorder *r, const struct record_opts *o)
 	if (p.files > 1)
 		fprintf(stderr, "  %u files: the last one above, the others %s.<timestamp>\n",
 			p.files, o->output);
+	pack_summary(&p);
 }
 
 static char *join_cmdline(int argc, char **argv)

@@ -590,12 +590,21 @@ static int run_view(struct cli *c, struct report_ctx *ctx)
 }
 
 /* A binary replaced since the recording is never named from the new file:
- * say so once, or its frames look like missing symbols. */
+ * say so once, or its frames look like missing symbols (or, named from the
+ * capture's symbol pack, like the file's). */
 static void warn_mismatched(const char *path, const struct symbolizer_stats *st)
 {
 	const char *obj = st->first_mismatched ? st->first_mismatched : "?";
 	const char *base = strrchr(obj, '/');
+	const char *pk = st->first_mismatched_packed;
 
+	if (st->modules_mismatched_packed == 1)
+		log_warn("%s: %s on this host differs from the recorded one (another build ID): "
+			 "its frames are named from the capture's symbol pack", path, pk);
+	else if (st->modules_mismatched_packed)
+		log_warn("%s: %llu files on this host differ from the recorded ones (other build "
+			 "IDs), %s the first: their frames are named from the capture's symbol pack",
+			 path, (unsigned long long)st->modules_mismatched_packed, pk);
 	if (!st->modules_mismatched)
 		return;
 	if (st->modules_mismatched == 1)
@@ -613,11 +622,14 @@ void report_common_sym_stats(const char *path, const struct resolver *res)
 
 	resolver__sym_stats(res, &st);
 	warn_mismatched(path, &st);
-	log_debug(1, "symbols: %llu objects found, %llu missing, %llu build-ID mismatches, "
-		  "%llu addresses named, %llu unnamed",
+	log_debug(1, "symbols: %llu objects found, %llu missing (%llu of them in the symbol "
+		  "pack), %llu build-ID mismatches; addresses named: %llu from files, %llu from "
+		  "the symbol pack, %llu JIT entries from perf maps; %llu unnamed",
 		  (unsigned long long)st.modules_found, (unsigned long long)st.modules_missing,
-		  (unsigned long long)st.buildid_mismatches, (unsigned long long)st.resolved,
-		  (unsigned long long)st.unresolved);
+		  (unsigned long long)st.modules_packed, (unsigned long long)st.buildid_mismatches,
+		  (unsigned long long)(st.resolved - st.resolved_pack),
+		  (unsigned long long)st.resolved_pack,
+		  (unsigned long long)resolver__jit_named(res), (unsigned long long)st.unresolved);
 }
 
 /* -v on a --call-graph dwarf capture: what the unwinder could not unwind */

@@ -18,5 +18,6 @@ int cmd_report(int argc, char **argv);
 int cmd_script(int argc, char **argv);
 int cmd_info(int argc, char **argv);
 int cmd_diff(int argc, char **argv);
+int cmd_pack(int argc, char **argv);
 
 #endif

@@ -17,6 +17,7 @@ static const struct command commands[] = {
 	{ "script", cmd_script, "Print every event of a capture in time order" },
 	{ "info", cmd_info, "Describe a capture: host, span, events, loss, blocks" },
 	{ "diff", cmd_diff, "Compare two captures: what grew, what shrank; diff flame graphs" },
+	{ "pack", cmd_pack, "Add or refresh a capture's symbol pack: names without the binaries" },
 };
 
 static void usage(FILE *f)

@@ -18,6 +18,7 @@ enum {
 	OPT_MAX_SIZE,
 	OPT_SWITCH,
 	OPT_CALL_GRAPH,
+	OPT_NO_PACK,
 };
 
 static const struct option long_opts[] = {
@@ -45,6 +46,7 @@ static const struct option long_opts[] = {
 	{ "max-size", required_argument, NULL, OPT_MAX_SIZE },
 	{ "switch-output", required_argument, NULL, OPT_SWITCH },
 	{ "call-graph", required_argument, NULL, OPT_CALL_GRAPH },
+	{ "no-pack", no_argument, NULL, OPT_NO_PACK },
 	{ NULL, 0, NULL, 0 },
 };
 
@@ -60,7 +62,7 @@ void record_opts__usage(FILE *f)
 "                     [-m MIN_US] [-M MAX_US]\n"
 "                     [--state MASK] [--stack-storage-size N] [--ringbuf-size BYTES]\n"
 "                     [-d SECONDS] [--max-size SIZE | --switch-output TIME|SIZE]\n"
-"                     [-v] [-- COMMAND [ARGS...]]\n"
+"                     [--no-pack] [-v] [-- COMMAND [ARGS...]]\n"
 "\n"
 "Record off-CPU intervals, CPU samples and block I/O completions with user and\n"
 "kernel stacks into a capture file, until Ctrl-C, -d, or COMMAND exits.\n"
@@ -107,6 +109,12 @@ void record_opts__usage(FILE *f)
 "                           every N seconds (N, Ns, Nm, Nh) or once one is\n"
 "                           past N bytes (NK, NM, NG); each file is complete\n"
 "                           and readable on its own (not with -o -)\n"
+"      --no-pack            no symbol pack: by default each file ends with the\n"
+"                           names of the functions its user stacks hit (and\n"
+"                           their inlines and source lines where DWARF is\n"
+"                           here, and JIT code from /tmp/perf-PID.map), so\n"
+"                           that report names them on a host without the\n"
+"                           binaries; `stkrec pack` adds one later\n"
 "  -v, --verbose            more messages (repeat for libbpf's)\n"
 "  -h, --help               this text\n"
 "\n"
@@ -122,6 +130,7 @@ void record_opts__usage(FILE *f)
 "  stkrec record --switch-output 60s   # one file a minute: stkrec.cap.2026...\n"
 "  ssh prod stkrec record -o - -d 30 > prod.cap  # nothing written on prod\n"
 "  stkrec record -o - -d 30 | stkrec report -i -  # record and report at once\n"
+"  stkrec record -- node --perf-basic-prof app.js  # JavaScript functions named\n"
 "  stkrec report -i make.cap           # then explain it\n",
 		RECORD_DEFAULT_OUTPUT, RECORD_DEFAULT_FREQ, RECORD_DEFAULT_MIN_US,
 		RECORD_DEFAULT_STORAGE, RECORD_DEFAULT_RINGBUF >> 20);
@@ -336,6 +345,9 @@ static int parse_one(int c, const char *arg, struct record_opts *o, struct seen 
 	case OPT_RINGBUF:
 	case OPT_MAX_SIZE:
 		return parse_sizes(c, arg, o, err, len);
+	case OPT_NO_PACK:
+		o->no_pack = true;
+		return 0;
 	}
 	return fail(err, len, "internal: unhandled option %d", c);
 }

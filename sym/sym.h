@@ -81,6 +81,12 @@ struct symbolizer_stats {
 	uint64_t cache_hits;         /* ... answered from the per-address cache */
 	uint64_t resolved;           /* distinct addresses given a name */
 	uint64_t unresolved;         /* distinct addresses left unnamed */
+	uint64_t resolved_pack;      /* of resolved: named from the symbol pack */
+	uint64_t modules_packed;     /* objects without a usable file that the
+				      * symbol pack holds */
+	uint64_t modules_mismatched_packed; /* of those, objects whose files
+					     * had another build ID */
+	const char *first_mismatched_packed; /* recorded path of the first */
 };
 
 /* opts may be NULL (all defaults). Strings in opts are copied. */
@@ -106,6 +112,63 @@ int symbolizer__resolve(struct symbolizer *s, const char *path,
 			int max_frames);
 
 void symbolizer__stats(const struct symbolizer *s, struct symbolizer_stats *out);
+
+/* The offset symbolizer__resolve() is given for a frame at file offset
+ * off: one less for a return address (caller: every frame of a stack but
+ * the innermost), so that a call at a function's end is not taken for the
+ * next function. */
+static inline uint64_t sym_lookup_offset(uint64_t off, bool caller)
+{
+	return caller && off ? off - 1 : off;
+}
+
+/* ---- the symbol pack ---------------------------------------------------- */
+
+/*
+ * What an object's files say of one lookup offset before the options shape
+ * it into frames: the function symbol covering it and DWARF's inline chain
+ * with lines. A symbol pack (a capture's PACK records, FORMAT.md §4.18)
+ * holds these for the addresses a capture hit, so that a report names
+ * those frames exactly as the binary would, on a host without it.
+ */
+#define SYM_RAW_MAX_FRAMES 32
+struct sym_raw {
+	const char *sym_name;  /* covering function symbol as the binary spells
+				* it (C++ mangled), or NULL */
+	uint64_t sym_start;    /* its first byte, as a file offset */
+	uint64_t sym_size;     /* 0: the symbol table gives none */
+	int nframes;           /* DWARF's chain, 0 when DWARF does not cover it */
+	/* innermost first, each but the last inlined in the next; the last is
+	 * the containing function (its name may be NULL) */
+	struct sym_frame frames[SYM_RAW_MAX_FRAMES];
+};
+
+/*
+ * The raw answer for a lookup offset (file first, then a loaded pack, by
+ * the rules of symbolizer__pack_object()), DWARF's chain included whatever
+ * the options, names as spelled in the binary. Returns 1 when it names the
+ * address (a symbol, or a chain whose function is named), 0 when not, <0
+ * on error. *dwarf (may be NULL) says whether the source had DWARF.
+ */
+int symbolizer__lookup_raw(struct symbolizer *s, const char *path,
+			   const uint8_t *build_id, uint8_t build_id_size,
+			   uint64_t offset, struct sym_raw *out, bool *dwarf);
+
+/*
+ * Load a symbol pack, before the first resolve: an object (*id is its
+ * handle), then the raw answer of each address. An object stands for the
+ * frames of its build ID (without one, of its path). It names them when no
+ * file with that build ID is found, and first when the options want inlines
+ * or lines, the object was packed with DWARF and the file found has none;
+ * the file names what the other does not. Addresses the pack does not hold
+ * are never named from it. Strings in raw must outlive the symbolizer.
+ * symbolizer__pack_address() returns 1, or 0 for an offset already held.
+ */
+int symbolizer__pack_object(struct symbolizer *s, const char *path,
+			    const uint8_t *build_id, uint8_t build_id_size,
+			    bool dwarf, uint32_t *id);
+int symbolizer__pack_address(struct symbolizer *s, uint32_t id, uint64_t offset,
+			     const struct sym_raw *raw);
 
 /* ---- kernel: the symbol table of a capture (ksymtab.c) ---------------- */
 

@@ -106,6 +106,43 @@ void sym_locator__free(struct sym_locator *l);
  * number of frames, 0 if DWARF does not cover addr, <0 on error. */
 int dwarf_frames(Dwarf *dw, uint64_t addr, struct sym_frame *frames, int max);
 
+/* A loaded symbol pack (pack.c): objects, each a table of raw answers by
+ * lookup offset; their frames in one array. */
+struct sym_pobj {
+	char *path;
+	uint8_t build_id[SYM_BUILD_ID_MAX];
+	uint8_t build_id_size;
+	bool dwarf;          /* packed with DWARF */
+	struct hashtab addrs; /* of struct sym_paddr */
+};
+
+struct sym_pack {
+	struct sym_pobj *objs;
+	size_t nobjs, objs_cap;
+	struct sym_frame *frames;
+	size_t nframes, frames_cap;
+};
+
+int sym_pack__object(struct sym_pack *p, const char *path, const uint8_t *id,
+		     uint8_t id_size, bool dwarf, uint32_t *out);
+/* 1 added, 0 already held, -ENOMEM or -EINVAL (unknown object). */
+int sym_pack__address(struct sym_pack *p, uint32_t obj, uint64_t off,
+		      const struct sym_raw *raw);
+/* The object for (path, build ID), or -1. */
+long sym_pack__find(const struct sym_pack *p, const char *path, const uint8_t *id,
+		    uint8_t id_size);
+/* The raw answer of object obj at off: 1, or 0 when not held. */
+int sym_pack__raw(const struct sym_pack *p, long obj, uint64_t off, struct sym_raw *out);
+bool sym_pack__dwarf(const struct sym_pack *p, long obj);
+void sym_pack__free(struct sym_pack *p);
+
+/* Whether a raw answer names its address: a symbol, or a named function
+ * ending DWARF's chain. */
+static inline bool sym_raw__names(const struct sym_raw *r)
+{
+	return r->sym_name || (r->nframes > 0 && r->frames[r->nframes - 1].name);
+}
+
 /* C++ demangling (demangle.c). */
 struct sym_demangler {
 	void *dl;

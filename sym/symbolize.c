@@ -14,7 +14,7 @@
 #include "util/array.h"
 
 /* Frames kept per address: deeper inline chains are cut. */
-#define SYM_MAX_FRAMES 32
+#define SYM_MAX_FRAMES SYM_RAW_MAX_FRAMES
 
 /* What was found for one build of one object. */
 struct sym_image {
@@ -35,6 +35,8 @@ struct sym_module {
 	uint8_t build_id[SYM_BUILD_ID_MAX];
 	uint8_t build_id_size;
 	struct sym_image *img; /* NULL: nothing usable was found */
+	long pack;             /* its object in the symbol pack, or -1 */
+	bool pack_first;       /* the pack has the DWARF the file lacks */
 };
 
 /* Module index entry: mods[] by (path, build ID). */
@@ -64,6 +66,8 @@ struct symbolizer {
 	struct hashtab cache; /* of struct sym_cached */
 	struct sym_frame *frames;
 	size_t nframes, frames_cap;
+	struct sym_pack pack;
+	char *first_mismatched_packed;
 };
 
 static char *path_join(const char *a, const char *b)
@@ -154,7 +158,9 @@ void symbolizer__free(struct symbolizer *s)
 	hashtab__free(&s->mod_index);
 	hashtab__free(&s->cache);
 	free(s->frames);
+	sym_pack__free(&s->pack);
 	free(s->first_mismatched);
+	free(s->first_mismatched_packed);
 	free((char *)s->opts.symfs);
 	free((char *)s->opts.debug_dir);
 	free(s);
@@ -164,6 +170,7 @@ void symbolizer__stats(const struct symbolizer *s, struct symbolizer_stats *out)
 {
 	*out = s->stats;
 	out->first_mismatched = s->first_mismatched;
+	out->first_mismatched_packed = s->first_mismatched_packed;
 }
 
 /* ---- images ------------------------------------------------------------ */
@@ -249,11 +256,17 @@ static int image_load(struct symbolizer *s, const struct sym_module *m,
 }
 
 /* Nothing usable for m although files were found: they had other build
- * IDs. Counted, and the first one kept, for the caller's warning. */
+ * IDs. Counted, and the first one kept, for the caller's warning: apart
+ * when the symbol pack names m's frames instead. */
 static int note_mismatch(struct symbolizer *s, const struct sym_module *m)
 {
-	s->stats.modules_mismatched++;
-	if (!s->first_mismatched && !(s->first_mismatched = strdup(m->path)))
+	char **first = m->pack >= 0 ? &s->first_mismatched_packed : &s->first_mismatched;
+
+	if (m->pack >= 0)
+		s->stats.modules_mismatched_packed++;
+	else
+		s->stats.modules_mismatched++;
+	if (!*first && !(*first = strdup(m->path)))
 		return -ENOMEM;
 	return 0;
 }
@@ -280,6 +293,7 @@ static int image_get(struct symbolizer *s, const struct sym_module *m,
 		return err;
 	if (!*out) {
 		s->stats.modules_missing++;
+		s->stats.modules_packed += m->pack >= 0;
 		return s->stats.buildid_mismatches > refused ? note_mismatch(s, m) : 0;
 	}
 	s->imgs[s->nimgs++] = *out;
@@ -324,6 +338,11 @@ static Dwarf *image_dwarf(struct symbolizer *s, struct sym_image *img)
 	if (img->dw)
 		image_altlink(s, img, f->path);
 	return img->dw;
+}
+
+static bool image_has_dwarf(const struct sym_image *img)
+{
+	return img && ((img->dbg && img->dbg->has_dwarf) || (img->obj && img->obj->has_dwarf));
 }
 
 /* ---- modules ----------------------------------------------------------- */
@@ -381,12 +400,15 @@ static int module_add(struct symbolizer *s, uint64_t h, const char *path,
 	m->hash = h;
 	memcpy(m->build_id, id, size);
 	m->build_id_size = size;
+	m->pack = sym_pack__find(&s->pack, path, id, size);
 	err = image_get(s, m, &m->img);
 	if (err) {
 		free(m->path);
 		free(m);
 		return err;
 	}
+	m->pack_first = (s->opts.inlines || s->opts.srclines) &&
+			sym_pack__dwarf(&s->pack, m->pack) && !image_has_dwarf(m->img);
 	s->mods[s->nmods] = m;
 	*out = s->nmods++;
 	hashtab__insert(&s->mod_index, h, &slot, NULL); /* reserved above */
@@ -460,11 +482,11 @@ static int cache_add(struct symbolizer *s, uint32_t mod, uint64_t off,
 
 /* Refine the DWARF chain: the containing function is named by the symbol
  * table when it has a symbol (clones such as foo.cold keep their name). */
-static int shape_frames(const struct symbolizer *s, const struct sym_entry *sym,
+static int shape_frames(const struct symbolizer *s, const char *sym_name,
 			struct sym_frame *f, int n)
 {
-	if (sym)
-		f[n - 1].name = sym->name;
+	if (sym_name)
+		f[n - 1].name = sym_name;
 	if (!f[n - 1].name)
 		return 0;
 	if (!s->opts.inlines) {
@@ -488,39 +510,119 @@ static int shape_frames(const struct symbolizer *s, const struct sym_entry *sym,
 	return j;
 }
 
-static int symbolize_raw(struct symbolizer *s, struct sym_image *img,
-			 uint64_t off, struct sym_frame *f)
+/* The options make frames of a raw answer, whichever source gave it. */
+static int shape(const struct symbolizer *s, struct sym_raw *r, struct sym_frame *f)
 {
-	const struct sym_entry *sym;
-	uint64_t vaddr;
-	int n = 0;
-
-	if (img->obj ? elf_file__offset_to_vaddr(img->obj, off, false, &vaddr)
-		     : elf_file__offset_to_vaddr(img->dbg, off, true, &vaddr))
+	if ((s->opts.inlines || s->opts.srclines) && r->nframes > 0) {
+		memcpy(f, r->frames, r->nframes * sizeof(*f));
+		return shape_frames(s, r->sym_name, f, r->nframes);
+	}
+	if (!r->sym_name)
 		return 0;
-	sym = sym_table__find(&img->syms, vaddr);
-	if (s->opts.inlines || s->opts.srclines)
-		n = dwarf_frames(image_dwarf(s, img), vaddr, f, SYM_MAX_FRAMES);
-	if (n > 0)
-		return shape_frames(s, sym, f, n);
-	if (!sym)
-		return 0;
-	f[0] = (struct sym_frame){ .name = sym->name };
+	f[0] = (struct sym_frame){ .name = r->sym_name };
 	return 1;
 }
 
-/* Names demangled unless raw_names. */
-static int symbolize(struct symbolizer *s, struct sym_image *img, uint64_t off,
-		     struct sym_frame *f)
+/* The raw answer of the files found for a module; DWARF only when asked
+ * (it costs). Returns whether it names the address. */
+static bool file_raw(struct symbolizer *s, struct sym_image *img, uint64_t off,
+		     bool dwarf, struct sym_raw *r)
 {
+	const struct sym_entry *sym;
+	uint64_t vaddr;
+
+	r->sym_name = NULL;
+	r->nframes = 0;
+	if (!img)
+		return false;
+	if (img->obj ? elf_file__offset_to_vaddr(img->obj, off, false, &vaddr)
+		     : elf_file__offset_to_vaddr(img->dbg, off, true, &vaddr))
+		return false;
+	sym = sym_table__find(&img->syms, vaddr);
+	if (sym) {
+		r->sym_name = sym->name;
+		r->sym_start = vaddr - sym->addr <= off ? off - (vaddr - sym->addr) : 0;
+		r->sym_size = sym->size;
+	}
+	if (dwarf)
+		r->nframes = dwarf_frames(image_dwarf(s, img), vaddr, r->frames, SYM_MAX_FRAMES);
+	return sym_raw__names(r);
+}
+
+/* The first source of m that names off: its files, then the pack (the
+ * pack first when it has the DWARF the files lack). *pack says which. */
+static bool module_raw(struct symbolizer *s, const struct sym_module *m, uint64_t off,
+		       bool dwarf, struct sym_raw *r, bool *pack)
+{
+	for (int i = 0; i < 2; i++) {
+		*pack = (i == 0) == m->pack_first;
+		if (*pack ? sym_pack__raw(&s->pack, m->pack, off, r) && sym_raw__names(r)
+			  : file_raw(s, m->img, off, dwarf, r))
+			return true;
+	}
+	return false;
+}
+
+/* Frames of off in m, names demangled unless raw_names. */
+static int symbolize(struct symbolizer *s, const struct sym_module *m, uint64_t off,
+		     struct sym_frame *f, bool *pack)
+{
+	struct sym_raw raw;
 	int n;
 
-	if (!img)
+	if (!module_raw(s, m, off, s->opts.inlines || s->opts.srclines, &raw, pack))
 		return 0;
-	n = symbolize_raw(s, img, off, f);
+	n = shape(s, &raw, f);
 	for (int i = 0; i < n && !s->opts.raw_names; i++)
 		f[i].name = sym_demangle(&s->dem, f[i].name);
 	return n;
+}
+
+static int check_args(const char *path, const uint8_t *build_id, uint8_t build_id_size)
+{
+	if (!path || build_id_size > SYM_BUILD_ID_MAX || (build_id_size && !build_id))
+		return -EINVAL;
+	return 0;
+}
+
+int symbolizer__lookup_raw(struct symbolizer *s, const char *path,
+			   const uint8_t *build_id, uint8_t build_id_size,
+			   uint64_t offset, struct sym_raw *out, bool *dwarf)
+{
+	const struct sym_module *m;
+	uint32_t mod;
+	bool pack;
+	int err;
+
+	if (!s || !out || check_args(path, build_id, build_id_size))
+		return -EINVAL;
+	err = module_get(s, path, build_id_size ? build_id : (const uint8_t *)"",
+			 build_id_size, &mod);
+	if (err)
+		return err;
+	m = s->mods[mod];
+	if (!module_raw(s, m, offset, true, out, &pack))
+		return 0;
+	if (dwarf)
+		*dwarf = pack ? sym_pack__dwarf(&s->pack, m->pack) : image_has_dwarf(m->img);
+	return 1;
+}
+
+int symbolizer__pack_object(struct symbolizer *s, const char *path,
+			    const uint8_t *build_id, uint8_t build_id_size,
+			    bool dwarf, uint32_t *id)
+{
+	if (!s || !id || check_args(path, build_id, build_id_size))
+		return -EINVAL;
+	return sym_pack__object(&s->pack, path, build_id, build_id_size, dwarf, id);
+}
+
+int symbolizer__pack_address(struct symbolizer *s, uint32_t id, uint64_t offset,
+			     const struct sym_raw *raw)
+{
+	if (!s || !raw)
+		return -EINVAL;
+	return sym_pack__address(&s->pack, id, offset, raw);
 }
 
 int symbolizer__resolve(struct symbolizer *s, const char *path,
@@ -532,10 +634,10 @@ int symbolizer__resolve(struct symbolizer *s, const char *path,
 	struct sym_cached *c;
 	const struct sym_frame *src;
 	uint32_t mod;
+	bool pack;
 	int err, n;
 
-	if (!s || !path || !frames || max_frames < 1 ||
-	    build_id_size > SYM_BUILD_ID_MAX || (build_id_size && !build_id))
+	if (!s || !frames || max_frames < 1 || check_args(path, build_id, build_id_size))
 		return -EINVAL;
 	if (!build_id_size)
 		build_id = (const uint8_t *)"";
@@ -547,7 +649,7 @@ int symbolizer__resolve(struct symbolizer *s, const char *path,
 	if (c) {
 		s->stats.cache_hits++;
 	} else {
-		n = symbolize(s, s->mods[mod]->img, file_offset, tmp);
+		n = symbolize(s, s->mods[mod], file_offset, tmp, &pack);
 		err = cache_add(s, mod, file_offset, tmp, n, &c);
 		if (err)
 			return err;
@@ -555,6 +657,7 @@ int symbolizer__resolve(struct symbolizer *s, const char *path,
 			s->stats.resolved++;
 		else
 			s->stats.unresolved++;
+		s->stats.resolved_pack += n && pack;
 	}
 	n = c->n;
 	if (!n)

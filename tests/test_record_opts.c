@@ -53,6 +53,7 @@ Test(record_opts, defaults)
 	cr_assert_null(o.command);
 	cr_assert_not(o.idle);
 	cr_assert_not(o.user_stacks_only || o.kernel_stacks_only);
+	cr_assert_not(o.no_pack, "files are packed by default");
 }
 
 Test(record_opts, every_option)
@@ -90,6 +91,8 @@ Test(record_opts, long_forms_and_threads)
 	cr_assert(o.user_stacks_only);
 	cr_assert_eq(o.duration_ns, 2000000000ull);
 	cr_assert_str_eq(o.output, "y.cap");
+	cr_assert_eq(PARSE("--no-pack", "-e", "cpu"), 0, "%s", err);
+	cr_assert(o.no_pack);
 }
 
 Test(record_opts, command_after_double_dash)

@@ -16,7 +16,8 @@
 # >= 1M-event capture, default 12), BENCH_OUT (default build/bench),
 # BENCH_PIN (default 1), BENCH_UNWIND (0 skips section 6, --call-graph
 # dwarf against fp and perf: tests/bench/unwind.sh, which names its own
-# settings and also runs alone).
+# settings and also runs alone), BENCH_PACK (0 skips section 7, the symbol
+# pack's time and size: tests/bench/pack.sh, which also runs alone).
 set -euo pipefail
 
 STKREC=$(realpath "${STKREC:-build/stkrec}")
@@ -327,24 +328,26 @@ for f in 25000 50000 100000 200000 400000; do
 done
 row "highest rate with no loss" "$CEIL events/s ($CEILW)"
 
+# section N NAME: tests/bench/NAME.sh, which also runs alone, its JSON into
+# $TMP/NAME.json; BENCH_<NAME>=0 skips it
+section() {
+	local skip=BENCH_${2^^}
+	if [ "${!skip:-1}" != 0 ]; then
+		env STKREC="$STKREC" BENCH_OUT="$OUT" BENCH_TMP="$TMP" BENCH_TABLE="$TABLE" \
+			"BENCH_${2^^}_JSON=$TMP/$2.json" "$(dirname "$0")/$2.sh" ||
+			die "section $1 (tests/bench/$2.sh) failed"
+	else
+		echo '{}' > "$TMP/$2.json"
+	fi
+}
 # --- 6. user stacks from .eh_frame (--call-graph dwarf): tests/bench/unwind.sh ----
-if [ "${BENCH_UNWIND:-1}" != 0 ]; then
-	STKREC=$STKREC BENCH_OUT=$OUT BENCH_TMP=$TMP BENCH_TABLE=$TABLE \
-		BENCH_UNWIND_JSON="$TMP/unwind.json" "$(dirname "$0")/unwind.sh" ||
-		die "section 6 (tests/bench/unwind.sh) failed"
-else
-	echo '{}' > "$TMP/unwind.json"
-fi
+section 6 unwind
+# --- 7. the symbol pack: tests/bench/pack.sh ---------------------------------------
+section 7 pack
 
 # --- 8. record -e wakeup: its cost, for the default set: tests/bench/wakeup.sh ----
-if [ "${BENCH_WAKEUP:-1}" != 0 ]; then
-	head_ "8. record -e wakeup: perf bench sched pipe, unpinned, alone / default kinds / + wakeup"
-	STKREC=$STKREC BENCH_OUT=$OUT BENCH_TMP=$TMP BENCH_TABLE=$TABLE \
-		BENCH_WAKEUP_JSON="$TMP/wakeup.json" "$(dirname "$0")/wakeup.sh" ||
-		die "section 8 (tests/bench/wakeup.sh) failed"
-else
-	echo '{}' > "$TMP/wakeup.json"
-fi
+head_ "8. record -e wakeup: perf bench sched pipe, unpinned, alone / default kinds / + wakeup"
+section 8 wakeup
 
 jq -n \
 	--arg kernel "$(uname -r)" --arg model "$MODEL" --argjson cpus "$(nproc)" \
@@ -362,6 +365,7 @@ jq -n \
 	--argjson bmiss "$BMISS" --argjson bmissb "$BMISSB" \
 	--argjson ceil "$CEIL" --arg ceilw "$CEILW" --slurpfile steps "$TMP/ceil" \
 	--slurpfile unwind "$TMP/unwind.json" --slurpfile wakeup "$TMP/wakeup.json" \
+	--slurpfile pack "$TMP/pack.json" \
 	--argjson uloops "$ULOOPS" --argjson ua "$UA" --argjson ub "$UB" --argjson uc "$UC" \
 	--argjson ulb "$ULB" --argjson ulc "$ULC" --argjson ublost "$UBLOST" --argjson uclost "$UCLOST" \
 	--argjson uev "$UEV" --argjson ucb "$UCB" --argjson ubpe "$UBPE" --argjson upn "$UPN" \
@@ -392,6 +396,7 @@ jq -n \
 		 folded: {stkrec_s: $tf, stkrec_events_per_s: $rf}},
 	ceiling: {events_per_s_no_loss: $ceil, workload: $ceilw, steps: $steps},
 	unwind: $unwind[0],
-	wakeup: $wakeup[0]
+	wakeup: $wakeup[0],
+	pack: $pack[0]
 }' > "$RES"
 echo "results: $RES, table: $TABLE"

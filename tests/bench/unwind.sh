@@ -43,21 +43,8 @@ XZ_MB=${BENCH_XZ_MB:-50}
 REPORT_RUNS=${BENCH_REPORT_RUNS:-3}
 PY=${BENCH_PYTHON:-/usr/bin/python3.11}
 FREQ=999
-mkdir -p "$OUT"
-if [ -n "${BENCH_TMP:-}" ]; then
-	TMP=$BENCH_TMP/unwind
-	mkdir -p "$TMP"
-else
-	TMP=$(mktemp -d /var/tmp/stkrec-bench-unwind.XXXXXX)
-	trap 'rm -rf "$TMP"' EXIT
-fi
-TABLE=${BENCH_TABLE:-$OUT/unwind.txt}
-JSON=${BENCH_UNWIND_JSON:-$OUT/unwind.json}
-[ -n "${BENCH_TABLE:-}" ] || : > "$TABLE"
-
-die() { echo "bench: $*" >&2; exit 1; }
-[ "$(id -u)" = 0 ] || die "needs root (BPF, bpf_stats and perf)"
-[ -x "$STKREC" ] || die "no stkrec binary at $STKREC"
+. "$(dirname "$0")/lib.sh"
+bench_setup unwind "BPF, bpf_stats and perf"
 for t in perf stress-ng jq bpftool xz sort "$PY" timeout /usr/bin/time; do
 	command -v "$t" >/dev/null || die "$t missing"
 done

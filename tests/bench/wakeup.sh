@@ -18,20 +18,8 @@ STKREC=$(realpath "${STKREC:-build/stkrec}")
 OUT=${BENCH_OUT:-build/bench}
 ROUNDS=${BENCH_WAKEUP_ROUNDS:-5}
 LOOPS=${BENCH_WAKEUP_LOOPS:-100000}
-mkdir -p "$OUT"
-if [ -n "${BENCH_TMP:-}" ]; then
-	TMP=$BENCH_TMP/wakeup
-	mkdir -p "$TMP"
-else
-	TMP=$(mktemp -d /var/tmp/stkrec-bench-wakeup.XXXXXX)
-	trap 'rm -rf "$TMP"' EXIT
-fi
-TABLE=${BENCH_TABLE:-$OUT/wakeup.txt}
-JSON=${BENCH_WAKEUP_JSON:-$OUT/wakeup.json}
-[ -n "${BENCH_TABLE:-}" ] || : > "$TABLE"
-
-die() { echo "bench: $*" >&2; exit 1; }
-[ "$(id -u)" = 0 ] || die "needs root (BPF, bpf_stats)"
+. "$(dirname "$0")/lib.sh"
+bench_setup wakeup "BPF, bpf_stats"
 for t in perf jq bpftool /usr/bin/time; do
 	command -v "$t" >/dev/null || die "$t missing (make bench installs it)"
 done

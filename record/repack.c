@@ -1,0 +1,215 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+/*
+ * stkrec pack's rewrite: a capture copied record by record into a new
+ * file with a new symbol pack. Events and definitions are appended as the
+ * reader decoded them, which reproduces them exactly (a packed OFFCPU is
+ * packed again, blocks are cut anew); the old pack and the STRINGs only it
+ * used are left behind; the new pack goes before END. The new file is a
+ * temporary one beside the output, renamed over it once finished, so the
+ * output is whole or untouched, and the input may be the output.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <libgen.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "record/pack_int.h"
+
+struct repack {
+	struct packer *p;
+	struct cap_writer *w;
+	struct pack_rewrite *res;
+	struct cap_end end;
+	bool has_end;
+	bool in_pack;         /* the old pack's first record was met */
+};
+
+/* Bytes and pointer of a decoded record's variable tail. */
+static const void *tail_of(const struct cap_record *r, size_t *len)
+{
+	switch (r->type) {
+	case CAP_REC_STRING:
+	case CAP_REC_KSYM:
+	case CAP_REC_PACK_JIT:
+		*len = r->tail_len;
+		return r->tail;
+	case CAP_REC_STACK:
+		*len = r->stack.nr * sizeof(*r->ips);
+		return r->ips;
+	case CAP_REC_PACK_ADDR:
+		*len = r->pack_addr.nr * sizeof(*r->frames);
+		return r->frames;
+	}
+	*len = 0;
+	return NULL;
+}
+
+/* The record as the file had it: its fixed part as long as it was (a
+ * 72-byte BIO stays one), an OFFCPU whole (the writer packs it again). */
+static int copy_record(struct repack *rp, const struct cap_record *r)
+{
+	size_t tlen, body = r->size - sizeof(struct cap_rec_hdr), fixed;
+	const void *tail = tail_of(r, &tlen);
+
+	if (r->type == CAP_REC_OFFCPU) {
+		fixed = sizeof(r->offcpu);
+	} else {
+		fixed = body > tlen ? body - tlen : 0;
+		if (fixed > cap_rec_fixed_size(r->type))
+			fixed = cap_rec_fixed_size(r->type);
+	}
+	rp->res->records++;
+	return cap_writer__append(rp->w, r->type, &r->block, fixed, tail, tlen);
+}
+
+static int on_record(struct repack *rp, const struct cap_record *r)
+{
+	switch (r->type) {
+	case CAP_REC_BLOCK:
+		return 0; /* the writer cuts blocks anew */
+	case CAP_REC_PACK_OBJECT:
+	case CAP_REC_PACK_SYMBOL:
+	case CAP_REC_PACK_ADDR:
+	case CAP_REC_PACK_JIT:
+	case CAP_REC_PACK_INFO:
+		rp->in_pack = rp->res->had_pack = true;
+		return 0;
+	case CAP_REC_STRING:
+		/* §4.18: the STRINGs after a pack's first record are its own,
+		 * unless another record refers to them */
+		if (rp->in_pack && !pack_scan__referenced(rp->p, r->string.id))
+			return 0;
+		break;
+	case CAP_REC_END:
+		if (!rp->has_end)
+			rp->end = r->end;
+		rp->has_end = true;
+		return 0;
+	}
+	return copy_record(rp, r);
+}
+
+/* Every record but the old pack and END, through rp->w. */
+static int copy_all(struct repack *rp, struct cap_reader *r)
+{
+	const struct cap_read_stats *st;
+	struct cap_record rec;
+	int ret, err = 0;
+
+	while (!err && (ret = cap_reader__next(r, &rec)) > 0)
+		err = on_record(rp, &rec);
+	if (err || ret < 0)
+		return err ? err : ret;
+	st = cap_reader__stats(r);
+	if (st->unknown_records)
+		return CAP_ERR_VERSION; /* a newer writer's: not ours to copy */
+	rp->res->recovered = st->recovered;
+	if (st->recovered)
+		cap_reader__describe_loss(r, rp->res->loss, sizeof(rp->res->loss));
+	return 0;
+}
+
+static uint64_t mono_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1000000000ull + ts.tv_nsec;
+}
+
+/* The new pack through a fresh interner whose ids follow the capture's. */
+static int write_pack(struct repack *rp)
+{
+	struct intern *in;
+	int err;
+
+	err = intern__new(rp->w, &in);
+	if (err)
+		return err;
+	err = intern__set_string_base(in, rp->p->max_string);
+	if (!err)
+		err = pack__write(rp->p, rp->w, in, &rp->res->info);
+	intern__free(in);
+	if (!err && rp->has_end)
+		err = cap_writer__append(rp->w, CAP_REC_END, &rp->end, sizeof(rp->end), NULL, 0);
+	return err;
+}
+
+/* A temporary file in out's directory, with in's permissions. */
+static int open_tmp(const char *in, const char *out, char *tmp, size_t len)
+{
+	char dir[PATH_MAX];
+	struct stat st;
+	int fd;
+
+	if (snprintf(dir, sizeof(dir), "%s", out) >= (int)sizeof(dir) ||
+	    snprintf(tmp, len, "%s/.stkrec-pack-XXXXXX", dirname(dir)) >= (int)len)
+		return -ENAMETOOLONG;
+	fd = mkstemp(tmp);
+	if (fd < 0)
+		return -errno;
+	if (!stat(in, &st))
+		fchmod(fd, st.st_mode & 0777);
+	return fd;
+}
+
+static int rewrite(struct repack *rp, struct cap_reader *r, const char *in, const char *out)
+{
+	char tmp[PATH_MAX];
+	uint64_t t0;
+	int fd, err;
+
+	fd = open_tmp(in, out, tmp, sizeof(tmp));
+	if (fd < 0)
+		return fd;
+	err = cap_writer__fdopen(fd, cap_reader__header(r), NULL, &rp->w);
+	if (!err)
+		err = copy_all(rp, r);
+	t0 = mono_ns();
+	if (!err)
+		err = write_pack(rp);
+	rp->res->pack_ns += mono_ns() - t0;
+	if (!err)
+		err = cap_writer__finish(rp->w);
+	else
+		cap_writer__free(rp->w);
+	if (!err && rename(tmp, out))
+		err = -errno;
+	if (err)
+		unlink(tmp);
+	return err;
+}
+
+int pack__rewrite(const char *in, const char *out, const struct pack_opts *o,
+		  struct pack_rewrite *res)
+{
+	struct repack rp = { .res = res };
+	struct cap_reader *r;
+	uint64_t t0;
+	int err;
+
+	memset(res, 0, sizeof(*res));
+	err = cap_reader__open(in, &r);
+	if (err)
+		return err;
+	if (cap_reader__header(r)->minor > CAP_VERSION_MINOR) {
+		cap_reader__close(r);
+		return CAP_ERR_VERSION;
+	}
+	t0 = mono_ns();
+	err = pack__new(o, &rp.p);
+	if (!err)
+		err = pack__scan(rp.p, in);
+	res->pack_ns = mono_ns() - t0;
+	if (!err)
+		err = rewrite(&rp, r, in, out);
+	pack__free(rp.p);
+	cap_reader__close(r);
+	return err;
+}
