@@ -82,6 +82,12 @@ static int output_to_stdout(struct record_opts *o)
 	}
 	o->output_fd = fd;
 	o->output = "<stdout>";
+	/* the pack is built from the file read back, which a pipe cannot */
+	if (!o->no_pack) {
+		o->no_pack = true;
+		log_warn("record: -o -: no symbol pack on a pipe; where the binaries are, "
+			 "'stkrec pack - -o FILE' adds one to what arrives");
+	}
 	return 0;
 }
 

@@ -204,7 +204,8 @@ static uint64_t first_block_end(const uint8_t *buf, size_t len)
 Test(reliability_pipe, record_to_a_pipe_read_by_report)
 {
 	char pidarg[16], cap[PATH_MAX];
-	char *rec_argv[] = { (char *)rl_stkrec(), "record", "-o", "-", "-a", "-e", "offcpu,cpu",
+	char *rec_argv[] = { (char *)rl_stkrec(), "record", "-o", "-", "--no-pack",
+			 "-a", "-e", "offcpu,cpu",
 			     "-F", "999", "-d", "4", NULL };
 	char *rep_argv[] = { (char *)rl_stkrec(), "report", "--folded", "-p", pidarg, "-i", "-",
 			     NULL };
@@ -327,7 +328,8 @@ static double reader_goes_away(char *const argv[], double after, double bound)
  * reader went, whichever comes first. */
 Test(reliability_pipe, reader_gone_stops_a_busy_recording)
 {
-	char *argv[] = { (char *)rl_stkrec(), "record", "-o", "-", "-a", "-e", "offcpu,cpu",
+	char *argv[] = { (char *)rl_stkrec(), "record", "-o", "-", "--no-pack",
+			 "-a", "-e", "offcpu,cpu",
 			 "-d", "60", NULL };
 	double delay;
 
@@ -347,7 +349,8 @@ Test(reliability_pipe, reader_gone_stops_a_busy_recording)
 Test(reliability_pipe, reader_gone_noticed_between_writes)
 {
 	char *sleeper[] = { "/bin/sleep", "1000", NULL }, pidarg[16];
-	char *argv[] = { (char *)rl_stkrec(), "record", "-o", "-", "-p", pidarg, "-e", "offcpu",
+	char *argv[] = { (char *)rl_stkrec(), "record", "-o", "-", "--no-pack",
+			 "-p", pidarg, "-e", "offcpu",
 			 "-d", "60", NULL };
 	unsigned seed = time(NULL);
 	double worst = 0, d;
@@ -445,7 +448,8 @@ Test(reliability_pipe, stdin_cut_at_random_offsets)
 /* The same on a capture the recorder wrote into a pipe. */
 Test(reliability_pipe, recorded_stdin_cut_at_random_offsets)
 {
-	char *argv[] = { (char *)rl_stkrec(), "record", "-o", "-", "-F", "99", "--", burst,
+	char *argv[] = { (char *)rl_stkrec(), "record", "-o", "-", "--no-pack",
+			 "-F", "99", "--", burst,
 			 "pipe", "1", "0.5", NULL };
 	struct received rc = { 0 };
 	struct rl_run r;
@@ -649,7 +653,8 @@ static struct cap_end end_of(const struct received *rc)
  * an ignored signal). */
 Test(reliability_pipe, command_output_goes_to_stderr)
 {
-	char *argv[] = { (char *)rl_stkrec(), "record", "-o", "-", "-e", "offcpu", "--", "/bin/sh",
+	char *argv[] = { (char *)rl_stkrec(), "record", "-o", "-", "--no-pack",
+			 "-e", "offcpu", "--", "/bin/sh",
 			 "-c", "echo hello-from-$((6 * 7)); grep SigIgn /proc/self/status", NULL };
 	struct received rc = { 0 };
 	static struct rl_run r;
@@ -669,10 +674,47 @@ Test(reliability_pipe, command_output_goes_to_stderr)
 	free(rc.buf);
 }
 
+/* A pipe gets no symbol pack (the pack reads the file back): record says
+ * so in one line, and `stkrec pack -` adds one to what arrived, the
+ * events unchanged. */
+Test(reliability_pipe, pipe_gets_no_pack_and_pack_adds_one)
+{
+	char wl[PATH_MAX], in[PATH_MAX + 16], out[PATH_MAX + 16];
+	char *argv[] = { (char *)rl_stkrec(), "record", "-o", "-", "-e", "cpu", "--", wl, "300",
+			 NULL };
+	char *pack[] = { (char *)rl_stkrec(), "pack", "-", "-o", out, NULL };
+	char *info[] = { (char *)rl_stkrec(), "info", out, NULL };
+	char *script_in[] = { (char *)rl_stkrec(), "script", "-i", in, NULL };
+	char *script_out[] = { (char *)rl_stkrec(), "script", "-i", out, NULL };
+	static struct rl_run r, a, b;
+	struct received rc = { 0 };
+
+	rl_workload("cpuburn", wl);
+	rl_need_bpf();
+	record_piped(argv, &rc, &r);
+	cr_assert_eq(rl_code(&r), 0, "%s", r.err);
+	cr_assert_eq(rl_count_line(r.err, "stkrec: warning: record: -o -: no symbol pack on a "
+				       "pipe; where the binaries are, 'stkrec pack - -o FILE' "
+				       "adds one to what arrives"), 1, "%s", r.err);
+	snprintf(in, sizeof(in), "%s/in.cap", dir);
+	snprintf(out, sizeof(out), "%s/out.cap", dir);
+	put(in, rc.buf, rc.len);
+	run_stdin(pack, rc.buf, rc.len, &r);
+	cr_assert_eq(rl_code(&r), 0, "%s", r.err);
+	rl_run(info, 30, 0, &r);
+	cr_assert_not_null(strstr(r.out, "symbol pack:  "), "%s", r.out);
+	cr_assert_null(strstr(r.out, "symbol pack:  none"), "%s", r.out);
+	rl_run(script_in, 30, 0, &a);
+	rl_run(script_out, 30, 0, &b);
+	cr_assert_str_eq(a.out, b.out);
+	free(rc.buf);
+}
+
 /* --max-size with -o -: the bytes written to the pipe, as for a file. */
 Test(reliability_pipe, max_size_bounds_the_pipe)
 {
-	char *argv[] = { (char *)rl_stkrec(), "record", "-o", "-", "-a", "-e", "offcpu,cpu", "-F",
+	char *argv[] = { (char *)rl_stkrec(), "record", "-o", "-", "--no-pack",
+			 "-a", "-e", "offcpu,cpu", "-F",
 			 "999", "--max-size", "1M", NULL };
 	struct received rc = { 0 };
 	static struct rl_run r;
