@@ -229,6 +229,12 @@ static int on_misc(struct model *m, const struct cap_record *r)
 			m->has_end = true;
 		}
 		return 0;
+	case CAP_REC_KERNEL:
+		if (!m->has_kernel && r->kernel.build_id_size <= sizeof(r->kernel.build_id)) {
+			m->kernel = r->kernel;
+			m->has_kernel = true;
+		}
+		return 0;
 	}
 	return 0;
 }
@@ -259,9 +265,10 @@ static int on_record(struct model *m, const struct cap_record *r)
 	case CAP_REC_LOST:
 	case CAP_REC_STAT:
 	case CAP_REC_END:
+	case CAP_REC_KERNEL:
 		return on_misc(m, r);
 	}
-	return 0; /* BLOCK, KERNEL and unknown types carry nothing we need */
+	return 0; /* BLOCK and unknown types carry nothing we need */
 }
 
 /* Bytes held by the tables (capacities, so growth is counted up front). */

@@ -73,6 +73,8 @@ struct model {
 	char loss[600];
 	struct cap_end end;
 	bool has_end;
+	struct cap_kernel kernel;
+	bool has_kernel;
 	uint64_t last_event;
 	struct cap_lost_detail lost;
 

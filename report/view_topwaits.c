@@ -27,15 +27,6 @@ static int cmp_wait(const void *pa, const void *pb)
 	return 0;
 }
 
-/* One JSON string of s and then more (a frame's name and its srcline). */
-static void json_str(FILE *out, const char *s, const char *more)
-{
-	fputc('"', out);
-	view_json_chars(out, s);
-	view_json_chars(out, more);
-	fputc('"', out);
-}
-
 static void print_text(const struct report_ctx *ctx, const struct agg_group *g,
 		       const struct rframe *fr, int n, int nk, FILE *out)
 {
@@ -58,23 +49,18 @@ static void print_text(const struct report_ctx *ctx, const struct agg_group *g,
 static void print_json(const struct report_ctx *ctx, const struct agg_group *g,
 		       const struct rframe *fr, int n, bool first, FILE *out)
 {
-	char when[64], src[VIEW_SRCLINE_MAX];
-	int i;
+	char when[64];
 
 	view_fmt_walltime(ctx->model, g->max_time, when, sizeof(when));
 	fprintf(out, "%s\n  {\"comm\": ", first ? "" : ",");
-	json_str(out, model__comm_name(ctx->model, g->max_comm), "");
+	view_json_str(out, model__comm_name(ctx->model, g->max_comm), "");
 	fprintf(out, ", \"pid\": %" PRIu32 ", \"max_tid\": %" PRIu32
 		", \"count\": %" PRIu64 ", \"total_us\": %" PRIu64 ", \"max_us\": %" PRIu64
-		", \"max_time\": \"%s\", \"stack\": [",
+		", \"max_time\": \"%s\", \"stack\": ",
 		g->pid, g->max_tid, g->count, view_ns_to_us(g->total),
 		view_ns_to_us(g->max), when);
-	for (i = n - 1; i >= 0; i--) {
-		json_str(out, fr[i].name, view_srcline(ctx, fr[i].srcfile, fr[i].line, src));
-		if (i)
-			fputs(", ", out);
-	}
-	fputs("]}", out);
+	view_json_stack(ctx, fr, n, out);
+	fputs("}", out);
 }
 
 int view_topwaits(struct report_ctx *ctx, FILE *out)
