@@ -36,6 +36,9 @@ struct report_opts {
 	uint64_t count;     /* biotop intervals to print; 0: all */
 	uint32_t max_rows;  /* biotop and top-waits rows; 0: biotop 20, top-waits all */
 	bool icicle;        /* svg: root at the top */
+	/* pprof, speedscope: the CPU time one CPU sample stands for (the
+	 * recording's sampling period); 0: unknown, samples are counted only */
+	uint64_t cpu_period_ns;
 };
 
 struct report_ctx {
@@ -53,6 +56,14 @@ int view_script(struct report_ctx *ctx, FILE *out);
 /* Flame graph of view_fold_kind()'s folded stacks, or of block I/O with
  * -e bio alone (view_svg.c). */
 int view_svg(struct report_ctx *ctx, FILE *out);
+
+/* Exports for other viewers, each streamed to `out` as it is built. */
+/* pprof's profile.proto, gzip-compressed (view_pprof.c). */
+int view_pprof(struct report_ctx *ctx, FILE *out);
+/* speedscope's JSON file format (view_speedscope.c). */
+int view_speedscope(struct report_ctx *ctx, FILE *out);
+/* Trace Event Format JSON, for Perfetto and chrome://tracing (view_chrome.c). */
+int view_chrome(struct report_ctx *ctx, FILE *out);
 
 /* ---- folded stacks as data (view_folded.c) ---------------------------- */
 
