@@ -12,21 +12,15 @@
 #include <string.h>
 #include <sys/wait.h>
 #include <unistd.h>
+#include "tests/util_e2e.h"
 #include "tests/util_report.h"
 
 static char *cap, *out_path;
 static const char *bin;
 
-static const char *env_or(const char *name, const char *def)
-{
-	const char *v = getenv(name);
-
-	return v && *v ? v : def;
-}
-
 static void setup(void)
 {
-	bin = env_or("STKREC", "build/stkrec");
+	bin = e2e_env("STKREC", "build/stkrec");
 	cap = rc_tmpname("e2e");
 	out_path = rc_tmpname("e2e-out");
 }
@@ -43,28 +37,9 @@ static void teardown(void)
  * is returned. Skips when recording cannot work here. */
 static char *record(const char *ropts, const char *name, const char *args)
 {
-	char wl[PATH_MAX], rel[PATH_MAX], cmd[PATH_MAX * 2], *err_path, *err, *out;
-	int st;
+	char *out;
 
-	if (geteuid() != 0)
-		cr_skip_test("recording needs root");
-	if (access(bin, X_OK))
-		cr_skip_test("no stkrec binary at %s", bin);
-	snprintf(rel, sizeof(rel), "%s/%s", env_or("STKREC_WORKLOADS", "build/workloads"), name);
-	if (!realpath(rel, wl))
-		cr_skip_test("workload %s not built (make test-build)", rel);
-	err_path = rc_tmpname("e2e-err");
-	snprintf(cmd, sizeof(cmd), "%s record -o %s %s -- %s %s >%s 2>%s", bin, cap, ropts, wl,
-		 args, out_path, err_path);
-	st = system(cmd);
-	err = rc_slurp(err_path, NULL);
-	unlink(err_path);
-	free(err_path);
-	if (WIFEXITED(st) && WEXITSTATUS(st) == 1 && err &&
-	    (strstr(err, "cannot load the BPF") || strstr(err, "has no BTF")))
-		cr_skip_test("BPF cannot load here: %s", err);
-	cr_assert(WIFEXITED(st) && WEXITSTATUS(st) == 0, "record failed: %s", err);
-	free(err);
+	e2e_record(bin, cap, ropts, "", name, args, out_path);
 	out = rc_slurp(out_path, NULL);
 	cr_assert_not_null(out);
 	return out;
