@@ -8,10 +8,12 @@
  *     (the innermost kernel one when it has no user frames), args the state,
  *     the CPU and the whole stack (outermost first, as top-waits --json);
  *     an instant event ("i") per CPU sample, named by its innermost frame;
+ *     a track has one name (its first event's comm): an event of a thread
+ *     renamed since (exec) has its own in args.comm;
  *   - a track per block device (a process of its own, pid 2^30 + N, beyond
  *     any Linux pid): each request an async span ("b" at issue, "e" at
  *     completion; spans in flight together overlap), args its op, bytes,
- *     sector, error and submitter (comm, pid, tid, stacks);
+ *     device number, sector, error and submitter (comm, pid, tid, stacks);
  *   - process, thread and device names as metadata ("M"), last.
  *
  * Times are microseconds since the capture start, with nanoseconds as
@@ -103,16 +105,18 @@ static const struct cstack *named_stack(struct chrome *c, const struct view_evin
 	return &c->stacks[c->nstacks - 1];
 }
 
-static int note_thread(struct chrome *c, const struct view_evinfo *ev)
+/* The name of the thread's track (its first event's comm) into *comm. */
+static int note_thread(struct chrome *c, const struct view_evinfo *ev, uint32_t *comm)
 {
 	struct cthread t = { ev->pid, ev->tid, ev->comm };
 	uint64_t *v;
 	int ret = idmap__upsert(&c->thread_ids, (uint64_t)ev->pid << 32 | ev->tid, 0,
 				c->nthreads, &v);
 
-	if (ret <= 0)
+	if (ret < 0)
 		return ret;
-	return ARRAY_PUSH(c->threads, c->nthreads, c->threads_cap, t);
+	*comm = ret ? ev->comm : c->threads[*v].comm;
+	return ret ? ARRAY_PUSH(c->threads, c->nthreads, c->threads_cap, t) : 0;
 }
 
 /* A device's pseudo pid. */
@@ -153,9 +157,10 @@ static int put_sampled(struct chrome *c, const struct view_event *e, const struc
 	const struct cstack *s = named_stack(c, ev);
 	bool off = e->kind == CAP_KIND_OFFCPU;
 	char buf[128], *p = buf;
+	uint32_t track_comm;
 	size_t n;
 
-	if (!s || note_thread(c, ev))
+	if (!s || note_thread(c, ev, &track_comm))
 		return -ENOMEM;
 	sep(c);
 	fputs_unlocked(off ? "{\"ph\":\"X\",\"cat\":\"offcpu\",\"name\":" :
@@ -179,8 +184,13 @@ static int put_sampled(struct chrome *c, const struct view_event *e, const struc
 	}
 	memcpy(p, "\"cpu\":", 6);
 	p = view_put_u64(p + 6, ev->cpu);
-	memcpy(p, ",\"stack\":", 9);
-	fwrite_unlocked(buf, 1, p + 9 - buf, c->out);
+	fwrite_unlocked(buf, 1, p - buf, c->out);
+	/* a track has one name: a thread renamed since says so per event */
+	if (ev->comm != track_comm) {
+		fputs_unlocked(",\"comm\":", c->out);
+		view_json_str(c->out, model__comm_name(c->ctx->model, ev->comm), "");
+	}
+	fputs_unlocked(",\"stack\":", c->out);
 	fwrite_unlocked(c->blob + s->off, 1, s->stack_len, c->out);
 	fputs_unlocked("}}", c->out);
 	return 0;
@@ -215,9 +225,9 @@ static int put_bio(struct chrome *c, const struct view_event *e, const struct vi
 	if (err)
 		return err;
 	put_bio_head(c, 'b', disk, e->idx, dpid, ev->start);
-	fprintf(c->out, ",\"args\":{\"op\":\"%c\",\"bytes\":%" PRIu32 ",\"sector\":%" PRIu64
-		",\"error\":%" PRId32 ",\"comm\":", ops[b->op < 4 ? b->op : 4], b->bytes,
-		b->sector, b->error);
+	fprintf(c->out, ",\"args\":{\"op\":\"%c\",\"bytes\":%" PRIu32 ",\"dev\":\"%" PRIu32
+		":%" PRIu32 "\",\"sector\":%" PRIu64 ",\"error\":%" PRId32 ",\"comm\":",
+		ops[b->op < 4 ? b->op : 4], b->bytes, b->major, b->minor, b->sector, b->error);
 	view_json_str(c->out, model__comm_name(m, ev->comm), "");
 	fprintf(c->out, ",\"pid\":%" PRIu32 ",\"tid\":%" PRIu32 ",\"stack\":", ev->pid, ev->tid);
 	if (s)

@@ -160,15 +160,18 @@ static void put_frame_events(struct ss *ss, const uint32_t *f, int n, int64_t in
 }
 
 /* {"type":TYPE,"name":"COMM PID/TID: WHAT[ #LANE]","unit":..., and the
- * opening of its events or samples. */
-static void put_head(struct ss *ss, const struct view_evinfo *ev, const char *type,
+ * opening of its events or samples. COMM is the thread's name at its last
+ * event of the run (a thread renames itself early, if at all). */
+static void put_head(struct ss *ss, const struct view_event *run, size_t n, const char *type,
 		     const char *what, size_t lane, size_t nlanes, const char *unit,
 		     int64_t lo, int64_t hi)
 {
+	struct view_evinfo ev;
 	char name[128];
 
+	view_event_info(ss->ctx, &run[n - 1], &ev);
 	snprintf(name, sizeof(name), "%s %" PRIu32 "/%" PRIu32 ": %s",
-		 model__comm_name(ss->ctx->model, ev->comm), ev->pid, ev->tid, what);
+		 model__comm_name(ss->ctx->model, ev.comm), ev.pid, ev.tid, what);
 	if (nlanes > 1)
 		snprintf(name + strlen(name), sizeof(name) - strlen(name), " #%zu", lane + 1);
 	fprintf(ss->out, "%s\n{\"type\":\"%s\",\"name\":", ss->first ? "" : ",", type);
@@ -245,7 +248,7 @@ static int put_evented(struct ss *ss, const struct view_event *v, size_t n)
 	lo_rel = ev.start < ss->t0 ? -(int64_t)(ss->t0 - ev.start) : 0;
 	hi_rel = hi > ss->t0 + ss->span ? (int64_t)(hi - ss->t0) : (int64_t)ss->span;
 	for (l = 0; !err && l < (size_t)nl; l++) {
-		put_head(ss, &ev, "evented", what, l, nl, "nanoseconds", lo_rel, hi_rel);
+		put_head(ss, v, n, "evented", what, l, nl, "nanoseconds", lo_rel, hi_rel);
 		first = true;
 		for (i = 0; !err && i < n; i++) {
 			if (ss->lane[i] == l)
@@ -266,8 +269,7 @@ static int put_sampled(struct ss *ss, const struct view_event *v, size_t n)
 	size_t i;
 	int j, k;
 
-	view_event_info(ss->ctx, &v[0], &ev);
-	put_head(ss, &ev, "sampled", "CPU", 0, 1, period ? "nanoseconds" : "none", 0,
+	put_head(ss, v, n, "sampled", "CPU", 0, 1, period ? "nanoseconds" : "none", 0,
 		 (int64_t)(n * (period ? period : 1)));
 	for (i = 0; i < n; i++) {
 		view_event_info(ss->ctx, &v[i], &ev);

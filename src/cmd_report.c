@@ -577,8 +577,9 @@ static uint64_t recorded_period(const struct model *m)
 	if (!dup)
 		return 0;
 	tok = strtok_r(dup, " ", &save);
-	while (tok && (tok = strtok_r(NULL, " ", &save)) && argc < 519)
-		argv[argc++] = tok;
+	if (tok && !strcmp(tok, "stkrec")) /* as record writes it */
+		while ((tok = strtok_r(NULL, " ", &save)) && argc < 519)
+			argv[argc++] = tok;
 	argv[argc] = NULL;
 	if (argc && !strcmp(argv[0], "record")) {
 		if (record_opts__parse(argc, argv, &o, why, sizeof(why)) == 0)
