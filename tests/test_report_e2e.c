@@ -45,17 +45,6 @@ static char *record(const char *ropts, const char *name, const char *args)
 	return out;
 }
 
-static long long value_of(const char *text, const char *key)
-{
-	char pat[64];
-	const char *p;
-
-	snprintf(pat, sizeof(pat), "%s=", key);
-	p = strstr(text, pat);
-	cr_assert_not_null(p, "no %s in '%s'", key, text);
-	return atoll(p + strlen(pat));
-}
-
 /* Run `stkrec CMD -i CAP ARGS` and return its stdout (exit status 0). */
 static char *report(const char *cmd, const char *args)
 {
@@ -73,7 +62,7 @@ TestSuite(report_e2e, .init = setup, .fini = teardown);
 Test(report_e2e, sleeper_folded_names_and_time)
 {
 	char *wout = record("-e offcpu", "sleeper", "600 10"), *s, *p, args[64];
-	long long tid = value_of(wout, "tid"), wall = value_of(wout, "wall_ns");
+	long long tid = e2e_value_of(wout, "tid"), wall = e2e_value_of(wout, "wall_ns");
 	unsigned long long sum = 0;
 	bool named = false;
 
@@ -108,7 +97,7 @@ Test(report_e2e, cpuburn_perf_view_split)
 	char *wout = record("-e cpu -F 499", "cpuburn", "1500 25"), *s, *a, *b, args[64];
 	double pa, pb;
 
-	snprintf(args, sizeof(args), "-p %lld --sort sym", value_of(wout, "pid"));
+	snprintf(args, sizeof(args), "-p %lld --sort sym", e2e_value_of(wout, "pid"));
 	s = report("report", args);
 	a = strstr(s, "[.] burn_a\n");
 	b = strstr(s, "[.] burn_b\n");
@@ -138,7 +127,7 @@ Test(report_e2e, odirect_script_bytes_exact)
 	close(fd);
 	snprintf(args, sizeof(args), "%s 32 65536", target);
 	wout = record("-e bio", "odirect", args);
-	snprintf(args, sizeof(args), "-e bio -p %lld", value_of(wout, "pid"));
+	snprintf(args, sizeof(args), "-e bio -p %lld", e2e_value_of(wout, "pid"));
 	s = report("script", args);
 	/* "COMM PID/TID [---] SECONDS: bio: BYTES bytes OP DISK ...", then the
 	 * submitter's stack, one tab-indented line per frame */
@@ -166,7 +155,7 @@ Test(report_e2e, odirect_script_bytes_exact)
 	}
 	/* each synchronous 64 KiB O_DIRECT pwrite is one request of its own */
 	cr_assert_eq(ndata, 32, "%u requests of 64 KiB", ndata);
-	cr_assert_eq(data, (unsigned long long)value_of(wout, "bytes"));
+	cr_assert_eq(data, (unsigned long long)e2e_value_of(wout, "bytes"));
 	cr_assert(!nmeta || first_meta >= last_data,
 		  "metadata at %.6f before the last data write at %.6f", first_meta, last_data);
 	unlink(target);

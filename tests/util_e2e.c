@@ -65,6 +65,17 @@ void e2e_record(const char *bin, const char *cap, const char *ropts, const char 
 	free(err);
 }
 
+long long e2e_value_of(const char *text, const char *key)
+{
+	char pat[64];
+	const char *p;
+
+	snprintf(pat, sizeof(pat), "%s=", key);
+	p = strstr(text, pat);
+	cr_assert_not_null(p, "no %s in '%s'", key, text);
+	return atoll(p + strlen(pat));
+}
+
 const char *e2e_browser_dir(void)
 {
 	static char dir[PATH_MAX];

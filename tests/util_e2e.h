@@ -22,6 +22,8 @@ bool e2e_have(const char *cmd);
  * the workload or where BPF cannot load; asserts that it succeeded. */
 void e2e_record(const char *bin, const char *cap, const char *ropts, const char *launcher,
 		const char *name, const char *args, const char *out_path);
+/* The number after "KEY=" in a workload's output (its pid=, tid=, ...). */
+long long e2e_value_of(const char *text, const char *key);
 /* tests/browser, with its locked npm packages installed (npm ci, once);
  * skips without chromium, node or npm. */
 const char *e2e_browser_dir(void);
