@@ -44,11 +44,16 @@ struct ss {
 	uint32_t *sidx;          /* frame indices of the stacks, outermost first */
 	size_t nsidx, sidx_cap;
 	struct rframe *fr;
+	char *ebuf;              /* EBUF_SIZE: one interval's events */
 	uint32_t *lane;          /* per event of a run */
 	size_t lane_cap;
 	uint64_t *lane_end;
 	size_t nlanes, lanes_cap;
 };
+
+/* {"type":"O","frame":N,"at":T}, comma first: at most 1+20+20+6+21+1 bytes */
+#define EVENT_MAX 72
+#define EBUF_SIZE ((VIEW_MAX_FRAMES + 1) * EVENT_MAX)
 
 static const struct rframe unknown_frame = { .name = "[unknown]", .dso = "[unknown]" };
 
@@ -135,16 +140,16 @@ static char *put_rel(const struct ss *ss, char *p, uint64_t t)
 }
 
 /* Frames f[0..n) (outermost first), then the frame `inner` when >= 0,
- * opened ('O') at t outermost first, or closed ('C') innermost first. */
+ * opened ('O') at t outermost first, or closed ('C') innermost first:
+ * built in ss->ebuf and written at once (these are most of the file). */
 static void put_frame_events(struct ss *ss, const uint32_t *f, int n, int64_t inner,
 			     char type, uint64_t t, bool *first)
 {
-	char at[32], buf[96], *p, *ae = put_rel(ss, at, t);
+	char at[32], *p = ss->ebuf, *ae = put_rel(ss, at, t);
 	int i, k, total = n + (inner >= 0);
 
 	for (i = 0; i < total; i++) {
 		k = type == 'O' ? i : total - 1 - i;
-		p = buf;
 		if (!*first)
 			*p++ = ',';
 		*first = false;
@@ -155,8 +160,8 @@ static void put_frame_events(struct ss *ss, const uint32_t *f, int n, int64_t in
 		memcpy(p + 6, at, ae - at);
 		p += 6 + (ae - at);
 		*p++ = '}';
-		fwrite_unlocked(buf, 1, p - buf, ss->out);
 	}
+	fwrite_unlocked(ss->ebuf, 1, p - ss->ebuf, ss->out);
 }
 
 /* {"type":TYPE,"name":"COMM PID/TID: WHAT[ #LANE]","unit":..., and the
@@ -392,13 +397,18 @@ int view_speedscope(struct report_ctx *ctx, FILE *out)
 	ss.t0 = model__header(ctx->model)->start_time;
 	ss.span = model__last_time(ctx->model) - ss.t0;
 	ss.fr = malloc(VIEW_MAX_FRAMES * sizeof(*ss.fr));
-	if (!ss.fr)
+	ss.ebuf = malloc(EBUF_SIZE);
+	if (!ss.fr || !ss.ebuf) {
+		free(ss.fr);
+		free(ss.ebuf);
 		return -ENOMEM;
+	}
 	put_file_head(&ss);
 	err = put_profiles(&ss);
 	if (!err)
 		put_frames(&ss);
 	free(ss.fr);
+	free(ss.ebuf);
 	free(ss.frames);
 	free(ss.sidx);
 	free(ss.lane);
