@@ -540,6 +540,56 @@ Test(export_scene, filters_apply_to_the_json_exports)
 	filter__free(&g);
 }
 
+/* A thread's requests in flight together: speedscope's evented profiles
+ * must nest, so they go in lanes, a profile each; Chrome's async spans
+ * each have their own id. */
+Test(export_scene, overlapping_requests_take_lanes)
+{
+	static const uint64_t span[3][2] = { { 0, 10 }, { 5, 15 }, { 12, 20 } };
+	struct cap_blockdev bd = { .major = 8, .minor = 0, .name = "sda" };
+	struct cap_writer *w = rc_open(files[0]);
+	char *s, *l1, *l2;
+	int i;
+
+	cr_assert_not_null(w);
+	cr_assert_eq(rc_thread(w, RC_T0, 700, 700, 0, "dd"), 0);
+	cr_assert_eq(cap_writer__append(w, CAP_REC_BLOCKDEV, &bd, sizeof(bd), NULL, 0), 0);
+	for (i = 0; i < 3; i++) {
+		struct cap_bio b = { .issue_time = RC_T0 + span[i][0] * RC_MS,
+				     .complete_time = RC_T0 + span[i][1] * RC_MS,
+				     .sector = 8 * i, .bytes = 4096, .tid = 700, .pid = 700,
+				     .major = 8, .minor = 0, .op = CAP_BIO_WRITE, .comm = "dd" };
+
+		cr_assert_eq(cap_writer__append(w, CAP_REC_BIO, &b, sizeof(b), NULL, 0), 0);
+	}
+	cr_assert_eq(cap_writer__finish(w), 0);
+	model__free(model);
+	cr_assert_eq(model__load(files[0], &model), 0);
+	export_file(view_speedscope, NULL, &period_opts, NULL, files[0]);
+	s = rc_slurp(files[0], NULL);
+	/* lane 1: the first and the third; lane 2: the second */
+	l1 = strstr(s, "\"name\":\"dd 700/700: block I/O #1\",\"unit\":\"nanoseconds\","
+		       "\"startValue\":0,\"endValue\":20000000,\"events\":[{\"type\":\"O\","
+		       "\"frame\":0,\"at\":0},{\"type\":\"C\",\"frame\":0,\"at\":10000000},"
+		       "{\"type\":\"O\",\"frame\":0,\"at\":12000000},{\"type\":\"C\",\"frame\":0,"
+		       "\"at\":20000000}]}");
+	l2 = strstr(s, "\"name\":\"dd 700/700: block I/O #2\",\"unit\":\"nanoseconds\","
+		       "\"startValue\":0,\"endValue\":20000000,\"events\":[{\"type\":\"O\","
+		       "\"frame\":0,\"at\":5000000},{\"type\":\"C\",\"frame\":0,\"at\":15000000}]}");
+	cr_assert(l1 && l2 && l1 < l2, "%s", s);
+	cr_assert_not_null(strstr(s, "\"frames\":[\n{\"name\":\"sda\",\"file\":\"block device\"}]}}"),
+			   "%s", s);
+	free(s);
+	script_file(NULL, files[1]);
+	lines("speedscope", files[0], files[2]);
+	lines("script", files[1], files[3]);
+	same_lines(files[2], files[3]);
+	export_file(view_chrome, NULL, NULL, NULL, files[0]);
+	lines("chrome", files[0], files[2]);
+	lines("sorted", files[1], files[3]);
+	same_lines(files[2], files[3]);
+}
+
 /* ---- inlined functions --------------------------------------------------------- */
 
 static char inl_dir[] = "/tmp/stkrec-export-inl-XXXXXX";
