@@ -292,8 +292,22 @@ static int pprof_rows(const char *text, struct toprow *rows, int max, uint64_t *
 	return n;
 }
 
+/* VALUE of the report's line "# Event count (...): VALUE" of kind */
+static uint64_t event_count(const char *report, const char *kind)
+{
+	char head[64];
+	const char *p;
+
+	snprintf(head, sizeof(head), " of event '%s'\n# Event count (", kind);
+	p = strstr(report, head);
+	cr_assert_not_null(p, "%s", report);
+	p = strstr(p, "): ");
+	return strtoull(p + 3, NULL, 10);
+}
+
 /* pprof's flat values and the report's self overhead per function: the
- * same functions, in the same order, with the same percentages. */
+ * same total, the same functions, in the same order, with the same
+ * percentages. */
 static void compare_top(const char *report, const char *kind, const char *top)
 {
 	static struct toprow r[512], q[512];
@@ -303,6 +317,9 @@ static void compare_top(const char *report, const char *kind, const char *top)
 
 	nq = pprof_rows(top, q, 512, &total);
 	cr_assert_gt(nr, 0);
+	/* off-CPU: the report's total is in us */
+	cr_assert_eq(strcmp(kind, "offcpu") ? total : view_ns_to_us(total),
+		     event_count(report, kind), "totals of %s:\n%s\n%s", kind, report, top);
 	cr_assert_eq(nr, nq, "%d report rows, %d pprof rows:\n%s\n%s", nr, nq, report, top);
 	for (i = 0; i < nr; i++) {
 		/* as the report computes it */
@@ -315,19 +332,6 @@ static void compare_top(const char *report, const char *kind, const char *top)
 			continue;
 		cr_assert_str_eq(q[i].name, r[i].name, "row %d:\n%s\n%s", i, report, top);
 	}
-}
-
-/* "NAME VALUE" of the report's header line "# Event count (...): VALUE" */
-static uint64_t event_count(const char *report, const char *kind)
-{
-	char head[64];
-	const char *p;
-
-	snprintf(head, sizeof(head), " of event '%s'\n# Event count (", kind);
-	p = strstr(report, head);
-	cr_assert_not_null(p, "%s", report);
-	p = strstr(p, "): ");
-	return strtoull(p + 3, NULL, 10);
 }
 
 /* ---- the scene ------------------------------------------------------------------ */
@@ -808,6 +812,7 @@ Test(export_cli, the_sampling_period_comes_from_the_command_line)
 		{ "stkrec record -a -d 3", "Period: 20408163\n" },   /* the default, 49 Hz */
 		{ "stkrec record -e cpu -F 999 -o x.cap -- sleep 1", "Period: 1001001\n" },
 		{ "stkrec record --count 250000 -a", "Period: 250000\n" },
+		{ "stkrec record -F 7 -a", "Period: 142857143\n" },  /* rounded */
 		{ "stkrec record -C 99999 -F 99 -a", "Period: 0\n" }, /* no such CPU here */
 		{ "perf record -F 99 -a", "Period: 0\n" },
 	};

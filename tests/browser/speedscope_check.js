@@ -66,15 +66,22 @@ async function run(a) {
 		page.on('pageerror', e => errors.push(e.message));
 		page.on('console', m => {
 			logs.push(m.text());
-			if (m.type() === 'error')
-				errors.push(m.text());
+			/* an import that throws is logged, not raised */
+			if (m.type() === 'error' || m.text().startsWith('Failed to load'))
+				errors.push(m.text().split('\n')[0]);
 		});
 		await page.goto('file://' + PAGE);
 		await page.setInputFiles('input[type=file]', a.file);
-		/* loaded: the page is titled after the file's name */
-		await page.waitForFunction(() => / - speedscope$/.test(document.title));
+		/* loaded, the page is titled after the file's name; failed, it
+		 * says "Something went wrong" */
+		await page.waitForFunction(() => / - speedscope$/.test(document.title) ||
+			document.body.innerText.includes('Something went wrong'));
 		check(logs.some(l => l.includes('Importing as speedscope json file')),
 		      'imported as a speedscope file');
+		const loaded = / - speedscope$/.test(await page.title());
+		check(loaded, 'loaded' + (errors.length ? `: ${errors.join('; ')}` : ''));
+		if (!loaded)
+			return;
 		const first = await shown(page);
 		check(first !== null, `a profile shown: "${first && first.name}" (1 of ${first && first.n})`);
 		await page.screenshot({ path: a.png });
