@@ -16,7 +16,8 @@
 # >= 1M-event capture, default 12), BENCH_OUT (default build/bench),
 # BENCH_PIN (default 1), BENCH_UNWIND (0 skips section 6, --call-graph
 # dwarf against fp and perf: tests/bench/unwind.sh, which names its own
-# settings and also runs alone).
+# settings and also runs alone), BENCH_EXPORT (0 skips section 7, the
+# exports for other viewers: tests/bench/export.sh, likewise).
 set -euo pipefail
 
 STKREC=$(realpath "${STKREC:-build/stkrec}")
@@ -336,6 +337,15 @@ else
 	echo '{}' > "$TMP/unwind.json"
 fi
 
+# --- 7. report --pprof, --speedscope, --chrome-trace: tests/bench/export.sh ------
+if [ "${BENCH_EXPORT:-1}" != 0 ]; then
+	STKREC=$STKREC BENCH_OUT=$OUT BENCH_TMP=$TMP BENCH_TABLE=$TABLE \
+		BENCH_EXPORT_JSON="$TMP/export.json" "$(dirname "$0")/export.sh" ||
+		die "section 7 (tests/bench/export.sh) failed"
+else
+	echo '{}' > "$TMP/export.json"
+fi
+
 jq -n \
 	--arg kernel "$(uname -r)" --arg model "$MODEL" --argjson cpus "$(nproc)" \
 	--arg layout "$LAYOUT" --argjson loops "$LOOPS" --argjson rounds "$ROUNDS" \
@@ -351,7 +361,7 @@ jq -n \
 	--argjson tpg "$TPG" --argjson rg "$RG" --argjson rpg "$RPG" --argjson offb "$OFFB" \
 	--argjson bmiss "$BMISS" --argjson bmissb "$BMISSB" \
 	--argjson ceil "$CEIL" --arg ceilw "$CEILW" --slurpfile steps "$TMP/ceil" \
-	--slurpfile unwind "$TMP/unwind.json" \
+	--slurpfile unwind "$TMP/unwind.json" --slurpfile export "$TMP/export.json" \
 	--argjson uloops "$ULOOPS" --argjson ua "$UA" --argjson ub "$UB" --argjson uc "$UC" \
 	--argjson ulb "$ULB" --argjson ulc "$ULC" --argjson ublost "$UBLOST" --argjson uclost "$UCLOST" \
 	--argjson uev "$UEV" --argjson ucb "$UCB" --argjson ubpe "$UBPE" --argjson upn "$UPN" \
@@ -381,6 +391,7 @@ jq -n \
 			      perf_events_per_s: $rpg},
 		 folded: {stkrec_s: $tf, stkrec_events_per_s: $rf}},
 	ceiling: {events_per_s_no_loss: $ceil, workload: $ceilw, steps: $steps},
-	unwind: $unwind[0]
+	unwind: $unwind[0],
+	export: $export[0]
 }' > "$RES"
 echo "results: $RES, table: $TABLE"
