@@ -156,10 +156,23 @@ static uint64_t str_id(struct pprof *pp, const char *s)
 	return ret ? str_new(pp, s) : *v;
 }
 
+/* A new function of these strings (file 0: none): its id. */
+static uint64_t put_function(struct pprof *pp, uint64_t name, uint64_t file)
+{
+	size_t mark = pb_begin(&pp->pb, P_FUNCTION);
+
+	pb_uint(&pp->pb, F_ID, ++pp->nfuncs);
+	pb_uint(&pp->pb, F_NAME, name);
+	pb_uint(&pp->pb, F_SYSTEM_NAME, name);
+	if (file)
+		pb_uint(&pp->pb, F_FILENAME, file);
+	pb_end(&pp->pb, mark);
+	return pp->nfuncs;
+}
+
 static uint64_t func_id(struct pprof *pp, const struct rframe *f)
 {
-	uint64_t *v, name, file;
-	size_t mark;
+	uint64_t *v, name;
 	int ret;
 
 	ret = idmap__upsert(&pp->funcs, (uintptr_t)f->name, (uintptr_t)f->srcfile,
@@ -169,15 +182,7 @@ static uint64_t func_id(struct pprof *pp, const struct rframe *f)
 		return ret ? 0 : *v;
 	}
 	name = str_id(pp, f->name);
-	file = f->srcfile ? str_id(pp, f->srcfile) : 0;
-	mark = pb_begin(&pp->pb, P_FUNCTION);
-	pb_uint(&pp->pb, F_ID, ++pp->nfuncs);
-	pb_uint(&pp->pb, F_NAME, name);
-	pb_uint(&pp->pb, F_SYSTEM_NAME, name);
-	if (file)
-		pb_uint(&pp->pb, F_FILENAME, file);
-	pb_end(&pp->pb, mark);
-	return pp->nfuncs;
+	return put_function(pp, name, f->srcfile ? str_id(pp, f->srcfile) : 0);
 }
 
 /* The string index of a build ID in hex, 0 ("") when there is none. */
@@ -315,6 +320,28 @@ static void put_location(struct pprof *pp, const struct ploc *l, const struct rf
 	pb_end(&pp->pb, mark);
 }
 
+/* The location of key k: NULL with *id its id when known (or 0 and
+ * pp->pb.err set without memory), else the new entry, its id given. */
+static struct ploc *loc_new(struct pprof *pp, const struct ploc_key *k, uint64_t hash,
+			    uint64_t *id)
+{
+	struct ploc *l;
+	void *slot;
+	int ret = hashtab__upsert(&pp->locs, hash, k, ploc_eq, &slot);
+
+	*id = 0;
+	if (ret < 0)
+		pp->pb.err = ret;
+	if (ret <= 0) {
+		*id = ret ? 0 : ((struct ploc *)slot)->id;
+		return NULL;
+	}
+	l = slot;
+	l->k = *k;
+	l->id = *id = ++pp->nlocs;
+	return l;
+}
+
 /* The location of fr[0..n): frames inlined at one address, then the
  * function they are inlined into. A user address named as a return
  * address (caller) can name other lines than the same address sampled. */
@@ -323,36 +350,15 @@ static uint64_t loc_id(struct pprof *pp, const struct rframe *fr, int n, uint32_
 {
 	const struct rframe *outer = &fr[n - 1];
 	struct ploc_key k = { .ip = outer->ip, .name = outer->name, .caller = caller };
-	struct ploc *l;
-	void *slot;
-	int ret;
+	const struct ploc *l;
+	uint64_t id;
 
 	k.mapping = frame_map(pp, outer, pid, time);
-	ret = hashtab__upsert(&pp->locs,
-			      hashtab__mix(k.ip ^ hashtab__mix((uintptr_t)k.name ^ k.mapping << 1 ^ k.caller)),
-			      &k, ploc_eq, &slot);
-	if (ret < 0)
-		pp->pb.err = ret;
-	if (ret <= 0)
-		return ret ? 0 : ((struct ploc *)slot)->id;
-	l = slot;
-	l->k = k;
-	l->id = ++pp->nlocs;
-	put_location(pp, l, fr, n);
-	return l->id;
-}
-
-/* A function named here, with no lasting address: written at once. */
-static uint64_t func_new(struct pprof *pp, const char *name)
-{
-	uint64_t str = str_new(pp, name);
-	size_t mark = pb_begin(&pp->pb, P_FUNCTION);
-
-	pb_uint(&pp->pb, F_ID, ++pp->nfuncs);
-	pb_uint(&pp->pb, F_NAME, str);
-	pb_uint(&pp->pb, F_SYSTEM_NAME, str);
-	pb_end(&pp->pb, mark);
-	return pp->nfuncs;
+	l = loc_new(pp, &k, hashtab__mix(k.ip ^ hashtab__mix((uintptr_t)k.name ^ k.mapping << 1 ^
+							     k.caller)), &id);
+	if (l)
+		put_location(pp, l, fr, n);
+	return id;
 }
 
 /* A block request's disk: a location of its own, with no address. */
@@ -361,27 +367,19 @@ static uint64_t disk_loc_id(struct pprof *pp, uint32_t major, uint32_t minor)
 	struct ploc_key k = { .ip = (uint64_t)major << 32 | minor, .caller = 2 };
 	char buf[VIEW_DISK_MAX];
 	size_t mark, line;
-	uint64_t fid;
-	struct ploc *l;
-	void *slot;
-	int ret;
+	uint64_t fid, id;
 
-	ret = hashtab__upsert(&pp->locs, hashtab__mix(k.ip ^ 2), &k, ploc_eq, &slot);
-	if (ret < 0)
-		pp->pb.err = ret;
-	if (ret <= 0)
-		return ret ? 0 : ((struct ploc *)slot)->id;
-	l = slot;
-	l->k = k;
-	l->id = ++pp->nlocs;
-	fid = func_new(pp, view_disk(pp->ctx->model, major, minor, buf));
+	if (!loc_new(pp, &k, hashtab__mix(k.ip ^ 2), &id))
+		return id;
+	/* a name made here has no lasting address: a function of its own */
+	fid = put_function(pp, str_new(pp, view_disk(pp->ctx->model, major, minor, buf)), 0);
 	mark = pb_begin(&pp->pb, P_LOCATION);
-	pb_uint(&pp->pb, LOC_ID, l->id);
+	pb_uint(&pp->pb, LOC_ID, id);
 	line = pb_begin(&pp->pb, LOC_LINE);
 	pb_uint(&pp->pb, LINE_FUNCTION, fid);
 	pb_end(&pp->pb, line);
 	pb_end(&pp->pb, mark);
-	return l->id;
+	return id;
 }
 
 /* ---- samples ------------------------------------------------------------ */

@@ -22,6 +22,8 @@
 
 #define PERIOD 1000000 /* 1 ms a CPU sample, in the scene */
 
+static char *files[4]; /* scratch files of a test */
+
 /* ---- the protobuf writer ---------------------------------------------------- */
 
 static void expect_bytes(const struct pbuf *p, const uint8_t *want, size_t n)
@@ -191,7 +193,7 @@ static char *pprof(const char *args, const char *file)
 
 /* tests/export_lines.py MODE FILE into out, sorted ("sorted" sorts FILE);
  * script's CPU samples weigh period. */
-static void lines_period(const char *mode, const char *file, const char *out,
+static void lines(const char *mode, const char *file, const char *out,
 			 unsigned long long period)
 {
 	need_python();
@@ -204,10 +206,6 @@ static void lines_period(const char *mode, const char *file, const char *out,
 			     0, "export_lines.py %s %s failed", mode, file);
 }
 
-static void lines(const char *mode, const char *file, const char *out)
-{
-	lines_period(mode, file, out, PERIOD);
-}
 
 /* The two files hold the same lines (and some). */
 static void same_lines(const char *a, const char *b)
@@ -224,6 +222,28 @@ static void same_lines(const char *a, const char *b)
 	free(d);
 	unlink(diff);
 	free(diff);
+}
+
+/* The export at path, read back by export_lines.py (mode "chrome" or
+ * "speedscope"), against script --folded's output at script. */
+static void read_back(const char *mode, const char *path, const char *script,
+		      unsigned long long period)
+{
+	lines(mode, path, files[2], period);
+	lines(strcmp(mode, "chrome") ? "script" : "sorted", script, files[3], period);
+	same_lines(files[2], files[3]);
+}
+
+/* Every string of want[0..n) in the file at path. */
+static void expect_in(const char *path, const char *const *want, size_t n)
+{
+	char *s = rc_slurp(path, NULL);
+	size_t i;
+
+	cr_assert_not_null(s, "%s", path);
+	for (i = 0; i < n; i++)
+		cr_assert_not_null(strstr(s, want[i]), "no\n%s\nin\n%s", want[i], s);
+	free(s);
 }
 
 /* ---- pprof's tables against the report's ---------------------------------------- */
@@ -336,8 +356,6 @@ static void compare_top(const char *report, const char *kind, const char *top)
 
 /* ---- the scene ------------------------------------------------------------------ */
 
-static char *files[4];
-
 static void scene_setup(void)
 {
 	int i;
@@ -435,88 +453,83 @@ Test(export_scene, pprof_filters_and_unknown_period)
 	filter__free(&f);
 }
 
-/* script --folded of the scene with filter f, into path */
-static void script_file(struct filter *f, const char *path)
+/* The loaded capture exported by fn (mode "chrome" or "speedscope") with
+ * filter f, read back, against its script --folded with f. */
+static void export_is_script(view_fn fn, const char *mode, struct filter *f)
 {
 	struct report_opts o = { .script_folded = true };
 
-	export_file(view_script, f, &o, NULL, path);
+	export_file(fn, f, &period_opts, NULL, files[0]);
+	export_file(view_script, f, &o, NULL, files[1]);
+	read_back(mode, files[0], files[1], PERIOD);
 }
 
 Test(export_scene, chrome_trace_is_script)
 {
-	char *s;
+	static const char *const want[] = {
+		/* a wait named by its innermost user frame, times in us since the start */
+		"\n{\"ph\":\"X\",\"cat\":\"offcpu\",\"name\":\"libc.so.6+0x1234\","
+		"\"pid\":100,\"tid\":100,\"ts\":100000.000,\"dur\":1000.000,"
+		"\"args\":{\"state\":1,\"cpu\":0,\"stack\":[\"app+0x1050\", "
+		"\"app+0x1100\", \"libc.so.6+0x1234\", \"do_syscall_64\", "
+		"\"__x64_sys_nanosleep\", \"hrtimer_nanosleep\", "
+		"\"do_nanosleep\", \"schedule\", \"__schedule\"]}},\n",
+		/* no user frames (a kernel thread; a user stack not taken): the kernel's */
+		"\"name\":\"__schedule\",\"pid\":200,\"tid\":200,"
+		"\"ts\":1500000.000,\"dur\":500.000,\"args\":{\"state\":2,",
+		"\"name\":\"__schedule\",\"pid\":100,\"tid\":100,"
+		"\"ts\":2500000.000,\"dur\":1500.499,",
+		/* a CPU sample: an instant on its thread */
+		"\n{\"ph\":\"i\",\"s\":\"t\",\"cat\":\"cpu\",\"name\":"
+		"\"ext4_file_read_iter\",\"pid\":100,\"tid\":101,\"ts\":400000.000,"
+		"\"args\":{\"cpu\":1,\"stack\":[\"app+0x1050\", ",
+		/* pid 400 was sh, then exec'd app2: its track says sh, the event app2 */
+		"{\"ph\":\"M\",\"name\":\"thread_name\",\"pid\":400,"
+		"\"tid\":400,\"args\":{\"name\":\"sh\"}}",
+		"\"ts\":2000000.000,\"dur\":300.000,\"args\":{\"state\":1,"
+		"\"cpu\":0,\"comm\":\"app2\",\"stack\":",
+		/* a request, issue to completion, on its device's track */
+		"\n{\"ph\":\"b\",\"cat\":\"bio\",\"name\":\"sda\",\"id\":0,"
+		"\"pid\":1073741824,\"tid\":1073741824,\"ts\":100000.000,"
+		"\"args\":{\"op\":\"R\",\"bytes\":4096,\"dev\":\"8:0\","
+		"\"sector\":2048,\"error\":0,\"comm\":\"app\",\"pid\":100,"
+		"\"tid\":100,\"stack\":[]}},\n{\"ph\":\"e\",\"cat\":\"bio\","
+		"\"name\":\"sda\",\"id\":0,\"pid\":1073741824,\"tid\":1073741824,"
+		"\"ts\":102000.000}",
+		"{\"ph\":\"M\",\"name\":\"process_name\",\"pid\":1073741824,"
+		"\"tid\":1073741824,\"args\":{\"name\":\"sda (8:0)\"}}",
+		"{\"ph\":\"M\",\"name\":\"process_name\",\"pid\":1073741825,"
+		"\"tid\":1073741825,\"args\":{\"name\":\"8:16 (8:16)\"}}",
+		"{\"ph\":\"M\",\"name\":\"process_name\",\"pid\":100,"
+		"\"tid\":100,\"args\":{\"name\":\"app\"}}",
+	};
 
-	export_file(view_chrome, NULL, NULL, NULL, files[0]);
-	script_file(NULL, files[1]);
-	lines("chrome", files[0], files[2]);
-	lines("sorted", files[1], files[3]);
-	same_lines(files[2], files[3]);
-	s = rc_slurp(files[0], NULL);
-	/* a wait named by its innermost user frame, times in us since the start */
-	cr_assert_not_null(strstr(s, "\n{\"ph\":\"X\",\"cat\":\"offcpu\",\"name\":\"libc.so.6+0x1234\","
-				     "\"pid\":100,\"tid\":100,\"ts\":100000.000,\"dur\":1000.000,"
-				     "\"args\":{\"state\":1,\"cpu\":0,\"stack\":[\"app+0x1050\", "
-				     "\"app+0x1100\", \"libc.so.6+0x1234\", \"do_syscall_64\", "
-				     "\"__x64_sys_nanosleep\", \"hrtimer_nanosleep\", "
-				     "\"do_nanosleep\", \"schedule\", \"__schedule\"]}},\n"), "%s", s);
-	/* no user frames (a kernel thread; a user stack not taken): the kernel's */
-	cr_assert_not_null(strstr(s, "\"name\":\"__schedule\",\"pid\":200,\"tid\":200,"
-				     "\"ts\":1500000.000,\"dur\":500.000,\"args\":{\"state\":2,"), "%s", s);
-	cr_assert_not_null(strstr(s, "\"name\":\"__schedule\",\"pid\":100,\"tid\":100,"
-				     "\"ts\":2500000.000,\"dur\":1500.499,"), "%s", s);
-	/* a CPU sample: an instant on its thread */
-	cr_assert_not_null(strstr(s, "\n{\"ph\":\"i\",\"s\":\"t\",\"cat\":\"cpu\",\"name\":"
-				     "\"ext4_file_read_iter\",\"pid\":100,\"tid\":101,\"ts\":400000.000,"
-				     "\"args\":{\"cpu\":1,\"stack\":[\"app+0x1050\", "), "%s", s);
-	/* pid 400 was sh, then exec'd app2: its track says sh, the event app2 */
-	cr_assert_not_null(strstr(s, "{\"ph\":\"M\",\"name\":\"thread_name\",\"pid\":400,"
-				     "\"tid\":400,\"args\":{\"name\":\"sh\"}}"), "%s", s);
-	cr_assert_not_null(strstr(s, "\"ts\":2000000.000,\"dur\":300.000,\"args\":{\"state\":1,"
-				     "\"cpu\":0,\"comm\":\"app2\",\"stack\":"), "%s", s);
-	/* a request, issue to completion, on its device's track */
-	cr_assert_not_null(strstr(s, "\n{\"ph\":\"b\",\"cat\":\"bio\",\"name\":\"sda\",\"id\":0,"
-				     "\"pid\":1073741824,\"tid\":1073741824,\"ts\":100000.000,"
-				     "\"args\":{\"op\":\"R\",\"bytes\":4096,\"dev\":\"8:0\","
-				     "\"sector\":2048,\"error\":0,\"comm\":\"app\",\"pid\":100,"
-				     "\"tid\":100,\"stack\":[]}},\n{\"ph\":\"e\",\"cat\":\"bio\","
-				     "\"name\":\"sda\",\"id\":0,\"pid\":1073741824,\"tid\":1073741824,"
-				     "\"ts\":102000.000}"), "%s", s);
-	cr_assert_not_null(strstr(s, "{\"ph\":\"M\",\"name\":\"process_name\",\"pid\":1073741824,"
-				     "\"tid\":1073741824,\"args\":{\"name\":\"sda (8:0)\"}}"), "%s", s);
-	cr_assert_not_null(strstr(s, "{\"ph\":\"M\",\"name\":\"process_name\",\"pid\":1073741825,"
-				     "\"tid\":1073741825,\"args\":{\"name\":\"8:16 (8:16)\"}}"), "%s", s);
-	cr_assert_not_null(strstr(s, "{\"ph\":\"M\",\"name\":\"process_name\",\"pid\":100,"
-				     "\"tid\":100,\"args\":{\"name\":\"app\"}}"), "%s", s);
-	free(s);
+	export_is_script(view_chrome, "chrome", NULL);
+	expect_in(files[0], want, sizeof(want) / sizeof(want[0]));
 }
 
 Test(export_scene, speedscope_is_script)
 {
-	char *s;
+	static const char *const want[] = {
+		"{\"$schema\":\"https://www.speedscope.app/file-format-schema.json\","
+		"\"exporter\":\"stkrec ",
+		/* a thread's waits from switch-out to switch-in, in ns since the start */
+		"\n{\"type\":\"evented\",\"name\":\"app 100/100: off-CPU\","
+		"\"unit\":\"nanoseconds\",\"startValue\":0,\"endValue\":3000000000,"
+		"\"events\":[{\"type\":\"O\",\"frame\":0,\"at\":100000000},",
+		/* its CPU samples, weighing the period */
+		"\n{\"type\":\"sampled\",\"name\":\"app 100/100: CPU\","
+		"\"unit\":\"nanoseconds\",\"startValue\":0,\"endValue\":2000000,"
+		"\"samples\":[",
+		"],\"weights\":[1000000,1000000]}",
+		/* pid 400, sh then app2, is named as it ended */
+		"\"name\":\"app2 400/400: off-CPU\"",
+		"\"name\":\"app 100/100: block I/O\"",
+		"{\"name\":\"sda\",\"file\":\"block device\"}",
+	};
 
-	export_file(view_speedscope, NULL, &period_opts, NULL, files[0]);
-	script_file(NULL, files[1]);
-	lines("speedscope", files[0], files[2]);
-	lines("script", files[1], files[3]);
-	same_lines(files[2], files[3]);
-	s = rc_slurp(files[0], NULL);
-	cr_assert(!strncmp(s, "{\"$schema\":\"https://www.speedscope.app/file-format-schema.json\","
-			   "\"exporter\":\"stkrec ", 80), "%.200s", s);
-	/* a thread's waits from switch-out to switch-in, in ns since the start */
-	cr_assert_not_null(strstr(s, "\n{\"type\":\"evented\",\"name\":\"app 100/100: off-CPU\","
-				     "\"unit\":\"nanoseconds\",\"startValue\":0,\"endValue\":3000000000,"
-				     "\"events\":[{\"type\":\"O\",\"frame\":0,\"at\":100000000},"), "%s", s);
-	/* its CPU samples, weighing the period */
-	cr_assert_not_null(strstr(s, "\n{\"type\":\"sampled\",\"name\":\"app 100/100: CPU\","
-				     "\"unit\":\"nanoseconds\",\"startValue\":0,\"endValue\":2000000,"
-				     "\"samples\":["), "%s", s);
-	cr_assert_not_null(strstr(s, "],\"weights\":[1000000,1000000]}"), "%s", s);
-	/* pid 400, sh then app2, is named as it ended */
-	cr_assert_not_null(strstr(s, "\"name\":\"app2 400/400: off-CPU\""), "%s", s);
-	cr_assert_not_null(strstr(s, "\"name\":\"app 100/100: block I/O\""), "%s", s);
-	cr_assert_not_null(strstr(s, "{\"name\":\"sda\",\"file\":\"block device\"}"), "%s", s);
-	free(s);
+	export_is_script(view_speedscope, "speedscope", NULL);
+	expect_in(files[0], want, sizeof(want) / sizeof(want[0]));
 }
 
 Test(export_scene, filters_apply_to_the_json_exports)
@@ -528,17 +541,8 @@ Test(export_scene, filters_apply_to_the_json_exports)
 	f.pids[0] = RC_APP_PID;
 	cr_assert_eq(filter__parse_time(&g, "0.35,1.45"), 0);
 	for (round = 0; round < 2; round++) {
-		struct filter *flt = round ? &g : &f;
-
-		export_file(view_chrome, flt, NULL, NULL, files[0]);
-		script_file(flt, files[1]);
-		lines("chrome", files[0], files[2]);
-		lines("sorted", files[1], files[3]);
-		same_lines(files[2], files[3]);
-		export_file(view_speedscope, flt, &period_opts, NULL, files[0]);
-		lines("speedscope", files[0], files[2]);
-		lines("script", files[1], files[3]);
-		same_lines(files[2], files[3]);
+		export_is_script(view_chrome, "chrome", round ? &g : &f);
+		export_is_script(view_speedscope, "speedscope", round ? &g : &f);
 	}
 	filter__free(&f);
 	filter__free(&g);
@@ -569,7 +573,7 @@ Test(export_scene, overlapping_requests_take_lanes)
 	cr_assert_eq(cap_writer__finish(w), 0);
 	model__free(model);
 	cr_assert_eq(model__load(files[0], &model), 0);
-	export_file(view_speedscope, NULL, &period_opts, NULL, files[0]);
+	export_is_script(view_speedscope, "speedscope", NULL);
 	s = rc_slurp(files[0], NULL);
 	/* lane 1: the first and the third; lane 2: the second */
 	l1 = strstr(s, "\"name\":\"dd 700/700: block I/O #1\",\"unit\":\"nanoseconds\","
@@ -584,14 +588,7 @@ Test(export_scene, overlapping_requests_take_lanes)
 	cr_assert_not_null(strstr(s, "\"frames\":[\n{\"name\":\"sda\",\"file\":\"block device\"}]}}"),
 			   "%s", s);
 	free(s);
-	script_file(NULL, files[1]);
-	lines("speedscope", files[0], files[2]);
-	lines("script", files[1], files[3]);
-	same_lines(files[2], files[3]);
-	export_file(view_chrome, NULL, NULL, NULL, files[0]);
-	lines("chrome", files[0], files[2]);
-	lines("sorted", files[1], files[3]);
-	same_lines(files[2], files[3]);
+	export_is_script(view_chrome, "chrome", NULL);
 }
 
 /* ---- inlined functions --------------------------------------------------------- */
@@ -900,14 +897,10 @@ static void json_is_script(const char *args, unsigned long long period)
 	free(s);
 	snprintf(opts, sizeof(opts), "%s --chrome-trace %s", args, files[0]);
 	free(stkrec("report", opts));
-	lines("chrome", files[0], files[2]);
-	lines("sorted", files[1], files[3]);
-	same_lines(files[2], files[3]);
+	read_back("chrome", files[0], files[1], period);
 	snprintf(opts, sizeof(opts), "%s --speedscope %s", args, files[0]);
 	free(stkrec("report", opts));
-	lines_period("speedscope", files[0], files[2], period);
-	lines_period("script", files[1], files[3], period);
-	same_lines(files[2], files[3]);
+	read_back("speedscope", files[0], files[1], period);
 }
 
 TestSuite(export_e2e, .init = e2e_setup, .fini = e2e_teardown);

@@ -31,8 +31,9 @@ RES="$OUT/results.json"
 TABLE="$OUT/results.txt"
 TMP=$(mktemp -d /var/tmp/stkrec-bench.XXXXXX)
 trap 'rm -rf "$TMP"' EXIT
+# shellcheck source=tests/bench/lib.sh
+. "$(dirname "$0")/lib.sh"
 
-die() { echo "bench: $*" >&2; exit 1; }
 [ "$(id -u)" = 0 ] || die "needs root (BPF and perf -a)"
 [ -x "$STKREC" ] || die "no stkrec binary at $STKREC"
 for t in perf stress-ng zstd jq bpftool vmstat taskset /usr/bin/time; do
@@ -49,34 +50,17 @@ else
 	LAYOUT="unpinned"
 fi
 
-median() { sort -n | awk '{a[NR]=$1} END {if (NR==0) {print 0} else if (NR%2) {print a[(NR+1)/2]} else {printf "%.1f\n", (a[NR/2]+a[NR/2+1])/2}}'; }
 ops() { awk '/ops\/sec/ {v=$1} END {print v+0}'; }
-div() { awk -v a="$1" -v b="$2" -v f="${3:-%.2f}" 'BEGIN {printf f, b ? a / b : 0}'; }
 # change from a to b in percent, signed
 loss() { awk -v a="$1" -v b="$2" 'BEGIN {printf "%+.1f", (a > 0) ? 100 * (b - a) / a : 0}'; }
-# stkrec info --json: one object, "events" and "lost" per kind
-info() { "$STKREC" info --json "$1" > "$1.json" || die "stkrec info $1 failed"; }
-jget() { jq -r "$2" "$1.json"; }
-nevents() { jget "$1" '.events.offcpu + .events.cpu + .events.bio'; }
-# "lost": dropped (ring buffer full, state table full, side band) plus the
-# runs the kernel skipped (not_run: bpf.skipped.*, bio.missed_completions);
-# stacks missed (events kept without a stack) are shown apart.
-nlost() { jget "$1" '.lost.offcpu + .lost.cpu + .lost.bio + .lost.sideband + .not_run'; }
 nmissed() { jget "$1" '.stacks_missed.user + .stacks_missed.kernel'; }
 perf_samples() { perf report -i "$1" --stats 2>/dev/null | awk '/SAMPLE events/ {print $3; exit}'; }
 perf_lost() { perf report -i "$1" --stats 2>/dev/null | awk '/LOST events/ {v=$3} END {print v+0}'; }
-row() { printf '%-44s %s\n' "$1" "$2" | tee -a "$TABLE"; }
-head_() { printf '\n== %s\n' "$1" | tee -a "$TABLE"; }
 : > "$TABLE"
 
 MODEL=$(awk -F': ' '/model name/ {print $2; exit}' /proc/cpuinfo)
 head_ "machine: $(nproc) CPUs, ${MODEL:-unknown CPU}, kernel $(uname -r); $LAYOUT"
-# -a records the whole host: another busy program skews every figure.
-idle() { vmstat 1 2 | awk 'END {print $15}'; }
-IDLE=$(idle)
-[ "$IDLE" -ge 90 ] ||
-	echo "  warning: the host was only $IDLE% idle before the start; figures include that load" |
-	tee -a "$TABLE"
+idle_warning
 
 # --- 1. recording overhead ----------------------------------------------------
 # Two layouts, each with its own alternation. Pinned (workload on CPU 0,
@@ -328,23 +312,21 @@ for f in 25000 50000 100000 200000 400000; do
 done
 row "highest rate with no loss" "$CEIL events/s ($CEILW)"
 
-# --- 6. user stacks from .eh_frame (--call-graph dwarf): tests/bench/unwind.sh ----
-if [ "${BENCH_UNWIND:-1}" != 0 ]; then
-	STKREC=$STKREC BENCH_OUT=$OUT BENCH_TMP=$TMP BENCH_TABLE=$TABLE \
-		BENCH_UNWIND_JSON="$TMP/unwind.json" "$(dirname "$0")/unwind.sh" ||
-		die "section 6 (tests/bench/unwind.sh) failed"
-else
-	echo '{}' > "$TMP/unwind.json"
-fi
-
-# --- 7. report --pprof, --speedscope, --chrome-trace: tests/bench/export.sh ------
-if [ "${BENCH_EXPORT:-1}" != 0 ]; then
-	STKREC=$STKREC BENCH_OUT=$OUT BENCH_TMP=$TMP BENCH_TABLE=$TABLE \
-		BENCH_EXPORT_JSON="$TMP/export.json" "$(dirname "$0")/export.sh" ||
-		die "section 7 (tests/bench/export.sh) failed"
-else
-	echo '{}' > "$TMP/export.json"
-fi
+# sub_section N NAME JSONVAR RUN: section N, tests/bench/NAME.sh with this
+# run's settings, its results in $TMP/NAME.json ({} when RUN is 0)
+sub_section() {
+	if [ "$4" != 0 ]; then
+		env STKREC="$STKREC" BENCH_OUT="$OUT" BENCH_TMP="$TMP" BENCH_TABLE="$TABLE" \
+			"$3=$TMP/$2.json" "$(dirname "$0")/$2.sh" ||
+			die "section $1 (tests/bench/$2.sh) failed"
+	else
+		echo '{}' > "$TMP/$2.json"
+	fi
+}
+# --- 6. user stacks from .eh_frame (--call-graph dwarf) ------------------------------
+sub_section 6 unwind BENCH_UNWIND_JSON "${BENCH_UNWIND:-1}"
+# --- 7. report --pprof, --speedscope, --chrome-trace -----------------------------------
+sub_section 7 export BENCH_EXPORT_JSON "${BENCH_EXPORT:-1}"
 
 jq -n \
 	--arg kernel "$(uname -r)" --arg model "$MODEL" --argjson cpus "$(nproc)" \

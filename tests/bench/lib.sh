@@ -1,0 +1,56 @@
+# SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+# What the scripts of make bench share, sourced by each (run.sh, unwind.sh,
+# export.sh): the table they print to ($TABLE), numbers, verdicts, the
+# capture counts from `stkrec info --json` ($STKREC), a section's scratch
+# directory.
+
+die() { echo "bench: $*" >&2; exit 1; }
+median() { sort -n | awk '{a[NR]=$1} END {if (NR==0) {print 0} else if (NR%2) {print a[(NR+1)/2]} else {printf "%.1f\n", (a[NR/2]+a[NR/2+1])/2}}'; }
+div() { awk -v a="$1" -v b="$2" -v f="${3:-%.2f}" 'BEGIN {printf f, (b != 0) ? a / b : 0}'; }
+row() { printf '%-44s %s\n' "$1" "$2" | tee -a "$TABLE"; }
+head_() { printf '\n== %s\n' "$1" | tee -a "$TABLE"; }
+note() { echo "  $*" | tee -a "$TABLE"; }
+# PASS when "A OP B" holds (awk numbers)
+verdict() { awk -v a="$1" -v b="$3" -v op="$2" 'BEGIN {
+	ok = (op == "<=") ? a <= b : (op == ">=") ? a >= b : 0
+	print ok ? "PASS" : "MISS" }'; }
+# stkrec info --json: one object, "events" and "lost" per kind
+info() { "$STKREC" info --json "$1" > "$1.json" || die "stkrec info $1 failed"; }
+jget() { jq -r "$2" "$1.json"; }
+nevents() { jget "$1" '.events.offcpu + .events.cpu + .events.bio'; }
+# "lost": dropped (ring buffer full, state table full, side band) plus the
+# runs the kernel skipped (not_run: bpf.skipped.*, bio.missed_completions);
+# stacks missed (events kept without a stack) are shown apart.
+nlost() { jget "$1" '.lost.offcpu + .lost.cpu + .lost.bio + .lost.sideband + .not_run'; }
+# section_tmp NAME: TMP is $BENCH_TMP/NAME under run.sh, else a directory
+# of the section's own, removed at exit.
+section_tmp() {
+	if [ -n "${BENCH_TMP:-}" ]; then
+		TMP=$BENCH_TMP/$1
+		mkdir -p "$TMP"
+	else
+		TMP=$(mktemp -d "/var/tmp/stkrec-bench-$1.XXXXXX")
+		trap 'rm -rf "$TMP"' EXIT
+	fi
+}
+# section NAME WHY: a section script's setup. TMP (section_tmp); TABLE,
+# run.sh's or else OUT/NAME.txt (emptied); JSON, where BENCH_<NAME>_JSON
+# says or else OUT/NAME.json; root (for WHY) and $STKREC checked.
+section() {
+	local var
+	var="BENCH_$(echo "$1" | tr '[:lower:]' '[:upper:]')_JSON"
+	mkdir -p "$OUT"
+	section_tmp "$1"
+	TABLE=${BENCH_TABLE:-$OUT/$1.txt}
+	JSON=${!var:-$OUT/$1.json}
+	[ -n "${BENCH_TABLE:-}" ] || : > "$TABLE"
+	[ "$(id -u)" = 0 ] || die "needs root ($2)"
+	[ -x "$STKREC" ] || die "no stkrec binary at $STKREC"
+}
+# -a records the whole host: another busy program skews every figure.
+idle_warning() {
+	local idle
+	idle=$(vmstat 1 2 | awk 'END {print $15}')
+	[ "$idle" -ge 90 ] ||
+		note "warning: the host was only $idle% idle before the start; figures include that load"
+}
