@@ -7,7 +7,9 @@
  *
  * Every view aggregates first -- by (pid, comm, user stack, kernel stack)
  * in one hash table -- and names the distinct stacks afterwards, so the
- * cost per event is a couple of hash lookups whatever the symbolization.
+ * cost per event is a couple of hash lookups whatever the symbolization;
+ * the views of every event (script, speedscope, Chrome) name each distinct
+ * stack once and look it up per event.
  * The helpers they share, private to report/view_*.c, are in views_int.h.
  */
 #ifndef STKREC_REPORT_VIEWS_H

@@ -553,9 +553,10 @@ static int write_file(struct cli *c, struct report_ctx *ctx)
 		return -errno;
 	if (f != stdout)
 		setvbuf(f, NULL, _IOFBF, 1u << 20);
+	errno = 0;
 	err = file_views[c->view].fn(ctx, f);
-	if (!err && ferror(f))
-		err = -EIO;
+	if (!err && ferror(f)) /* a write failed: its errno, as fclose's would be */
+		err = errno ? -errno : -EIO;
 	if (f != stdout && fclose(f) && !err)
 		err = -errno;
 	return err;

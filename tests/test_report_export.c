@@ -770,6 +770,9 @@ Test(export_cli, a_bad_path_is_one_line_and_exit_1)
 		expect_file(files[3], "stkrec: /nonexistent-stkrec-dir/x: No such file or directory\n");
 		cr_assert_eq(report_cli("%s /tmp", opts[i]), 1, "%s", opts[i]);
 		expect_file(files[3], "stkrec: /tmp: Is a directory\n");
+		/* a full disk, found at a write or at close */
+		cr_assert_eq(report_cli("%s /dev/full", opts[i]), 1, "%s", opts[i]);
+		expect_file(files[3], "stkrec: /dev/full: No space left on device\n");
 	}
 	/* one file view at a time, and each needs its FILE */
 	cr_assert_eq(report_cli("--pprof %s --chrome-trace %s", files[0], files[1]), 2);
