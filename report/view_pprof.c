@@ -123,7 +123,7 @@ static int pp_deflate(struct pprof *pp, int flush)
 			return -EIO;
 		have = ZBUF - pp->z.avail_out;
 		if (fwrite_unlocked(pp->zbuf, 1, have, pp->out) != have)
-			return -EIO;
+			return errno ? -errno : -EIO;
 	} while (pp->z.avail_out == 0 || (flush == Z_FINISH && ret != Z_STREAM_END));
 	pbuf__reset(&pp->pb);
 	return 0;
