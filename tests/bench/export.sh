@@ -44,20 +44,20 @@ record() {
 		die "stkrec record failed: $(cat "$2.err")"
 }
 
-# measure CAPTURE ARGS...: "SECONDS KIB BYTES" of `report -i CAPTURE ARGS
-# FILE`, the median time and the largest peak RSS of RUNS runs, each
-# writing a new file (report --folded: to stdout, into FILE).
+# measure OUT CAPTURE ARGS...: "SECONDS KIB BYTES" of `report -i CAPTURE
+# ARGS OUT` (report --folded: > OUT), the median wall time and the largest
+# peak RSS of RUNS runs, OUT removed before each (but /dev/null).
 measure() {
-	local cap=$1 i t0 t1 rss=0 r
-	shift
+	local out=$1 cap=$2 i t0 t1 rss=0 r
+	shift 2
 	for i in $(seq "$RUNS"); do
-		rm -f "$TMP/out"
+		[ "$out" = /dev/null ] || rm -f "$out"
 		t0=$(date +%s.%N)
 		if [ "$1" = --folded ]; then
 			/usr/bin/time -f %M -o "$TMP/rss" "$STKREC" report -i "$cap" "$@" \
-				>"$TMP/out" 2>/dev/null || die "report $* failed"
+				>"$out" 2>/dev/null || die "report $* failed"
 		else
-			/usr/bin/time -f %M -o "$TMP/rss" "$STKREC" report -i "$cap" "$@" "$TMP/out" \
+			/usr/bin/time -f %M -o "$TMP/rss" "$STKREC" report -i "$cap" "$@" "$out" \
 				2>/dev/null || die "report $* failed"
 		fi
 		t1=$(date +%s.%N)
@@ -65,8 +65,9 @@ measure() {
 		r=$(tail -1 "$TMP/rss")
 		[ "$r" -gt "$rss" ] && rss=$r
 	done
-	echo "$(median < "$TMP/times") $rss $(stat -c %s "$TMP/out")"
-	rm -f "$TMP/times" "$TMP/out"
+	echo "$(median < "$TMP/times") $rss $(stat -c %s "$out")"
+	rm -f "$TMP/times"
+	[ "$out" = /dev/null ] || rm -f "$out"
 }
 
 idle_warning
@@ -81,9 +82,11 @@ head_ "7. exports: report --pprof, --speedscope, --chrome-trace FILE; captures o
 
 : > "$TMP/json"
 for view in pprof speedscope chrome-trace folded; do
-	read -r TA RA BA <<< "$(measure "$TMP/a.cap" "--$view")"
-	read -r TB RB BB <<< "$(measure "$TMP/b.cap" "--$view")"
-	XT=$(div "$TB" "$TA"); XR=$(div "$RB" "$RA")
+	read -r TA RA BA <<< "$(measure "$TMP/out" "$TMP/a.cap" "--$view")"
+	read -r TB RB BB <<< "$(measure "$TMP/out" "$TMP/b.cap" "--$view")"
+	read -r NA _ _ <<< "$(measure /dev/null "$TMP/a.cap" "--$view")"
+	read -r NB _ _ <<< "$(measure /dev/null "$TMP/b.cap" "--$view")"
+	XT=$(div "$TB" "$TA"); XR=$(div "$RB" "$RA"); XN=$(div "$NB" "$NA")
 	PER=$(div "$TA" "$(div "$EA" 1000000 %.6f)" %.2f)
 	if [ "$view" = folded ]; then
 		V="(for reference)"
@@ -91,12 +94,15 @@ for view in pprof speedscope chrome-trace folded; do
 		V="target <= 3 s per 1M events: $(verdict "$PER" "<=" 3)"
 	fi
 	row "--$view" "$TA s, $((RA / 1024)) MiB, $((BA / 1024 / 1024)) MiB out ($PER s per 1M events); $TB s, $((RB / 1024)) MiB, $((BB / 1024 / 1024)) MiB out; time x$XT, RSS x$XR for events x$XE; $V"
+	row "  into /dev/null" "$NA s; $NB s; time x$XN"
 	jq -n -c --arg v "$view" --argjson ta "$TA" --argjson ra "$RA" --argjson ba "$BA" \
 		--argjson tb "$TB" --argjson rb "$RB" --argjson bb "$BB" \
-		'{($v): {small: {s: $ta, rss_kib: $ra, bytes: $ba},
-			 large: {s: $tb, rss_kib: $rb, bytes: $bb}}}' >> "$TMP/json"
+		--argjson na "$NA" --argjson nb "$NB" \
+		'{($v): {small: {s: $ta, rss_kib: $ra, bytes: $ba, devnull_s: $na},
+			 large: {s: $tb, rss_kib: $rb, bytes: $bb, devnull_s: $nb}}}' >> "$TMP/json"
 done
-note "(time x and RSS x: the larger capture's figure over the smaller's; linear growth is the events' x)"
+note "(time x and RSS x: the larger capture's figure over the smaller's; linear growth is the events' x;"
+note " into /dev/null: the same without the file system, which past its dirty page limits writes at the disk's speed)"
 jq -s --argjson ea "$EA" --argjson eb "$EB" '{events: {small: $ea, large: $eb}, target_s: 3,
 	views: add}' "$TMP/json" > "$JSON"
 [ -n "${BENCH_EXPORT_JSON:-}" ] || echo "results: $JSON, table: $TABLE"
