@@ -362,7 +362,8 @@ static void put_frames(struct ss *ss)
 
 		fputs(i ? ",\n{\"name\":" : "\n{\"name\":", ss->out);
 		if (!f->name) {
-			view_json_str(ss->out, view_disk(ss->ctx->model, f->major, f->minor, buf), "");
+			view_json_str(ss->out, view_disk(ss->ctx->model, f->major, f->minor, buf),
+				      "");
 			fputs(",\"file\":\"block device\"}", ss->out);
 			continue;
 		}
