@@ -214,7 +214,7 @@ FUZZ_TIME ?= 60
 # Each target compiles only the modules it needs: fuzz_reader* format/ (and
 # util/) alone.
 fuzz_srcs = $(if $(filter fuzz_reader%,$(1)),$(FORMAT_SRCS) $(UTIL_SRCS),$(FORMAT_SRCS) $(SYM_SRCS) $(REPORT_SRCS) $(UTIL_SRCS))
-$(OUT)/fuzz/%: tests/fuzz/%.c $$(call fuzz_srcs,$$*) format/*.h sym/*.h report/*.h util/*.h tests/fuzz/fuzz_util.h
+$(OUT)/fuzz/%: tests/fuzz/%.c $$(call fuzz_srcs,$$*) format/*.h sym/*.h report/*.h util/*.h tests/fuzz/fuzz_util.h tests/stream_compare.h
 	$(call msg,FUZZ-CC,$@)
 	$(Q)mkdir -p $(dir $@)
 	$(Q)$(CLANG) $(FUZZ_CFLAGS) $< $(call fuzz_srcs,$*) -ldw -lelf -lzstd -llzma -lz -o $@

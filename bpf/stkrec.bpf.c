@@ -84,9 +84,10 @@ struct {
 #define SCRATCH_OFFCPU 0
 #define SCRATCH_CPU 1
 #define SCRATCH_BIO 2
+#define SCRATCH_ITER 3 /* the stop iterator (bpf/waits.bpf.h) */
 struct {
 	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
-	__uint(max_entries, 3);
+	__uint(max_entries, 4);
 	__type(key, __u32);
 	__type(value, struct stkrec_stack_ev);
 } scratch SEC(".maps");
@@ -375,7 +376,8 @@ static __always_inline void switch_in(struct task_struct *next, __u64 now, bool 
 	if (!e || !e->time)
 		return;
 	delta = now - e->time;
-	if (delta >= min_ns && delta <= max_ns) {
+	/* a wait open at the start: user space bounds the part it saw */
+	if ((e->flags & STKREC_F_OPEN_START) || (delta >= min_ns && delta <= max_ns)) {
 		e->duration = delta;
 		emit_stack_ev(e, STKREC_KIND_OFFCPU);
 	}
@@ -392,6 +394,8 @@ static __always_inline int on_switch(void *ctx, bool preempt, struct task_struct
 	switch_in(next, now, btf);
 	return 0;
 }
+
+#include "bpf/waits.bpf.h"
 
 SEC("tp_btf/sched_switch")
 int BPF_PROG(stkrec_switch, bool preempt, struct task_struct *prev, struct task_struct *next)

@@ -27,6 +27,13 @@ enum stkrec_ev_type {
 #define STKREC_F_KTHREAD 0x1     /* the task is a kernel thread */
 #define STKREC_F_USTACK_LOST 0x2 /* user stack requested, not taken */
 #define STKREC_F_KSTACK_LOST 0x4 /* kernel stack requested, not taken */
+/* OFFCPU, waits open at the start or the stop (bpf/waits.bpf.h): */
+#define STKREC_F_OPEN_START 0x8  /* off CPU before the recording began: time is
+				  * when the kernel says it went off CPU */
+#define STKREC_F_START_UNKNOWN 0x10 /* ... the kernel did not say: time is
+				     * when the recorder found it */
+#define STKREC_F_OPEN_END 0x20   /* still off CPU at the stop: the interval
+				  * ends there (duration up to it) */
 
 /*
  * OFFCPU and CPU records: this header, then nr_ustack user frames, then
@@ -122,7 +129,8 @@ enum stkrec_lost {
 	STKREC_LOST_USTACK = 1,
 	STKREC_LOST_KSTACK = 2,
 	STKREC_LOST_STATE = 4,
-	STKREC_LOST_NR = 5,
+	STKREC_LOST_FILE_FULL = 5, /* user space only: open waits --max-size refused */
+	STKREC_LOST_NR = 6,
 };
 #define STKREC_NR_COUNTERS (STKREC_KIND_NR * STKREC_LOST_NR)
 
@@ -137,7 +145,8 @@ enum stkrec_stat {
 				      /* process without tables yet: frame pointers */
 	STKREC_STAT_UNWIND_FP_FRAMES = STKREC_STAT_UNWIND_NO_TABLES + STKREC_KIND_NR,
 				      /* some frames outside every known mapping
-				       * (JIT, anonymous, not yet loaded): frame pointers */
+				       * (JIT, anonymous, not yet loaded) or in code
+				       * no CFI covers: frame pointers */
 	STKREC_STAT_NR = STKREC_STAT_UNWIND_FP_FRAMES + STKREC_KIND_NR,
 };
 
@@ -148,8 +157,11 @@ enum stkrec_stat {
  * One row covers the addresses [pc, next row's pc) of one ELF file (pc is
  * an ELF virtual address, so the rows of a file serve every process that
  * maps it). The rows of all files live in one array map `cfi_rows`, each
- * file's sorted by pc and ending with a STKREC_CFA_NONE row at the end of
- * its last range; gaps between functions are NONE rows too.
+ * file's sorted by pc and ending with a STKREC_CFA_GAP row at the end of
+ * its last range; addresses between FDEs are GAP rows too. NONE marks
+ * code whose CFI says something the rows cannot express: it ends a
+ * stack. GAP marks code no CFI describes (V8's embedded builtins, hand
+ * written assembly): such code is followed by frame pointer, like JIT code.
  *
  * x86-64 only: the return address is always at CFA - 8.
  */
@@ -160,6 +172,7 @@ enum stkrec_cfa_kind {
 	STKREC_CFA_PLT = 3,    /* .plt: CFA = rsp + 8, + 8 when (rip & 15) >= 11 */
 	STKREC_CFA_SIGNAL = 4, /* __restore_rt: registers in the sigcontext at rsp */
 	STKREC_CFA_END = 5,    /* return address undefined: the outermost frame */
+	STKREC_CFA_GAP = 6,    /* no FDE covers this address: frame pointer */
 };
 
 struct stkrec_cfi_row {

@@ -6,7 +6,9 @@
  * `umaps` entry, the file's row by binary search in `cfi_rows`, then the
  * caller's registers from the row: CFA, return address at CFA - 8, rbp
  * where the row says it was saved. Frames in memory without rows (JIT
- * code, anonymous memory) are followed with the frame pointer.
+ * code, anonymous memory) and in code no CFI covers (a GAP row, or below
+ * the file's first row: V8's embedded builtins, assembly without CFI) are
+ * followed with the frame pointer.
  *
  * The unwinder is x86-64 only (the maps exist everywhere, so that user
  * space builds alike); included by stkrec.bpf.c, which supplies
@@ -138,14 +140,18 @@ static __always_inline int read_user_u64(__u64 addr, __u64 *v)
 	return bpf_probe_read_user(v, sizeof(*v), (const void *)addr);
 }
 
-/* The caller by the frame-pointer convention: memory without rows. */
+/* The caller by the frame-pointer convention: code without rows. rbp must
+ * point into the stack above rsp, 8-aligned, else it is no frame pointer
+ * and the stack ends with the marker. */
 static __always_inline __u32 step_fp(struct unwind_ctx *c)
 {
 	__u64 ra, fp;
 
+	c->fp_used = true;
 	if (!c->fp)
 		return UNWIND_END;
-	if (c->fp < c->sp || read_user_u64(c->fp + 8, &ra) || read_user_u64(c->fp, &fp))
+	if (c->fp < c->sp || (c->fp & 7) || read_user_u64(c->fp + 8, &ra) ||
+	    read_user_u64(c->fp, &fp))
 		return UNWIND_TRUNC;
 	c->sp = c->fp + 16;
 	c->fp = fp;
@@ -188,6 +194,8 @@ static __always_inline __u32 step_row(struct unwind_ctx *c, const struct stkrec_
 		return step_signal(c);
 	case STKREC_CFA_END:
 		return UNWIND_END;
+	case STKREC_CFA_GAP:
+		return step_fp(c);
 	default:
 		return UNWIND_TRUNC;
 	}
@@ -249,13 +257,8 @@ static long unwind_step(__u64 i, void *arg)
 	}
 	c->ips[n] = c->pc;
 	c->n = n + 1;
-	if (!m || !m->nr_rows) {
-		c->fp_used = true;
-		c->status = step_fp(c);
-	} else {
-		row = row_find(m, look - m->bias);
-		c->status = row ? step_row(c, row) : UNWIND_TRUNC;
-	}
+	row = m && m->nr_rows ? row_find(m, look - m->bias) : NULL;
+	c->status = row ? step_row(c, row) : step_fp(c);
 	if (c->status == UNWIND_GO && (!c->pc || c->pc >= USER_TOP))
 		c->status = c->pc ? UNWIND_TRUNC : UNWIND_END;
 	return c->status != UNWIND_GO;

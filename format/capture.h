@@ -23,7 +23,7 @@
 #endif
 
 #define CAP_VERSION_MAJOR 1
-#define CAP_VERSION_MINOR 1
+#define CAP_VERSION_MINOR 2
 
 /* Errors of the format library (FORMAT.md §8). -errno values pass through. */
 enum cap_err {
@@ -168,7 +168,13 @@ struct cap_kernel {
 	uint8_t reserved[3];
 	uint8_t build_id[20];
 	uint64_t stext; /* address of _stext, for KASLR-independent offsets */
+	/* 1.2: the scheduler's and the spinlocks' own code (.sched.text,
+	 * .spinlock.text), which a wait's site skips, as the kernel's wchan
+	 * does; 0 when unknown (and in 32-byte records of older writers) */
+	uint64_t sched_text_start, sched_text_end;
+	uint64_t lock_text_start, lock_text_end;
 };
+#define CAP_KERNEL_SIZE_1_1 32u
 
 /* §4.8 KMOD: a loaded module. */
 struct cap_kmod {
@@ -207,7 +213,15 @@ struct cap_offcpu {
 	uint32_t state;    /* task state at switch-out (TASK_* bits) */
 	uint32_t ustack;   /* STACK id */
 	uint32_t kstack;   /* STACK id */
+	uint32_t open;     /* 1.2: CAP_OFFCPU_OPEN_* (0 in 40-byte records) */
+	uint32_t reserved;
 };
+#define CAP_OFFCPU_SIZE_1_1 40u /* OFFCPU without `open`, as 1.0 and 1.1 wrote it */
+/* §4.11 OFFCPU.open: a wait the recording did not see whole. */
+#define CAP_OFFCPU_OPEN_START 0x1 /* began before this file's recording */
+#define CAP_OFFCPU_OPEN_END 0x2   /* still off CPU when the file ended */
+#define CAP_OFFCPU_START_UNKNOWN 0x4 /* with OPEN_START: the kernel did not
+				      * say when; start is when it was found */
 
 /* §4.12 CPU: one timed sample. */
 struct cap_cpu {
@@ -267,7 +281,9 @@ enum cap_lost_reason {
 	CAP_LOST_KSTACK = 2,     /* kernel stack could not be taken (event kept) */
 	CAP_LOST_SIDEBAND = 3,   /* perf side band lost records */
 	CAP_LOST_STATE = 4,      /* in-kernel state table full */
-	CAP_LOST_MAX = 5,
+	CAP_LOST_FILE_FULL = 5,  /* 1.2: not written, the file had reached
+				  * --max-size (waits open at the stop) */
+	CAP_LOST_MAX = 6,
 };
 const char *cap_lost_reason_name(enum cap_lost_reason reason);
 
@@ -424,6 +440,9 @@ int cap_writer__tick(struct cap_writer *w, uint64_t now);
 int cap_writer__flush(struct cap_writer *w);
 /* Flush, write the trailer, fsync and close. Frees w in all cases. */
 int cap_writer__finish(struct cap_writer *w);
+/* The same, and *size: the bytes the capture holds in the end (its trailer
+ * included once written), which a pipe has no size to tell. */
+int cap_writer__finish_size(struct cap_writer *w, uint64_t *size);
 /* Drop w without a trailer (after a fatal error); closes the fd. */
 void cap_writer__free(struct cap_writer *w);
 
@@ -608,5 +627,31 @@ void cap_loss__split(const struct cap_lost_detail *d, struct cap_loss *out);
 
 /* Records of this type (0..255) read so far; 0 for larger types. */
 uint64_t cap_reader__type_count(const struct cap_reader *r, uint16_t type);
+
+/* ------------------------------------------------------------------------
+ * Streams (FORMAT.md §5.6): a capture read once, front to back, from a pipe,
+ * a socket or any fd that cannot seek (stdin), with the same result as
+ * reading the same bytes from a file. The fd is the caller's: never closed
+ * here. A stream opens one reader, once; it must outlive that reader.
+ */
+struct cap_stream;
+
+struct cap_stream_opts {
+	/* Read hook for tests (chunking, faults); NULL: read(2). Returns as
+	 * read(2) does: bytes read, 0 at the end, or -1 with errno set. */
+	ssize_t (*read_fn)(int fd, void *buf, size_t len, void *ctx);
+	void *read_ctx;
+};
+
+int cap_stream__new(int fd, const struct cap_stream_opts *opts, struct cap_stream **out);
+void cap_stream__free(struct cap_stream *s);
+/* cap_reader__open() on a stream: reads the header, and no further. A read
+ * error (-errno: EISDIR for a directory) fails it; a read error later ends
+ * the input where it happened, and cap_reader__next() returns it at the end
+ * instead of 0. */
+int cap_reader__open_stream(struct cap_stream *s, struct cap_reader **out);
+/* cap_file_version() for the stream's first bytes, once open was tried. */
+int cap_stream__version(const struct cap_stream *s, uint16_t *major, uint16_t *minor,
+			uint32_t *features);
 
 #endif /* STKREC_FORMAT_CAPTURE_H */

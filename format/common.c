@@ -17,11 +17,11 @@ _Static_assert(sizeof(struct cap_stack) == 8, "§4.3");
 _Static_assert(sizeof(struct cap_thread) == 40, "§4.4");
 _Static_assert(sizeof(struct cap_fork) == 24, "§4.5");
 _Static_assert(sizeof(struct cap_mapping) == 72, "§4.6");
-_Static_assert(sizeof(struct cap_kernel) == 32, "§4.7");
+_Static_assert(sizeof(struct cap_kernel) == 64, "§4.7");
 _Static_assert(sizeof(struct cap_kmod) == 40, "§4.8");
 _Static_assert(sizeof(struct cap_ksym) == 24, "§4.9");
 _Static_assert(sizeof(struct cap_blockdev) == 40, "§4.10");
-_Static_assert(sizeof(struct cap_offcpu) == 40, "§4.11");
+_Static_assert(sizeof(struct cap_offcpu) == 48, "§4.11");
 _Static_assert(sizeof(struct cap_cpu) == 32, "§4.12");
 _Static_assert(sizeof(struct cap_bio) == 80, "§4.13");
 _Static_assert(offsetof(struct cap_bio, ustack) == CAP_BIO_SIZE_1_0, "§4.13");
@@ -87,7 +87,7 @@ const char *cap_lost_reason_name(enum cap_lost_reason reason)
 {
 	static const char *const names[CAP_LOST_MAX] = {
 		"ringbuf full", "user stack", "kernel stack", "side band",
-		"state table full",
+		"state table full", "file full",
 	};
 
 	if ((unsigned)reason < CAP_LOST_MAX)
@@ -204,12 +204,13 @@ static const struct type_info types[] = {
 			   offsetof(struct cap_fork, time), -1 },
 	[CAP_REC_MAPPING] = { "mapping", sizeof(struct cap_mapping),
 			      offsetof(struct cap_mapping, time), -1 },
-	[CAP_REC_KERNEL] = { "kernel", sizeof(struct cap_kernel), -1, -1 },
+	[CAP_REC_KERNEL] = { "kernel", sizeof(struct cap_kernel), -1, -1, CAP_KERNEL_SIZE_1_1 },
 	[CAP_REC_KMOD] = { "kmod", sizeof(struct cap_kmod), -1, -1 },
 	[CAP_REC_KSYM] = { "ksym", sizeof(struct cap_ksym), -1, -1 },
 	[CAP_REC_BLOCKDEV] = { "blockdev", sizeof(struct cap_blockdev), -1, -1 },
 	[CAP_REC_OFFCPU] = { "offcpu", sizeof(struct cap_offcpu),
-			     offsetof(struct cap_offcpu, start), CAP_KIND_OFFCPU },
+			     offsetof(struct cap_offcpu, start), CAP_KIND_OFFCPU,
+			     CAP_OFFCPU_SIZE_1_1 },
 	[CAP_REC_CPU] = { "cpu", sizeof(struct cap_cpu),
 			  offsetof(struct cap_cpu, time), CAP_KIND_CPU },
 	[CAP_REC_BIO] = { "bio", sizeof(struct cap_bio),

@@ -11,6 +11,13 @@
 /* Size of the record header (§4.0). */
 #define CAP_REC_HDR_SIZE 4u
 
+/* Frame_Header_Descriptor bits (RFC 8878 §3.1.1.1.1) */
+#define FHD_DICT_ID 0x03
+#define FHD_CHECKSUM 0x04
+#define FHD_RESERVED 0x08
+#define FHD_SINGLE_SEGMENT 0x20
+#define FHD_FCS 0xc0
+
 /* §4 fixed-part size of a known record type in this version, 0 if unknown. */
 uint32_t cap__fixed_size(uint16_t type);
 /* The smallest fixed part a reader accepts: an older writer's (BIO was 72
@@ -95,15 +102,29 @@ static inline int64_t cap__unzigzag(uint64_t v)
 	return (int64_t)(v >> 1) ^ -(int64_t)(v & 1);
 }
 
-/* Reader state shared by reader.c (open, header, trailer) and scan.c
- * (frames and records). */
+/* Reader state shared by reader.c (open, header, trailer), scan.c (frames
+ * and records) and stream.c (input that arrives over time). */
 struct cap_reader {
+	/* Bytes [base, have) of the input are at buf. A file or a memory
+	 * buffer is all there from the start (base 0, have = len, ended); a
+	 * stream slides a window over its input (stream.c). */
 	const uint8_t *buf;
-	size_t len;
+	uint64_t base, have;
+	uint64_t len;            /* input size, known once ended */
+	bool ended;              /* the input's end, so data_end, is known */
 	bool mapped;             /* buf is our mmap of the file */
+	struct cap_stream *stream; /* NULL for a file or a buffer */
+	uint8_t *win;            /* stream: the window buf points into */
+	size_t win_cap;
+	uint64_t keep;           /* stream: bytes before this are not needed */
+	uint64_t cand;           /* stream: no trailer magic before this is data_end */
+	int io_err;              /* stream: the read error that ended the input */
+	uint64_t walk_pos;       /* stream: frame whose blocks are being walked, */
+	uint64_t walk_off;       /* offset of its next block header (0: none yet), */
+	uint64_t walk_end;       /* its size once its last block was seen */
 	struct cap_header hdr;
 	uint64_t data_start;     /* first byte after the header frame */
-	uint64_t data_end;       /* valid trailer's offset, else len */
+	uint64_t data_end;       /* valid trailer's offset, else len (once ended) */
 	uint64_t pos;            /* next frame to look at */
 	bool done;
 	void *dctx;              /* ZSTD_DCtx */
@@ -131,7 +152,52 @@ struct cap_reader {
 	uint64_t type_count[256];
 };
 
-/* scan.c: called by reader.c once the header and trailer are parsed. */
+/* reader.c: parse the header (all of it, or all there is, at buf), then
+ * what follows from it; cap_reader__open*() then hand r out. */
+int cap__reader_init(struct cap_reader *r);
+/* scan.c: called by reader.c once the header is parsed. */
 int cap__scan_init(struct cap_reader *r);
+
+/* reader.c: the input's size is known (r->len): find the trailer (§6.4). */
+void cap__input_ended(struct cap_reader *r);
+/* reader.c: the version fields of the stable prefix at buf (n bytes), as
+ * cap_file_version() reads them. */
+int cap__prefix_version(const uint8_t *buf, size_t n, uint16_t *major,
+			uint16_t *minor, uint32_t *features);
+/* scan.c: offset in p[0, n) of the first whole zstd frame magic or trailer
+ * frame magic, else n. */
+size_t cap__find_magic(const uint8_t *p, size_t n);
+
+/* The byte at file offset off, which must be in [base, have). */
+static inline const uint8_t *cap__at(const struct cap_reader *r, uint64_t off)
+{
+	return r->buf + (off - r->base);
+}
+
+/* stream.c: the parts of the scan that wait for a stream's input. */
+uint64_t cap__stream_avail(struct cap_reader *r, uint64_t end);
+uint64_t cap__stream_find(struct cap_reader *r, uint64_t from);
+uint64_t cap__stream_frame_end(struct cap_reader *r);
+void cap__stream_drain(struct cap_reader *r);
+
+/*
+ * min(end, data_end), with the bytes before it in [base, have): what a file
+ * reader of the same bytes would have. A stream reads until it knows
+ * (§5.6), however long that takes; a file knows at once.
+ */
+static inline uint64_t cap__avail(struct cap_reader *r, uint64_t end)
+{
+	if (!r->ended)
+		return cap__stream_avail(r, end);
+	return end < r->data_end ? end : r->data_end;
+}
+
+/* data_end: a stream is read to its end first. */
+static inline uint64_t cap__data_end(struct cap_reader *r)
+{
+	if (!r->ended)
+		cap__stream_drain(r);
+	return r->data_end;
+}
 
 #endif

@@ -2,7 +2,8 @@
 /*
  * Capture reader, part 1: opening, the header (FORMAT.md §3) and the trailer
  * (§6). The file is hostile input: every length is checked against what is
- * left before it is used, and every size is capped (§7).
+ * left before it is used, and every size is capped (§7). A stream (stream.c)
+ * comes here too: its header once read, its trailer once it ended.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -96,7 +97,8 @@ static int parse_header(struct cap_reader *r)
 	uint64_t cmd_end;
 	int err;
 
-	err = header_prefix(r->buf, r->len, &p, &n);
+	/* a stream has its first max(16, 8 + N) bytes here, or all of them */
+	err = header_prefix(cap__at(r, 0), r->have, &p, &n);
 	if (err)
 		return err;
 	if (cap_crc32(0, p, n - 4) != cap__get32(p + n - 4))
@@ -134,6 +136,19 @@ static int parse_header(struct cap_reader *r)
 	return 0;
 }
 
+/*
+ * The trailer magic at t, which is where a footer says the trailer starts.
+ * A stream may have let bytes before t go (stream.c keeps its last 16, and
+ * everything from the scan position on), and then they were not that magic:
+ * each was either searched for it and ruled out as the data end, which the
+ * trailer starting there would make it, or lies more than the largest
+ * trailer before the end, where this is never asked.
+ */
+static bool trailer_magic_at(const struct cap_reader *r, uint64_t t)
+{
+	return t >= r->base && cap__get32(cap__at(r, t)) == CAP_SKIP_MAGIC_TRAILER;
+}
+
 /* §6.4: find the trailer from the footer; on any inconsistency the trailer
  * is ignored (and reported), never trusted in part. */
 static void parse_trailer(struct cap_reader *r)
@@ -146,7 +161,7 @@ static void parse_trailer(struct cap_reader *r)
 	r->data_end = r->len;
 	if (r->len < r->data_start + min)
 		return;
-	memcpy(&ft, r->buf + r->len - sizeof(ft), sizeof(ft));
+	memcpy(&ft, cap__at(r, r->len - sizeof(ft)), sizeof(ft));
 	if (memcmp(ft.magic, CAP_FOOTER_MAGIC, sizeof(ft.magic)))
 		return;
 	r->trailer_damaged = true;
@@ -155,16 +170,16 @@ static void parse_trailer(struct cap_reader *r)
 		return;
 	t = r->len - ft.frame_size;
 	payload = ft.frame_size - 8;
-	if (cap__get32(r->buf + t) != CAP_SKIP_MAGIC_TRAILER)
+	if (!trailer_magic_at(r, t))
 		return;
 	/* the frame is where the footer says: block data ends there even if
 	 * the trailer itself turns out damaged */
 	r->trailer_at = t;
 	r->data_end = t;
-	if (cap__get32(r->buf + t + 4) != payload ||
-	    cap_crc32(0, r->buf + t + 8, payload - sizeof(ft)) != ft.crc)
+	if (cap__get32(cap__at(r, t + 4)) != payload ||
+	    cap_crc32(0, cap__at(r, t + 8), payload - sizeof(ft)) != ft.crc)
 		return;
-	memcpy(&th, r->buf + t + 8, sizeof(th));
+	memcpy(&th, cap__at(r, t + 8), sizeof(th));
 	need = (uint64_t)th.fixed_size + (uint64_t)th.nr_index * th.index_entry_size +
 	       sizeof(ft);
 	if (memcmp(th.magic, CAP_TRAILER_MAGIC, sizeof(th.magic)) ||
@@ -177,16 +192,22 @@ static void parse_trailer(struct cap_reader *r)
 	r->data_end = t;
 }
 
-static int reader_init(struct cap_reader *r)
+void cap__input_ended(struct cap_reader *r)
+{
+	r->st.file_size = r->len;
+	r->st.counted.bytes_file = r->len;
+	parse_trailer(r);
+}
+
+int cap__reader_init(struct cap_reader *r)
 {
 	int err;
 
-	r->st.file_size = r->len;
-	r->st.counted.bytes_file = r->len;
 	err = parse_header(r);
 	if (err)
 		return err;
-	parse_trailer(r);
+	if (r->ended)
+		cap__input_ended(r);
 	r->dctx = ZSTD_createDCtx();
 	if (!r->dctx)
 		return -ENOMEM;
@@ -206,8 +227,9 @@ int cap_reader__open_mem(const void *buf, size_t len, struct cap_reader **out)
 	if (!r)
 		return -ENOMEM;
 	r->buf = buf;
-	r->len = len;
-	err = reader_init(r);
+	r->have = r->len = len;
+	r->ended = true;
+	err = cap__reader_init(r);
 	if (err) {
 		cap_reader__close(r);
 		return err;
@@ -218,7 +240,7 @@ int cap_reader__open_mem(const void *buf, size_t len, struct cap_reader **out)
 
 /* Map a regular file read-only. O_NONBLOCK: opening a FIFO must not wait
  * for a writer just to be refused. */
-static int map_file(const char *path, const uint8_t **buf, size_t *len)
+static int map_file(const char *path, const uint8_t **buf, uint64_t *len)
 {
 	struct stat sb;
 	void *p;
@@ -261,7 +283,9 @@ int cap_reader__open(const char *path, struct cap_reader **out)
 	err = map_file(path, &r->buf, &r->len);
 	if (!err) {
 		r->mapped = true;
-		err = reader_init(r);
+		r->have = r->len;
+		r->ended = true;
+		err = cap__reader_init(r);
 	}
 	if (err) {
 		cap_reader__close(r);
@@ -293,8 +317,14 @@ int cap_file_version(const char *path, uint16_t *major, uint16_t *minor,
 	close(fd);
 	if (err)
 		return err;
+	return cap__prefix_version(buf, n, major, minor, features);
+}
+
+int cap__prefix_version(const uint8_t *buf, size_t n, uint16_t *major,
+			uint16_t *minor, uint32_t *features)
+{
 	/* only the prefix is needed: claim the full payload is present */
-	if (n == sizeof(buf) && cap__get32(buf) == CAP_SKIP_MAGIC_HEADER &&
+	if (n >= 8 + CAP_HEADER_MIN_FIXED && cap__get32(buf) == CAP_SKIP_MAGIC_HEADER &&
 	    cap__get32(buf + 4) >= CAP_HEADER_MIN_FIXED + 4 &&
 	    cap__get32(buf + 4) <= CAP_MAX_HEADER_SIZE &&
 	    !memcmp(buf + 8, CAP_HEADER_MAGIC, 8)) {
@@ -338,6 +368,7 @@ void cap_reader__close(struct cap_reader *r)
 		return;
 	if (r->mapped && r->buf)
 		munmap((void *)r->buf, r->len);
+	free(r->win);
 	ZSTD_freeDCtx(r->dctx);
 	free(r->block);
 	free(r);

@@ -3,7 +3,9 @@
  * Capture reader, part 2: the forward scan over frames (FORMAT.md §5.4) and
  * record decoding (§4). A damaged frame is skipped and counted; the scan
  * then resynchronises on the next frame magic. Nothing from a frame that
- * failed its checksum is ever returned.
+ * failed its checksum is ever returned. Every byte is reached through
+ * cap__avail() and its kin, which a stream answers by reading (stream.c),
+ * so a stream and a file of the same bytes scan alike.
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -17,13 +19,6 @@
 #include "format/internal.h"
 #include "util/array.h"
 
-/* Frame_Header_Descriptor bits (RFC 8878 §3.1.1.1.1) */
-#define FHD_DICT_ID 0x03
-#define FHD_CHECKSUM 0x04
-#define FHD_RESERVED 0x08
-#define FHD_SINGLE_SEGMENT 0x20
-#define FHD_FCS 0xc0
-
 /* A damaged region gives up after this many false frame starts: real damage
  * almost never holds a frame magic (p = 2^-32 per byte), while a crafted
  * file full of them would otherwise cost one frame walk per byte. */
@@ -31,7 +26,7 @@
 
 int cap__scan_init(struct cap_reader *r)
 {
-	r->pos = r->data_start;
+	r->pos = r->cand = r->data_start;
 	if (ZSTD_isError(ZSTD_DCtx_setParameter(r->dctx, ZSTD_d_windowLogMax, 23)))
 		return CAP_ERR_ZSTD;
 	return 0;
@@ -59,25 +54,42 @@ static void bad_region(struct cap_reader *r, uint64_t start, uint64_t end)
 	r->resyncing = false;
 }
 
-/* Next offset in (from, data_end) holding a zstd frame magic or a trailer
- * frame magic, or data_end. */
-static uint64_t find_magic(const struct cap_reader *r, uint64_t from)
+size_t cap__find_magic(const uint8_t *p, size_t n)
 {
 	uint8_t zm[4], tm[4];
-	const uint8_t *p = r->buf + from, *end = r->buf + r->data_end;
 	const uint8_t *a, *b;
 
 	cap__put32(zm, CAP_ZSTD_MAGIC);
 	cap__put32(tm, CAP_SKIP_MAGIC_TRAILER);
 	/* the second search stops at the first hit: each byte is looked at
 	 * about twice, however many damaged regions a large file has */
-	a = memmem(p, end - p, zm, 4);
-	b = memmem(p, (a ? a + 3 : end) - p, tm, 4);
+	a = memmem(p, n, zm, 4);
+	b = memmem(p, (a ? (size_t)(a - p) + 3 : n), tm, 4);
 	if (b)
-		return b - r->buf;
+		return b - p;
 	if (a)
-		return a - r->buf;
-	return r->data_end;
+		return a - p;
+	return n;
+}
+
+/* Next offset in [from, min(to, data_end)) holding a whole zstd frame magic
+ * or trailer frame magic, else min(to, data_end). */
+static uint64_t find_magic(struct cap_reader *r, uint64_t from, uint64_t to)
+{
+	uint64_t end;
+
+	if (to == UINT64_MAX && !r->ended)
+		return cap__stream_find(r, from);
+	end = cap__avail(r, to);
+	if (from >= end)
+		return end;
+	return from + cap__find_magic(cap__at(r, from), end - from);
+}
+
+/* data_end <= off: the scan cannot go on at off. */
+static bool at_end(struct cap_reader *r, uint64_t off)
+{
+	return cap__avail(r, off + 1) <= off;
 }
 
 /* The frame at r->pos is unusable and its extent unknown: start or extend
@@ -92,11 +104,12 @@ static void resync(struct cap_reader *r, int err)
 		r->resync_tries = 0;
 		note_error(r, err, r->pos);
 	}
-	next = ++r->resync_tries > MAX_RESYNC_TRIES ? r->data_end :
-	       find_magic(r, r->pos + 1);
-	if (next < r->data_end || r->data_end < r->len) {
+	next = ++r->resync_tries > MAX_RESYNC_TRIES ? cap__data_end(r) :
+	       find_magic(r, r->pos + 1, UINT64_MAX);
+	/* next <= data_end; at_end() reads on until a stream knows which */
+	if (!at_end(r, next) || r->data_end < r->len) {
 		r->pos = next;
-		if (next == r->data_end)
+		if (at_end(r, next))
 			bad_region(r, r->damage_start, next);
 		return;
 	}
@@ -107,21 +120,21 @@ static void resync(struct cap_reader *r, int err)
 	r->pos = r->data_end;
 }
 
-/* §5.1, §5.4 step 4: the frame header stkrec writers always produce. */
-static int frame_params(const struct cap_reader *r, uint64_t *usize)
+/* §5.1, §5.4 step 4: the frame header stkrec writers always produce, in
+ * the frame's n bytes (its header is all a file reader would look at). */
+static int frame_params(const struct cap_reader *r, size_t n, uint64_t *usize)
 {
-	uint64_t remain = r->data_end - r->pos;
-	const uint8_t *p = r->buf + r->pos;
+	const uint8_t *p = cap__at(r, r->pos);
 	unsigned long long fcs;
 	uint8_t fhd;
 
-	if (remain < 6)
+	if (n < 6)
 		return CAP_ERR_TRUNCATED;
 	fhd = p[4];
 	if (!(fhd & FHD_CHECKSUM) || (fhd & (FHD_DICT_ID | FHD_RESERVED)) ||
 	    (!(fhd & FHD_FCS) && !(fhd & FHD_SINGLE_SEGMENT)))
 		return CAP_ERR_CORRUPT;
-	fcs = ZSTD_getFrameContentSize(p, remain);
+	fcs = ZSTD_getFrameContentSize(p, n);
 	if (fcs == ZSTD_CONTENTSIZE_ERROR || fcs == ZSTD_CONTENTSIZE_UNKNOWN)
 		return CAP_ERR_CORRUPT;
 	if (fcs > CAP_MAX_BLOCK_SIZE)
@@ -130,29 +143,42 @@ static int frame_params(const struct cap_reader *r, uint64_t *usize)
 	return 0;
 }
 
+/* The compressed size of the zstd frame at pos, as libzstd finds it in the
+ * first min(data_end - pos, 8 MiB) bytes, or a zstd error. A stream hands it
+ * what it has once that is enough to tell (cap__stream_frame_end()); a
+ * frame that then runs past data_end fails as it would in that file. */
+static size_t frame_size(struct cap_reader *r)
+{
+	uint64_t end = r->ended ? cap__avail(r, r->pos + CAP_MAX_FRAME_SIZE) :
+			 cap__stream_frame_end(r);
+	size_t n = ZSTD_findFrameCompressedSize(cap__at(r, r->pos), end - r->pos);
+
+	if (!ZSTD_isError(n) && cap__avail(r, r->pos + n) < r->pos + n)
+		return (size_t)-ZSTD_error_srcSize_wrong;
+	return n;
+}
+
 /* Decompress the frame at r->pos. Returns 0, a negative code with *csize 0
  * (extent unknown), or a negative code with *csize set (skip exactly it). */
 static int decode_frame(struct cap_reader *r, size_t *csize)
 {
-	uint64_t remain = r->data_end - r->pos, usize;
 	struct cap_rec_hdr rh;
+	uint64_t usize;
 	size_t n, got;
 	int err;
 
 	*csize = 0;
-	if (remain > CAP_MAX_FRAME_SIZE)
-		remain = CAP_MAX_FRAME_SIZE;
-	n = ZSTD_findFrameCompressedSize(r->buf + r->pos, remain);
+	n = frame_size(r);
 	if (ZSTD_isError(n))
 		return CAP_ERR_CORRUPT;
 	/* the frame's extent is known from here on: a failure skips it */
 	*csize = n;
-	err = frame_params(r, &usize);
+	err = frame_params(r, n, &usize);
 	if (!err)
 		err = ARRAY_RESERVE(r->block, r->block_cap, usize ? usize : 1);
 	if (err)
 		return err;
-	got = ZSTD_decompressDCtx(r->dctx, r->block, usize, r->buf + r->pos, n);
+	got = ZSTD_decompressDCtx(r->dctx, r->block, usize, cap__at(r, r->pos), n);
 	if (ZSTD_isError(got))
 		return ZSTD_getErrorCode(got) == ZSTD_error_checksum_wrong ?
 		       CAP_ERR_CHECKSUM : CAP_ERR_ZSTD;
@@ -188,8 +214,8 @@ static int try_frame(struct cap_reader *r)
 		/* skip exactly the frame; the region stays open in case what
 		 * follows is not a frame start either. A damaged header can
 		 * claim an extent that runs into the next frame: stop at the
-		 * first frame magic inside it */
-		uint64_t next = find_magic(r, r->pos + 1);
+		 * first frame magic inside it (one that starts inside) */
+		uint64_t next = find_magic(r, r->pos + 1, r->pos + csize + 3);
 
 		if (next < r->pos + csize)
 			csize = next - r->pos;
@@ -216,14 +242,16 @@ static int try_frame(struct cap_reader *r)
 /* A trailer frame met by the scan that is not the validated trailer. */
 static void stray_trailer(struct cap_reader *r, uint64_t size)
 {
+	uint64_t end = cap__data_end(r);
+
 	if (r->resyncing)
 		bad_region(r, r->damage_start, r->pos);
 	r->trailer_at = r->pos;
-	if (size > r->data_end - r->pos)
+	if (size > end - r->pos)
 		r->trailer_cut = true;
 	else
 		r->trailer_damaged = true;
-	r->pos = r->data_end;
+	r->pos = end;
 }
 
 /* Advance to the next decodable block: 1 loaded, 0 no more, <0 error. */
@@ -233,26 +261,32 @@ static int next_block(struct cap_reader *r)
 	uint32_t magic;
 	int ret;
 
-	while (r->pos < r->data_end) {
-		remain = r->data_end - r->pos;
-		magic = remain >= 4 ? cap__get32(r->buf + r->pos) : 0;
+	while (!at_end(r, r->pos)) {
+		r->keep = r->pos;
+		remain = cap__avail(r, r->pos + 4) - r->pos;
+		magic = remain >= 4 ? cap__get32(cap__at(r, r->pos)) : 0;
 		if (magic == CAP_ZSTD_MAGIC) {
 			ret = try_frame(r);
 			if (ret)
 				return ret;
 			continue;
 		}
-		if ((magic & 0xfffffff0u) != 0x184D2A50u || remain < 8) {
+		if ((magic & 0xfffffff0u) != 0x184D2A50u ||
+		    cap__avail(r, r->pos + 8) < r->pos + 8) {
 			resync(r, CAP_ERR_CORRUPT);
 			continue;
 		}
-		size = 8 + (uint64_t)cap__get32(r->buf + r->pos + 4);
+		size = 8 + (uint64_t)cap__get32(cap__at(r, r->pos + 4));
 		if (magic == CAP_SKIP_MAGIC_TRAILER) {
 			stray_trailer(r, size);
 			break;
 		}
-		if (size > remain) {
-			resync(r, CAP_ERR_TRUNCATED);
+		/* §5.4 step 3: a frame of a later minor is no larger than a
+		 * block's; past that it is damage, which bounds what a stream
+		 * must hold to know whether it fits */
+		if (size > CAP_MAX_FRAME_SIZE || cap__avail(r, r->pos + size) < r->pos + size) {
+			resync(r, size > CAP_MAX_FRAME_SIZE ? CAP_ERR_TOO_LARGE :
+				  CAP_ERR_TRUNCATED);
 			continue;
 		}
 		/* §5.4: skippable frames of other kinds are skipped whole */
@@ -330,12 +364,13 @@ static bool decode_packed(struct cap_reader *r, struct cap_record *rec,
 			  const uint8_t *body, uint32_t body_len)
 {
 	const uint8_t *p = body, *end = body + body_len;
-	uint64_t v[8];
+	uint64_t v[9] = { 0 };
 	size_t i;
 
 	if (r->packed_broken)
 		return false;
-	for (i = 0; i < 8; i++) {
+	/* `open` (1.2) may be left out: then 0 */
+	for (i = 0; i < 9 && (i < 8 || p < end); i++) {
 		if (!cap__get_uvarint(&p, end, &v[i]) ||
 		    (i >= 2 && v[i] > UINT32_MAX)) {
 			r->packed_broken = true;
@@ -357,6 +392,7 @@ static bool decode_packed(struct cap_reader *r, struct cap_record *rec,
 	rec->offcpu.state = v[5];
 	rec->offcpu.ustack = v[6];
 	rec->offcpu.kstack = v[7];
+	rec->offcpu.open = v[8];
 	return true;
 }
 
@@ -450,7 +486,7 @@ int cap_reader__next(struct cap_reader *r, struct cap_record *rec)
 		return CAP_ERR_INVAL;
 	for (;;) {
 		if (r->done)
-			return 0;
+			return r->io_err; /* 0, or what ended a stream early */
 		if (r->block_pos < r->block_len) {
 			ret = decode_record(r, rec);
 			if (ret == 1)

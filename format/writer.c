@@ -284,8 +284,9 @@ static void count_record(struct cap_writer *w, uint16_t type, const void *fixed,
 
 /* §4.17: the body of a packed OFFCPU, its start as a delta from the end of
  * the previous one in the block (prev): in a ping-pong between two threads
- * one's wait starts as the other's ends. Returns its length. */
-#define PACKED_MAX (2 * 10 + 6 * 5)
+ * one's wait starts as the other's ends; `open`, the ninth value, only
+ * when set. Returns its length. */
+#define PACKED_MAX (2 * 10 + 7 * 5)
 static size_t pack_offcpu(uint8_t *p, const struct cap_offcpu *o, uint64_t prev)
 {
 	size_t n = 0;
@@ -298,6 +299,8 @@ static size_t pack_offcpu(uint8_t *p, const struct cap_offcpu *o, uint64_t prev)
 	n += cap__put_uvarint(p + n, o->state);
 	n += cap__put_uvarint(p + n, o->ustack);
 	n += cap__put_uvarint(p + n, o->kstack);
+	if (o->open)
+		n += cap__put_uvarint(p + n, o->open);
 	return n;
 }
 
@@ -457,6 +460,11 @@ static int write_trailer(struct cap_writer *w)
 
 int cap_writer__finish(struct cap_writer *w)
 {
+	return cap_writer__finish_size(w, NULL);
+}
+
+int cap_writer__finish_size(struct cap_writer *w, uint64_t *size)
+{
 	int err;
 
 	if (!w)
@@ -464,6 +472,8 @@ int cap_writer__finish(struct cap_writer *w)
 	err = close_block(w);
 	if (!err)
 		err = write_trailer(w);
+	if (size)
+		*size = w->offset;
 	/* pipes and character devices cannot fsync; that is not a failure */
 	if (!err && fsync(w->fd) && errno != EINVAL && errno != EROFS)
 		err = -errno;

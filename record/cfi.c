@@ -3,21 +3,20 @@
  * Unwind rows from call-frame information (record/cfi.h).
  *
  * The FDEs of .eh_frame and .debug_frame are listed with dwarf_next_cfi()
- * (their initial location decoded per the CIE's pointer encoding); libdw
- * then interprets each FDE one row at a time (dwarf_cfi_addrframe() at
- * each row's start), and each row is mapped to a stkrec rule or to NONE.
- * Ranges are kept as segments [start, end) until the end, where they are
- * sorted, overlaps dropped, gaps filled with NONE and equal rules merged.
+ * (their initial location decoded per the CIE's pointer encoding), sorted
+ * by address, and each one's instructions run once (record/cfi_insn.c),
+ * each row of its table mapped to a stkrec rule or to NONE, and appended:
+ * gaps filled with GAP, equal rules merged, NONE where FDEs overlap.
  *
  * Mapped: CFA rsp/rbp + offset with the return address at CFA - 8 and rbp
  * unchanged or saved at CFA + 8n; the return address undefined (END);
  * glibc's __restore_rt (SIGNAL); binutils' .plt expression (PLT when its
  * threshold is 11, else spelled out as SP rows per 16-byte entry: IBT
  * .plt has 9, or 10 from older binutils). Everything else is NONE, and so
- * is the rest of an FDE libdw refuses to run (DW_CFA_def_cfa_register
- * after a CFA expression, in some hand-written assembly).
+ * is the rest of an FDE whose instructions cannot be run.
  *
- * x86-64 DWARF registers: 6 rbp, 7 rsp, 16 the return address.
+ * The rows are those libdw's dwarf_cfi_addrframe() gave at each row's
+ * start, which this file called once per row until it ran each FDE once.
  */
 #include <dwarf.h>
 #include <elfutils/libdw.h>
@@ -31,21 +30,12 @@
 #include <unistd.h>
 
 #include "record/cfi.h"
+#include "record/cfi_int.h"
 #include "util/array.h"
 
-#define REG_RBP 6
-#define REG_RSP 7
-#define REG_RA 16
-/* The .plt threshold STKREC_CFA_PLT stands for (binutils' lazy PLT). */
-#define PLT_THRESHOLD 11
-/* __restore_rt runs with rsp at the kernel's ucontext (the return address
- * into it popped): uc_mcontext's rbp, rsp and rip are at these offsets,
- * which the BPF unwinder reads. glibc's CFI says the same; other layouts
- * are NONE. */
-#define SIGCTX_RBP 120
-#define SIGCTX_RSP 160
-#define SIGCTX_RIP 168
 #define MAX_XSEGS 16
+/* The CIEs last looked up: the FDEs of a few CIEs interleave (C, C++). */
+#define NR_LRU 8
 
 struct range {
 	uint64_t lo, hi;
@@ -56,119 +46,70 @@ struct ranges {
 	size_t nr, cap;
 };
 
-/* One rule over [start, end); rule.pc is unused until the rows are made. */
-struct seg {
-	uint64_t start, end;
-	struct stkrec_cfi_row rule;
+/* An FDE over [lo, hi), or the piece [from, to) of a .debug_frame FDE that
+ * no .eh_frame FDE covers. Addresses fit in 32 bits (fde_info()). */
+struct item {
+	uint32_t from, to, lo, hi;
+	uint32_t cie;              /* in cfi.cies */
+	const uint8_t *insn, *end; /* augmentation and instructions */
 };
 
-struct segs {
-	struct seg *v;
-	size_t nr, cap;
-};
-
-/* A CFI section and what its FDEs are checked against. */
-struct cfi_sect {
+/* One file's CFI on its way to rows. */
+struct cfi {
+	const unsigned char *ident;
+	struct ranges xsegs;
+	/* the section being listed */
 	Elf_Data *data;
-	uint64_t addr;  /* sh_addr: base of pc-relative pointers */
+	uint64_t addr;         /* sh_addr: base of pc-relative pointers */
 	bool eh;
+	/* every CIE used, and the offsets of the last looked up */
+	struct cfi_cie *cies;
+	size_t nr_cies, cap_cies;
+	Dwarf_Off lru_off[NR_LRU];
+	uint32_t lru_cie[NR_LRU];
+	size_t nr_lru, next_lru;
+	struct ranges cover;   /* where .eh_frame has FDEs: .debug_frame's are cut */
+	struct item *items;
+	size_t nr_items, cap_items;
+	struct cfi_stack stack;
+	struct stkrec_cfi_row *rows;
+	size_t nr_rows, cap_rows;
+	uint32_t prev;         /* the end of the last row */
 };
 
 static const struct stkrec_cfi_row NONE_RULE = { .kind = STKREC_CFA_NONE };
+/* No FDE covers it: the BPF unwinder follows the frame pointer there. */
+static const struct stkrec_cfi_row GAP_RULE = { .kind = STKREC_CFA_GAP };
 
 static int ranges__add(struct ranges *r, uint64_t lo, uint64_t hi)
 {
 	return ARRAY_PUSH(r->v, r->nr, r->cap, ((struct range){ lo, hi }));
 }
 
-static int segs__add(struct segs *s, uint64_t start, uint64_t end, struct stkrec_cfi_row rule)
+static int range_cmp(const void *a, const void *b)
 {
-	if (start >= end)
-		return 0;
-	rule.pc = 0;
-	return ARRAY_PUSH(s->v, s->nr, s->cap, ((struct seg){ start, end, rule }));
+	const struct range *x = a, *y = b;
+
+	return x->lo < y->lo ? -1 : x->lo > y->lo ? 1 : 0;
+}
+
+/* The union of sorted ranges, in place. */
+static void ranges__union(struct ranges *r)
+{
+	size_t i, n = 0;
+
+	for (i = 0; i < r->nr; i++) {
+		if (n && r->v[i].lo <= r->v[n - 1].hi) {
+			if (r->v[i].hi > r->v[n - 1].hi)
+				r->v[n - 1].hi = r->v[i].hi;
+		} else {
+			r->v[n++] = r->v[i];
+		}
+	}
+	r->nr = n;
 }
 
 /* --- listing the FDEs ------------------------------------------------------ */
-
-static int read_uleb(const uint8_t **p, const uint8_t *end, uint64_t *v, bool sign)
-{
-	unsigned int shift = 0;
-	uint64_t r = 0;
-	uint8_t b;
-
-	do {
-		if (*p >= end || shift >= 64)
-			return -1;
-		b = *(*p)++;
-		r |= (uint64_t)(b & 0x7f) << shift;
-		shift += 7;
-	} while (b & 0x80);
-	if (sign && shift < 64 && (b & 0x40))
-		r |= ~0ull << shift;
-	*v = r;
-	return 0;
-}
-
-static int read_le(const uint8_t **p, const uint8_t *end, unsigned int n, bool sign,
-		   uint64_t *v)
-{
-	uint64_t r = 0;
-	unsigned int i;
-
-	if ((size_t)(end - *p) < n)
-		return -1;
-	for (i = 0; i < n; i++)
-		r |= (uint64_t)(*p)[i] << (8 * i);
-	if (sign && n < 8 && (r >> (8 * n - 1)) & 1)
-		r |= ~0ull << (8 * n);
-	*p += n;
-	*v = r;
-	return 0;
-}
-
-/* A DW_EH_PE_* encoded pointer at *p, whose own address is at: absolute
- * and pc-relative ones only (all GCC and LLVM emit on x86-64). */
-static int read_encoded(uint8_t enc, const uint8_t **p, const uint8_t *end, uint64_t at,
-			uint64_t *v)
-{
-	int err;
-
-	switch (enc & 0x0f) {
-	case DW_EH_PE_absptr:
-	case DW_EH_PE_udata8:
-	case DW_EH_PE_sdata8:
-		err = read_le(p, end, 8, false, v);
-		break;
-	case DW_EH_PE_uleb128:
-		err = read_uleb(p, end, v, false);
-		break;
-	case DW_EH_PE_sleb128:
-		err = read_uleb(p, end, v, true);
-		break;
-	case DW_EH_PE_udata2:
-	case DW_EH_PE_sdata2:
-		err = read_le(p, end, 2, enc & 0x08, v);
-		break;
-	case DW_EH_PE_udata4:
-	case DW_EH_PE_sdata4:
-		err = read_le(p, end, 4, enc & 0x08, v);
-		break;
-	default:
-		return -1;
-	}
-	if (err)
-		return -1;
-	switch (enc & 0xf0) {
-	case DW_EH_PE_absptr:
-		return 0;
-	case DW_EH_PE_pcrel:
-		*v += at;
-		return 0;
-	default:
-		return -1;
-	}
-}
 
 /* The FDE pointer encoding of a CIE ('R' in a 'z' augmentation). */
 static int cie_encoding(const Dwarf_CIE *cie, uint8_t *enc)
@@ -195,12 +136,47 @@ static int cie_encoding(const Dwarf_CIE *cie, uint8_t *enc)
 		else if (*a == 'P') {
 			uint8_t penc = *d++;
 
-			if (read_encoded(penc & 0x0f, &d, end, 0, &skip))
+			if (cfi__read_encoded(penc & 0x0f, &d, end, 0, &skip))
 				return -1;
 		} else {
 			return -1;
 		}
 	}
+	return 0;
+}
+
+/* The CIE at off, its initial instructions run, as *idx: 0, 1 to skip its
+ * FDEs (undecodable), or -ENOMEM. */
+static int find_cie(struct cfi *c, Dwarf_Off off, uint32_t *idx)
+{
+	Dwarf_CFI_Entry e;
+	struct cfi_cie *cie;
+	Dwarf_Off next;
+	uint8_t enc;
+	size_t i;
+	int err;
+
+	for (i = 0; i < c->nr_lru; i++) {
+		if (c->lru_off[i] == off) {
+			*idx = c->lru_cie[i];
+			return 0;
+		}
+	}
+	if (dwarf_next_cfi(c->ident, c->data, c->eh, off, &next, &e) || !dwarf_cfi_cie_p(&e) ||
+	    cie_encoding(&e.cie, &enc))
+		return 1;
+	if (c->nr_cies >= UINT32_MAX || ARRAY_RESERVE(c->cies, c->cap_cies, c->nr_cies + 1))
+		return -ENOMEM;
+	cie = &c->cies[c->nr_cies];
+	err = cfi_cie__init(cie, &e.cie, enc, &c->stack);
+	if (err)
+		return err;
+	cie->sect = c->data->d_buf;
+	cie->sect_addr = c->addr;
+	*idx = (uint32_t)c->nr_cies++;
+	i = c->nr_lru < NR_LRU ? c->nr_lru++ : c->next_lru++ % NR_LRU;
+	c->lru_off[i] = off;
+	c->lru_cie[i] = *idx;
 	return 0;
 }
 
@@ -214,46 +190,83 @@ static bool in_xsegs(const struct ranges *x, uint64_t lo, uint64_t hi)
 	return false;
 }
 
-/* [lo, hi) of the FDE in e, or 1 to skip it (undecodable, empty, a
- * discarded function's tombstone, outside the executable segments). */
-static int fde_range(const struct cfi_sect *s, const unsigned char *ident,
-		     const Dwarf_CFI_Entry *e, const struct ranges *xsegs,
-		     Dwarf_Off *cie_off, uint8_t *cie_enc, struct range *r)
+/* The FDE in e, or 1 to skip it (undecodable, empty, a discarded
+ * function's tombstone, outside the executable segments). */
+static int fde_info(struct cfi *c, const Dwarf_CFI_Entry *e, struct item *f)
 {
-	const uint8_t *p = e->fde.start, *base = s->data->d_buf;
-	Dwarf_CFI_Entry cie;
-	Dwarf_Off next;
-	uint64_t len;
+	const uint8_t *p = e->fde.start, *base = c->data->d_buf;
+	uint64_t lo, len;
+	int ret;
 
-	if (e->fde.CIE_pointer != *cie_off) {
-		if (dwarf_next_cfi(ident, s->data, s->eh, e->fde.CIE_pointer, &next, &cie) ||
-		    !dwarf_cfi_cie_p(&cie) || cie_encoding(&cie.cie, cie_enc))
-			return 1;
-		*cie_off = e->fde.CIE_pointer;
-	}
-	if (read_encoded(*cie_enc, &p, e->fde.end, s->addr + (uint64_t)(p - base), &r->lo) ||
-	    read_encoded(*cie_enc & 0x0f, &p, e->fde.end, 0, &len))
+	ret = find_cie(c, e->fde.CIE_pointer, &f->cie);
+	if (ret)
+		return ret;
+	if (cfi__read_encoded(c->cies[f->cie].fde_enc, &p, e->fde.end,
+			      c->addr + (uint64_t)(p - base), &lo) ||
+	    cfi__read_encoded(c->cies[f->cie].fde_enc & 0x0f, &p, e->fde.end, 0, &len))
 		return 1;
-	r->hi = r->lo + len;
-	if (!r->lo || !len || r->hi < r->lo || !in_xsegs(xsegs, r->lo, r->hi))
+	if (!lo || !len || lo + len < lo || !in_xsegs(&c->xsegs, lo, lo + len))
 		return 1;
-	if (r->hi > UINT32_MAX)
+	if (lo + len > UINT32_MAX)
 		return -E2BIG;
+	f->from = f->lo = (uint32_t)lo;
+	f->to = f->hi = (uint32_t)(lo + len);
+	f->insn = p;
+	f->end = e->fde.end;
 	return 0;
 }
 
-static int fdes(const struct cfi_sect *s, const unsigned char *ident,
-		const struct ranges *xsegs, struct ranges *out)
+static int add_item(struct cfi *c, const struct item *f, uint64_t from, uint64_t to)
 {
-	Dwarf_Off off = 0, next, cie_off = (Dwarf_Off)-1;
-	uint8_t cie_enc = 0;
+	struct item it = *f;
+
+	if (c->nr_items >= UINT32_MAX)
+		return -ENOMEM;
+	it.from = (uint32_t)from;
+	it.to = (uint32_t)to;
+	return ARRAY_PUSH(c->items, c->nr_items, c->cap_items, it);
+}
+
+/* The pieces of the .debug_frame FDE f where no .eh_frame FDE (the sorted
+ * union c->cover) is. */
+static int add_uncovered(struct cfi *c, const struct item *f)
+{
+	const struct ranges *cover = &c->cover;
+	size_t a = 0, b = cover->nr, m;
+	uint64_t pc = f->lo;
+	int err = 0;
+
+	/* first cover range ending after lo */
+	while (a < b) {
+		m = a + (b - a) / 2;
+		if (cover->v[m].hi <= f->lo)
+			a = m + 1;
+		else
+			b = m;
+	}
+	for (; a < cover->nr && cover->v[a].lo < f->hi && !err; a++) {
+		if (cover->v[a].lo > pc)
+			err = add_item(c, f, pc, cover->v[a].lo);
+		if (cover->v[a].hi > pc)
+			pc = cover->v[a].hi;
+	}
+	if (!err && pc < f->hi)
+		err = add_item(c, f, pc, f->hi);
+	return err;
+}
+
+/* Every FDE of the section: .eh_frame's whole (and in c->cover when
+ * cover), .debug_frame's where .eh_frame has none. */
+static int fdes(struct cfi *c, bool cover)
+{
+	Dwarf_Off off = 0, next;
 	Dwarf_CFI_Entry e;
-	struct range r;
+	struct item f;
 	int ret;
 
 	for (;;) {
 		next = (Dwarf_Off)-1;
-		ret = dwarf_next_cfi(ident, s->data, s->eh, off, &next, &e);
+		ret = dwarf_next_cfi(c->ident, c->data, c->eh, off, &next, &e);
 		if (ret > 0)
 			return 0;
 		/* A damaged entry ends the list unless libdw could step over it
@@ -267,278 +280,169 @@ static int fdes(const struct cfi_sect *s, const unsigned char *ident,
 		off = next;
 		if (dwarf_cfi_cie_p(&e))
 			continue;
-		ret = fde_range(s, ident, &e, xsegs, &cie_off, &cie_enc, &r);
-		if (ret < 0)
+		ret = fde_info(c, &e, &f);
+		if (ret > 0)
+			continue;
+		if (!ret && cover)
+			ret = ranges__add(&c->cover, f.lo, f.hi);
+		if (!ret)
+			ret = c->eh ? add_item(c, &f, f.lo, f.hi) : add_uncovered(c, &f);
+		if (ret)
 			return ret;
-		if (ret == 0 && ranges__add(out, r.lo, r.hi))
-			return -ENOMEM;
 	}
 }
 
-/* --- one row's rule ----------------------------------------------------- */
+/* --- the rows ------------------------------------------------------------ */
 
-/* ops is "CFA + off" (DW_CFA_offset and the equivalent expression). */
-static bool cfa_plus(const Dwarf_Op *ops, size_t n, int64_t *off)
+static int push_row(struct cfi *c, uint32_t pc, struct stkrec_cfi_row rule)
 {
-	if (!ops || n < 1 || n > 2 || ops[0].atom != DW_OP_call_frame_cfa)
-		return false;
-	if (n == 1) {
-		*off = 0;
-		return true;
-	}
-	if (ops[1].atom != DW_OP_plus_uconst)
-		return false;
-	*off = (int64_t)ops[1].number;
-	return true;
-}
+	struct stkrec_cfi_row *last = c->nr_rows ? &c->rows[c->nr_rows - 1] : NULL;
 
-/* The CFA as register + offset: def_cfa (libdw's DW_OP_bregx) or an
- * expression that is one DW_OP_bregN. */
-static bool cfa_reg(const Dwarf_Op *ops, size_t n, unsigned int *reg, int64_t *off)
-{
-	if (n != 1)
-		return false;
-	if (ops[0].atom == DW_OP_bregx) {
-		*reg = ops[0].number;
-		*off = (int64_t)ops[0].number2;
-		return true;
-	}
-	if (ops[0].atom >= DW_OP_breg0 && ops[0].atom <= DW_OP_breg31) {
-		*reg = ops[0].atom - DW_OP_breg0;
-		*off = (int64_t)ops[0].number;
-		return true;
-	}
-	return false;
-}
-
-/* binutils' .plt CFA: rsp + 8, + 8 once the entry's push ran:
- * breg7 8; breg16 0; lit15; and; litN; ge; lit3; shl; plus. Returns N
- * (the offset in the 16-byte entry from where the push has run), or -1. */
-static int plt_threshold(const Dwarf_Op *ops, size_t n)
-{
-	static const uint8_t pat[] = { DW_OP_breg7, DW_OP_breg16, DW_OP_lit15, DW_OP_and, 0,
-				       DW_OP_ge, DW_OP_lit3, DW_OP_shl, DW_OP_plus };
-	size_t i;
-
-	if (n != sizeof(pat) || ops[0].number != 8 || ops[1].number != 0)
-		return -1;
-	for (i = 0; i < n; i++)
-		if (i != 4 && ops[i].atom != pat[i])
-			return -1;
-	if (ops[4].atom < DW_OP_lit0 || ops[4].atom > DW_OP_lit15)
-		return -1;
-	return ops[4].atom - DW_OP_lit0;
-}
-
-/* A register saved at rsp + off as DW_CFA_expression: [cfa;] breg7 off. */
-static bool saved_at_sp(const Dwarf_Op *ops, size_t n, uint64_t off)
-{
-	if (ops && n == 2 && ops[0].atom == DW_OP_call_frame_cfa) {
-		ops++;
-		n--;
-	}
-	return ops && n == 1 && ops[0].atom == DW_OP_breg7 && ops[0].number == off;
-}
-
-/* __restore_rt: a signal frame ('S') whose CFA is rsp's saved value in the
- * ucontext at rsp, with rbp and the pc saved beside it. */
-static bool signal_frame(Dwarf_Frame *f, const Dwarf_Op *cfa, size_t n)
-{
-	Dwarf_Op mem[3], *ops;
-	size_t nops;
-
-	if (n != 2 || cfa[0].atom != DW_OP_breg7 || cfa[0].number != SIGCTX_RSP ||
-	    cfa[1].atom != DW_OP_deref)
-		return false;
-	if (dwarf_frame_register(f, REG_RA, mem, &ops, &nops) ||
-	    !saved_at_sp(ops, nops, SIGCTX_RIP))
-		return false;
-	return dwarf_frame_register(f, REG_RBP, mem, &ops, &nops) == 0 &&
-	       saved_at_sp(ops, nops, SIGCTX_RBP);
-}
-
-/* rbp's rule as fp_off: 0 when the caller's rbp is this frame's (same
- * value, or undefined: nothing better to offer), or -1 when it cannot
- * be followed. */
-static int fp_rule(Dwarf_Frame *f, int8_t *fp_off)
-{
-	Dwarf_Op mem[3], *ops;
-	size_t nops;
-	int64_t off;
-
-	*fp_off = 0;
-	if (dwarf_frame_register(f, REG_RBP, mem, &ops, &nops))
-		return -1;
-	if (nops == 0)
+	if (last && last->kind == rule.kind && last->cfa_off == rule.cfa_off &&
+	    last->fp_off == rule.fp_off)
 		return 0;
-	if (!cfa_plus(ops, nops, &off) || off == 0 || off % 8 || off / 8 < INT8_MIN ||
-	    off / 8 > INT8_MAX)
-		return -1;
-	*fp_off = (int8_t)(off / 8);
-	return 0;
+	if (last && last->pc == pc) {
+		*last = rule;
+		last->pc = pc;
+		return 0;
+	}
+	rule.pc = pc;
+	return ARRAY_PUSH(c->rows, c->nr_rows, c->cap_rows, rule);
 }
 
-/* The rule of frame f. *plt is set (to a threshold other than the one
- * STKREC_CFA_PLT stands for) when the caller must spell the .plt rule out. */
-static struct stkrec_cfi_row map_frame(Dwarf_Frame *f, int ra, bool signalp, int *plt)
+/* The rule over [start, end) where no row is yet, a gap before it GAP. */
+static int add_rule(struct cfi *c, uint64_t start, uint64_t end, struct stkrec_cfi_row rule)
 {
-	struct stkrec_cfi_row r = NONE_RULE;
-	Dwarf_Op mem[3], *ops, *cfa;
-	size_t nops, ncfa;
-	unsigned int reg;
-	int64_t off;
-	int thr;
+	int err = 0;
 
-	*plt = -1;
-	if (ra != REG_RA || dwarf_frame_register(f, REG_RA, mem, &ops, &nops))
-		return r;
-	if (nops == 0 && ops) {
-		/* undefined: the outermost frame */
-		r.kind = STKREC_CFA_END;
-		return r;
-	}
-	if (dwarf_frame_cfa(f, &cfa, &ncfa) || ncfa == 0)
-		return r;
-	if (signalp) {
-		if (signal_frame(f, cfa, ncfa))
-			r.kind = STKREC_CFA_SIGNAL;
-		return r;
-	}
-	if (!cfa_plus(ops, nops, &off) || off != -8 || fp_rule(f, &r.fp_off))
-		return r;
-	thr = plt_threshold(cfa, ncfa);
-	if (thr == PLT_THRESHOLD) {
-		r.kind = STKREC_CFA_PLT;
-	} else if (thr >= 0) {
-		*plt = thr;
-	} else if (cfa_reg(cfa, ncfa, &reg, &off) && off >= 0 && off <= UINT16_MAX &&
-		   (reg == REG_RSP || reg == REG_RBP)) {
-		r.kind = reg == REG_RSP ? STKREC_CFA_SP : STKREC_CFA_FP;
-		r.cfa_off = (uint16_t)off;
-	}
-	if (r.kind == STKREC_CFA_NONE && *plt < 0)
-		r.fp_off = 0;
-	return r;
+	if (c->nr_rows && start < c->prev)
+		start = c->prev;
+	if (start >= end)
+		return 0;
+	if (c->nr_rows && start > c->prev)
+		err = push_row(c, c->prev, GAP_RULE);
+	if (!err)
+		err = push_row(c, (uint32_t)start, rule);
+	c->prev = (uint32_t)end;
+	return err;
 }
 
 /* A .plt rule with another threshold than STKREC_CFA_PLT's, as what it
  * means: rsp + 8 from each 16-byte entry's start, rsp + 16 from thr on. */
-static int add_plt(struct segs *s, uint64_t start, uint64_t end, int thr, int8_t fp_off)
+static int add_plt(struct cfi *c, uint64_t start, uint64_t end, int thr, int8_t fp_off)
 {
 	struct stkrec_cfi_row r8 = { .kind = STKREC_CFA_SP, .cfa_off = 8, .fp_off = fp_off };
 	struct stkrec_cfi_row r16 = { .kind = STKREC_CFA_SP, .cfa_off = 16, .fp_off = fp_off };
 	uint64_t a = start, entry, mid;
+	int err = 0;
 
-	while (a < end) {
+	while (a < end && !err) {
 		entry = a & ~15ull;
 		mid = entry + (uint64_t)thr;
-		if (a < mid && segs__add(s, a, mid < end ? mid : end, r8))
-			return -ENOMEM;
+		if (a < mid)
+			err = add_rule(c, a, mid < end ? mid : end, r8);
 		a = a > mid ? a : mid;
-		if (a < end && segs__add(s, a, entry + 16 < end ? entry + 16 : end, r16))
-			return -ENOMEM;
+		if (a < end && !err)
+			err = add_rule(c, a, entry + 16 < end ? entry + 16 : end, r16);
 		a = entry + 16;
 	}
+	return err;
+}
+
+/* FDEs that overlap (in damaged tables): which one is right cannot be
+ * told, so NONE from where the second starts to where the first ends. */
+static int overlap(struct cfi *c, uint32_t from)
+{
+	while (c->nr_rows && c->rows[c->nr_rows - 1].pc >= from)
+		c->nr_rows--;
+	return push_row(c, from, NONE_RULE);
+}
+
+/* The rows of item f, its FDE's instructions run once. */
+static int walk(struct cfi *c, const struct item *f)
+{
+	struct stkrec_cfi_row r;
+	struct cfi_walk w;
+	uint64_t start, end;
+	int ret, plt;
+
+	if (c->nr_rows && f->from < c->prev) {
+		ret = overlap(c, f->from);
+		if (ret)
+			return ret;
+	}
+	cfi_walk__init(&w, &c->cies[f->cie], f->insn, f->end, f->lo, f->hi, f->from, &c->stack);
+	while ((ret = cfi_walk__next(&w, &start, &end, &r, &plt)) > 0) {
+		/* an advance past the FDE's end opens no row */
+		if (end > f->to)
+			end = f->to;
+		if (plt >= 0)
+			ret = add_plt(c, start, end, plt, r.fp_off);
+		else
+			ret = add_rule(c, start, end, r);
+		if (ret || end >= f->to)
+			break;
+	}
+	return ret < 0 ? ret : 0;
+}
+
+/* The items' keys (from << 32 | index) by from, a stable radix sort a byte
+ * a pass: the FDEs mostly come in order, but not all (cold parts of
+ * functions, .plt, startup code). */
+static int sort_items(const struct cfi *c, uint64_t **out)
+{
+	uint64_t *a, *b, *t;
+	size_t count[256], i, sum, n;
+	unsigned int shift;
+
+	a = malloc(c->nr_items * sizeof(*a));
+	b = malloc(c->nr_items * sizeof(*b));
+	if (!a || !b) {
+		free(a);
+		free(b);
+		return -ENOMEM;
+	}
+	for (i = 0; i < c->nr_items; i++)
+		a[i] = (uint64_t)c->items[i].from << 32 | i;
+	for (shift = 32; shift < 64; shift += 8) {
+		memset(count, 0, sizeof(count));
+		for (i = 0; i < c->nr_items; i++)
+			count[(a[i] >> shift) & 255]++;
+		for (sum = 0, i = 0; i < 256; i++) {
+			n = count[i];
+			count[i] = sum;
+			sum += n;
+		}
+		for (i = 0; i < c->nr_items; i++)
+			b[count[(a[i] >> shift) & 255]++] = a[i];
+		t = a;
+		a = b;
+		b = t;
+	}
+	free(b);
+	*out = a;
 	return 0;
 }
 
-/* The rows of the FDE [lo, hi) over [from, to), one dwarf_cfi_addrframe()
- * per row. A row libdw cannot give, or gives from another FDE, ends the
- * walk: the rest is NONE. */
-static int walk_fde(Dwarf_CFI *cfi, uint64_t lo, uint64_t hi, uint64_t from, uint64_t to,
-		    struct segs *out)
+/* The items in address order into rows, the end GAP. */
+static int make_rows(struct cfi *c)
 {
-	uint64_t pc = from;
-	int err = 0;
+	uint64_t *keys = NULL;
+	size_t i;
+	int err;
 
-	while (pc < to && !err) {
-		struct stkrec_cfi_row r = NONE_RULE;
-		Dwarf_Addr start, end = to;
-		Dwarf_Frame *f = NULL;
-		bool signalp = false;
-		int ra, plt = -1;
-
-		if (dwarf_cfi_addrframe(cfi, pc, &f) == 0) {
-			ra = dwarf_frame_info(f, &start, &end, &signalp);
-			if (start > pc || start < lo || end <= pc)
-				end = to;
-			else
-				r = map_frame(f, ra, signalp, &plt);
-			free(f);
-		}
-		/* an advance past the FDE's end opens no row */
-		if (end > to)
-			end = to;
-		if (plt >= 0)
-			err = add_plt(out, pc, end, plt, r.fp_off);
-		else
-			err = segs__add(out, pc, end, r);
-		pc = end;
-	}
+	err = sort_items(c, &keys);
+	for (i = 0; i < c->nr_items && !err; i++)
+		err = walk(c, &c->items[keys[i] & UINT32_MAX]);
+	if (!err)
+		err = push_row(c, c->prev, GAP_RULE);
+	free(keys);
 	return err;
 }
 
 /* --- the file ------------------------------------------------------------ */
 
-static int range_cmp(const void *a, const void *b)
-{
-	const struct range *x = a, *y = b;
-
-	return x->lo < y->lo ? -1 : x->lo > y->lo ? 1 : 0;
-}
-
-static int seg_cmp(const void *a, const void *b)
-{
-	const struct seg *x = a, *y = b;
-
-	return x->start < y->start ? -1 : x->start > y->start ? 1 : 0;
-}
-
-/* The union of sorted ranges, in place. */
-static void ranges__union(struct ranges *r)
-{
-	size_t i, n = 0;
-
-	for (i = 0; i < r->nr; i++) {
-		if (n && r->v[i].lo <= r->v[n - 1].hi) {
-			if (r->v[i].hi > r->v[n - 1].hi)
-				r->v[n - 1].hi = r->v[i].hi;
-		} else {
-			r->v[n++] = r->v[i];
-		}
-	}
-	r->nr = n;
-}
-
-/* Walk the .debug_frame FDE [lo, hi) where no .eh_frame FDE (the sorted
- * union cover) is. */
-static int walk_uncovered(Dwarf_CFI *cfi, const struct range *fde, const struct ranges *cover,
-			  struct segs *out)
-{
-	size_t a = 0, b = cover->nr, m;
-	uint64_t pc = fde->lo;
-	int err = 0;
-
-	/* first cover range ending after lo */
-	while (a < b) {
-		m = a + (b - a) / 2;
-		if (cover->v[m].hi <= fde->lo)
-			a = m + 1;
-		else
-			b = m;
-	}
-	for (; a < cover->nr && cover->v[a].lo < fde->hi && !err; a++) {
-		if (cover->v[a].lo > pc)
-			err = walk_fde(cfi, fde->lo, fde->hi, pc, cover->v[a].lo, out);
-		if (cover->v[a].hi > pc)
-			pc = cover->v[a].hi;
-	}
-	if (!err && pc < fde->hi)
-		err = walk_fde(cfi, fde->lo, fde->hi, pc, fde->hi, out);
-	return err;
-}
-
-static Elf_Scn *find_scn(Elf *elf, const char *name, struct cfi_sect *s)
+static Elf_Scn *find_scn(Elf *elf, const char *name, struct cfi *c)
 {
 	Elf_Scn *scn = NULL;
 	GElf_Shdr sh;
@@ -557,9 +461,9 @@ static Elf_Scn *find_scn(Elf *elf, const char *name, struct cfi_sect *s)
 			continue;
 		if ((sh.sh_flags & SHF_COMPRESSED) && elf_compress(scn, 0, 0) < 0)
 			return NULL;
-		s->data = elf_getdata(scn, NULL);
-		s->addr = sh.sh_addr;
-		return s->data && s->data->d_buf && s->data->d_size ? scn : NULL;
+		c->data = elf_getdata(scn, NULL);
+		c->addr = sh.sh_addr;
+		return c->data && c->data->d_buf && c->data->d_size ? scn : NULL;
 	}
 	return NULL;
 }
@@ -592,105 +496,47 @@ static int check_elf(Elf *elf)
 	return 0;
 }
 
-/* The segments of .eh_frame, then of .debug_frame where .eh_frame has no FDE. */
-static int collect(Elf *elf, const struct ranges *xsegs, struct segs *out)
+/* The FDEs of .eh_frame, then of .debug_frame where .eh_frame has none. */
+static int collect(Elf *elf, struct cfi *c)
 {
-	const unsigned char *ident = (const unsigned char *)elf_getident(elf, NULL);
-	struct ranges eh = { 0 }, dbg = { 0 };
-	struct cfi_sect s = { 0 };
-	Dwarf_CFI *cfi = NULL;
-	Dwarf *dw = NULL;
-	size_t i;
+	Elf_Data *dbg = NULL;
+	uint64_t dbg_addr = 0;
 	int err = 0;
 
-	s.eh = true;
-	if (find_scn(elf, ".eh_frame", &s)) {
-		err = fdes(&s, ident, xsegs, &eh);
-		if (!err && eh.nr && !(cfi = dwarf_getcfi_elf(elf)))
-			eh.nr = 0;
-		for (i = 0; i < eh.nr && !err; i++)
-			err = walk_fde(cfi, eh.v[i].lo, eh.v[i].hi, eh.v[i].lo, eh.v[i].hi, out);
-		if (cfi)
-			dwarf_cfi_end(cfi);
+	c->ident = (const unsigned char *)elf_getident(elf, NULL);
+	if (find_scn(elf, ".debug_frame", c)) {
+		dbg = c->data;
+		dbg_addr = c->addr;
 	}
-	s = (struct cfi_sect){ .eh = false };
-	if (!err && find_scn(elf, ".debug_frame", &s)) {
-		err = fdes(&s, ident, xsegs, &dbg);
-		if (!err && dbg.nr && (dw = dwarf_begin_elf(elf, DWARF_C_READ, NULL)) &&
-		    (cfi = dwarf_getcfi(dw))) {
-			qsort(eh.v, eh.nr, sizeof(*eh.v), range_cmp);
-			ranges__union(&eh);
-			for (i = 0; i < dbg.nr && !err; i++)
-				err = walk_uncovered(cfi, &dbg.v[i], &eh, out);
-		}
-		if (dw)
-			dwarf_end(dw);
+	c->eh = true;
+	if (find_scn(elf, ".eh_frame", c))
+		err = fdes(c, dbg != NULL);
+	if (!err && dbg) {
+		if (c->cover.nr)
+			qsort(c->cover.v, c->cover.nr, sizeof(*c->cover.v), range_cmp);
+		ranges__union(&c->cover);
+		c->data = dbg;
+		c->addr = dbg_addr;
+		c->eh = false;
+		c->nr_lru = 0;
+		err = fdes(c, false);
 	}
-	free(eh.v);
-	free(dbg.v);
 	return err;
 }
 
-static int push_row(struct stkrec_cfi_row *rows, size_t *nr, uint64_t pc,
-		    struct stkrec_cfi_row rule)
+static void cfi_free(struct cfi *c)
 {
-	struct stkrec_cfi_row *last = *nr ? &rows[*nr - 1] : NULL;
-
-	if (pc > UINT32_MAX)
-		return -E2BIG;
-	if (last && last->kind == rule.kind && last->cfa_off == rule.cfa_off &&
-	    last->fp_off == rule.fp_off)
-		return 0;
-	if (last && last->pc == pc) {
-		*last = rule;
-		last->pc = (uint32_t)pc;
-		return 0;
-	}
-	rule.pc = (uint32_t)pc;
-	rows[(*nr)++] = rule;
-	return 0;
-}
-
-/* Sorted segments into rows: overlaps cut (the first one wins), gaps and
- * the end as NONE, equal neighbours merged. */
-static int make_rows(struct segs *s, struct stkrec_cfi_row **rows, size_t *nr)
-{
-	struct stkrec_cfi_row *v;
-	uint64_t prev = 0, start;
-	size_t i, n = 0;
-	int err = 0;
-
-	qsort(s->v, s->nr, sizeof(*s->v), seg_cmp);
-	v = malloc((2 * s->nr + 1) * sizeof(*v));
-	if (!v)
-		return -ENOMEM;
-	for (i = 0; i < s->nr && !err; i++) {
-		start = s->v[i].start;
-		if (n && start < prev)
-			start = prev;
-		if (start >= s->v[i].end)
-			continue;
-		if (n && start > prev)
-			err = push_row(v, &n, prev, NONE_RULE);
-		if (!err)
-			err = push_row(v, &n, start, s->v[i].rule);
-		prev = s->v[i].end;
-	}
-	if (!err)
-		err = push_row(v, &n, prev, NONE_RULE);
-	if (err) {
-		free(v);
-		return err;
-	}
-	*rows = v;
-	*nr = n;
-	return 0;
+	free(c->xsegs.v);
+	free(c->cies);
+	free(c->cover.v);
+	free(c->items);
+	free(c->stack.v);
+	free(c->rows);
 }
 
 int cfi__load(int fd, struct stkrec_cfi_row **rows, size_t *nr)
 {
-	struct ranges xsegs = { 0 };
-	struct segs segs = { 0 };
+	struct cfi c = { 0 };
 	Elf *elf;
 	int err;
 
@@ -702,15 +548,19 @@ int cfi__load(int fd, struct stkrec_cfi_row **rows, size_t *nr)
 		return -ENOEXEC;
 	err = check_elf(elf);
 	if (!err)
-		err = exec_segs(elf, &xsegs);
+		err = exec_segs(elf, &c.xsegs);
 	if (!err)
-		err = collect(elf, &xsegs, &segs);
-	if (!err && !segs.nr)
+		err = collect(elf, &c);
+	if (!err && !c.nr_items)
 		err = -ENOENT;
 	if (!err)
-		err = make_rows(&segs, rows, nr);
-	free(segs.v);
-	free(xsegs.v);
+		err = make_rows(&c);
+	if (!err) {
+		*rows = c.rows;
+		*nr = c.nr_rows;
+		c.rows = NULL;
+	}
+	cfi_free(&c);
 	elf_end(elf);
 	return err;
 }

@@ -16,7 +16,8 @@
  * Rows of the ELF file open on fd (the caller keeps fd), from .eh_frame
  * and, where present, .debug_frame; .eh_frame wins where both cover an
  * address. Sorted by pc, strictly increasing; a gap between functions and
- * the end of the last range are STKREC_CFA_NONE rows; consecutive rows
+ * the end of the last range are STKREC_CFA_GAP rows (no CFI: the frame
+ * pointer is followed there); consecutive rows
  * with the same rule are merged. *rows is malloc'd: free() it.
  * Returns 0 or -errno: -ENOEXEC not an x86-64 executable or shared
  * object, -ENOENT no call-frame information, -E2BIG an address at or

@@ -24,6 +24,9 @@ static void child(int go_rd, int err_wr, char *const argv[])
 	if (read(go_rd, &c, 1) != 1)
 		_exit(127); /* the recorder gave up before releasing us */
 	close(go_rd);
+	/* the recorder ignores SIGPIPE (a capture pipe's reader may go);
+	 * exec would pass that on, and the command is to run as it would */
+	signal(SIGPIPE, SIG_DFL);
 	execvp(argv[0], argv);
 	e = errno;
 	if (write(err_wr, &e, sizeof(e)) < 0)

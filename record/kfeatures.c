@@ -43,6 +43,7 @@ static const struct {
 	[KF_TP_IO_START] = { 0, "block_io_start", NULL, "6.5" },
 	[KF_TP_GETRQ] = { 0, "block_getrq", NULL, "5.11" },
 	[KF_PREEMPT_RT] = { 0, NULL, "PREEMPT_RT", "5.3" },
+	[KF_TASK_ITER] = { 0, NULL, "BPF task iterator with bpf_get_task_stack()", "5.9" },
 	[KF_BPF_LOOP] = { 0, NULL, "bpf_loop() BPF helper", "5.17" },
 	[KF_TASK_PT_REGS] = { 0, NULL, "bpf_task_pt_regs() BPF helper", "5.15" },
 	[KF_MMAP_ARRAY] = { 0, NULL, "mmap()able BPF arrays (BPF_F_MMAPABLE)", "5.5" },
@@ -139,6 +140,9 @@ int kfeatures__probe(unsigned events, struct kfeatures *kf)
 	if (err)
 		return err;
 	probe_btf(btf, kf);
+	kf->present[KF_TASK_ITER] =
+		btf__find_by_name_kind(btf, "bpf_iter__task", BTF_KIND_STRUCT) > 0 &&
+		libbpf_probe_bpf_helper(BPF_PROG_TYPE_PERF_EVENT, BPF_FUNC_get_task_stack, NULL) == 1;
 	btf__free(btf);
 	kf->present[KF_RINGBUF] = libbpf_probe_bpf_map_type(BPF_MAP_TYPE_RINGBUF, NULL) == 1;
 	if (events & RECORD_EV_CPU)
@@ -204,6 +208,11 @@ const char *kfeatures__explain(int f, char *buf, size_t len)
 	if (f == KF_BPF_LOOP || f == KF_TASK_PT_REGS || f == KF_MMAP_ARRAY || f == KF_FIND_VMA) {
 		snprintf(buf, len, "this kernel has no %s, which --call-graph dwarf needs "
 			 "(Linux %s+); recording with --call-graph fp", what, table[f].kernel);
+		return buf;
+	}
+	if (f == KF_TASK_ITER) {
+		snprintf(buf, len, "this kernel has no %s (Linux %s+): waits open at the start "
+			 "or the end of the recording are not recorded", what, table[f].kernel);
 		return buf;
 	}
 	if (ev == EV_ANY) {

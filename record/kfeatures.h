@@ -26,6 +26,8 @@ enum kfeature {
 	KF_TP_IO_START,    /* block_io_start (6.5): the submitter's context */
 	KF_TP_GETRQ,       /* block_getrq(bio) (5.11): the same, before io_start */
 	KF_PREEMPT_RT,     /* a PREEMPT_RT kernel (/sys/kernel/realtime) */
+	KF_TASK_ITER,      /* task iterator, bpf_get_task_stack() (5.9):
+			    * waits open at the start and the stop */
 	/* --call-graph dwarf: without them, frame pointers */
 	KF_BPF_LOOP,       /* bpf_loop() (5.17) */
 	KF_TASK_PT_REGS,   /* bpf_task_pt_regs() (5.15) */

@@ -53,6 +53,7 @@ struct ksyms {
 	size_t nr_kmods, kmods_cap;
 	uint64_t *written;       /* bitmap over syms[] */
 	uint64_t stext;
+	uint64_t text_marks[4]; /* .sched.text and .spinlock.text, start and end */
 	struct ksyms_reload {
 		char *kallsyms, *modules;
 		uint64_t last_ns;    /* CLOCK_MONOTONIC of the last (re)read */
@@ -129,6 +130,19 @@ static struct ksym *sym_slot(struct ksyms *ks)
 	return &ks->syms[ks->nr];
 }
 
+/* The kernel's markers of the code a wait's site skips (FORMAT.md §4.7). */
+static void note_text_mark(struct ksyms *ks, const char *name, uint64_t addr)
+{
+	static const char *const marks[4] = {
+		"__sched_text_start", "__sched_text_end", "__lock_text_start", "__lock_text_end",
+	};
+	int i;
+
+	for (i = 0; i < 4; i++)
+		if (!strcmp(name, marks[i]))
+			ks->text_marks[i] = addr;
+}
+
 /* One kallsyms line: "ADDR TYPE NAME[\t[MODULE]]\n". */
 static int parse_line(struct ksyms *ks, char *line)
 {
@@ -154,6 +168,8 @@ static int parse_line(struct ksyms *ks, char *line)
 	s->text = s->rank != 255;
 	if (s->text && strcmp(name, "_stext") == 0 && !mod)
 		ks->stext = s->addr;
+	if (s->text && !mod)
+		note_text_mark(ks, name, s->addr);
 	if (mod && mod[0] == '[') {
 		size_t mlen = strcspn(mod + 1, "]\n");
 
@@ -644,7 +660,11 @@ int ksyms__kstack_hook(void *ctx, const uint64_t *ips, uint16_t nr)
 
 int ksyms__write_kernel(struct ksyms *ks, struct cap_writer *w, struct intern *in)
 {
-	struct cap_kernel rec = { .stext = ks->stext };
+	struct cap_kernel rec = {
+		.stext = ks->stext,
+		.sched_text_start = ks->text_marks[0], .sched_text_end = ks->text_marks[1],
+		.lock_text_start = ks->text_marks[2], .lock_text_end = ks->text_marks[3],
+	};
 	size_t i;
 	int err;
 

@@ -6,8 +6,8 @@
  * A file opens with its header and every definition it needs (the STAT
  * keys, kernel identity and modules, block devices; then the threads and
  * mappings of the /proc scan), because the interners and tables start
- * empty for it. It closes with LOST (the drops since the last LOST), STAT
- * (this file's numbers) and END. With --switch-output the recording goes
+ * empty for it. It closes with the waits still open (waits.c), LOST (the
+ * drops since the last LOST), STAT (this file's numbers) and END. With --switch-output the recording goes
  * to FILE.<timestamp> files, as perf record's, each a complete capture.
  */
 #include <errno.h>
@@ -369,10 +369,16 @@ int recorder__open_output(struct recorder *r, const char **step)
 	if (err)
 		return err;
 	fill_header(r, &h);
-	err = cap_writer__open(r->path, &h, &wo, &r->w);
+	if (r->opts.output_fd >= 0) {
+		/* the writer owns the fd now, even when it fails */
+		r->files++;
+		err = cap_writer__fdopen(r->opts.output_fd, &h, &wo, &r->w);
+	} else {
+		err = cap_writer__open(r->path, &h, &wo, &r->w);
+		r->files += !err;
+	}
 	if (err)
 		return err;
-	r->files++;
 	r->file_start_ns = h.start_time;
 	memcpy(r->events_base, r->events, sizeof(r->events_base));
 	err = write_defs(r, step);
@@ -414,14 +420,18 @@ int recorder__scan_proc(struct recorder *r, uint64_t now)
  * whatever happens: a failed write leaves what the file holds readable. */
 int recorder__close_output(struct recorder *r, uint32_t reason, int32_t error, uint64_t now)
 {
-	int err = recorder__write_lost(r);
+	int err = recorder__write_open_waits(r, now);
 
+	if (!err)
+		err = recorder__write_lost(r);
 	if (!err)
 		err = write_stats(r, now);
 	if (!err)
 		err = write_end(r, reason, error, now);
+	/* the size the capture ends with, which a pipe cannot be asked */
+	r->final_bytes = cap_writer__file_size(r->w);
 	if (!err)
-		err = cap_writer__finish(r->w);
+		err = cap_writer__finish_size(r->w, &r->final_bytes);
 	else
 		cap_writer__free(r->w);
 	r->w = NULL;

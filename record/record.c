@@ -16,7 +16,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/epoll.h>
-#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
@@ -33,6 +32,7 @@ _Static_assert((int)STKREC_LOST_RINGBUF == CAP_LOST_RINGBUF &&
 	       (int)STKREC_LOST_USTACK == CAP_LOST_USTACK &&
 	       (int)STKREC_LOST_KSTACK == CAP_LOST_KSTACK &&
 	       (int)STKREC_LOST_STATE == CAP_LOST_STATE &&
+	       (int)STKREC_LOST_FILE_FULL == CAP_LOST_FILE_FULL &&
 	       (int)STKREC_LOST_NR == CAP_LOST_MAX, "lost reasons match format");
 _Static_assert(STKREC_MAX_STACK == CAP_MAX_STACK_DEPTH, "stack depth matches format");
 
@@ -42,6 +42,7 @@ void record_opts__init(struct record_opts *o)
 {
 	memset(o, 0, sizeof(*o));
 	o->output = RECORD_DEFAULT_OUTPUT;
+	o->output_fd = -1;
 	o->events = RECORD_EV_ALL;
 	o->freq = RECORD_DEFAULT_FREQ;
 	o->cpu = -1;
@@ -150,6 +151,7 @@ static int load_bpf(struct recorder *r, const struct kfeatures *kf, bool raw_swi
 		bpf_map__set_max_entries(s->maps.tgids, o->nr_pids);
 	bpf_program__set_autoload(s->progs.stkrec_switch, off && !raw_switch);
 	bpf_program__set_autoload(s->progs.stkrec_switch_raw, off && raw_switch);
+	waits__set_autoload(s, off && kf->present[KF_TASK_ITER], raw_switch);
 	bpf_program__set_autoload(s->progs.stkrec_cpu, o->events & RECORD_EV_CPU);
 	bpf_program__set_autoload(s->progs.stkrec_exec, o->call_graph == RECORD_CG_DWARF);
 	/* the submitter's context: block_io_start, else block_getrq, else
@@ -341,6 +343,19 @@ static int epoll_add(int epfd, int fd)
 	return epoll_ctl(epfd, EPOLL_CTL_ADD, fd, &ev) ? -errno : 0;
 }
 
+/* A pipe or socket written to reports its reader gone (EPOLLERR, EPOLLHUP,
+ * which need no event asked for): the recording then stops at once, even
+ * with nothing to write. A file cannot be polled, and needs not be. */
+static int watch_output(struct recorder *r)
+{
+	struct epoll_event ev = { .events = 0, .data.fd = r->opts.output_fd };
+
+	if (r->opts.output_fd < 0 ||
+	    !epoll_ctl(r->epfd, EPOLL_CTL_ADD, r->opts.output_fd, &ev))
+		return 0;
+	return errno == EPERM ? 0 : -errno;
+}
+
 static int setup_poll(struct recorder *r)
 {
 	const int *fds;
@@ -349,7 +364,9 @@ static int setup_poll(struct recorder *r)
 	r->epfd = epoll_create1(EPOLL_CLOEXEC);
 	if (r->epfd < 0)
 		return -errno;
-	err = epoll_add(r->epfd, ring_buffer__epoll_fd(r->rb));
+	err = watch_output(r);
+	if (!err)
+		err = epoll_add(r->epfd, ring_buffer__epoll_fd(r->rb));
 	n = sideband__fds(r->sb, &fds);
 	for (i = 0; !err && i < n; i++)
 		err = epoll_add(r->epfd, fds[i]);
@@ -441,6 +458,15 @@ static int start(struct recorder *r, const char **step)
 		err = attach_cpu_sampling(r, step);
 	if (err)
 		return err;
+	*step = "attach task iterators";
+	err = waits__attach(r);
+	/* a command's threads do not exist yet (but for the one held) */
+	if (!err && !r->opts.command) {
+		*step = "find waiting threads";
+		err = recorder__scan_waits(r);
+	}
+	if (err)
+		return err;
 	*step = "set up polling";
 	return setup_poll(r);
 }
@@ -454,11 +480,18 @@ int recorder__new(const struct record_opts *opts, struct recorder **out, const c
 	if (!step)
 		step = &dummy;
 	*step = "start";
-	if (!opts || !out || !opts->output || !opts->events)
+	if (!opts || !out || !opts->output || !opts->events ||
+	    (opts->output_fd >= 0 && (opts->switch_ns || opts->switch_bytes))) {
+		if (opts && opts->output_fd >= 0)
+			close(opts->output_fd);
 		return CAP_ERR_INVAL;
+	}
 	r = calloc(1, sizeof(*r));
-	if (!r)
+	if (!r) {
+		if (opts->output_fd >= 0)
+			close(opts->output_fd);
 		return -ENOMEM;
+	}
 	r->opts = *opts;
 	r->epfd = -1;
 	r->cmd.go_fd = r->cmd.err_fd = r->cmd.pidfd = -1;
@@ -487,7 +520,6 @@ static void detach_all(struct recorder *r)
 
 static int finish(struct recorder *r, int err)
 {
-	struct stat st;
 	int e2;
 
 	detach_all(r);
@@ -509,8 +541,6 @@ static int finish(struct recorder *r, int err)
 		command__kill(&r->cmd);
 	r->end_ns = now_ns();
 	e2 = recorder__close_output(r, r->stop, r->error, r->end_ns);
-	if (!stat(r->path, &st))
-		r->final_bytes = st.st_size;
 	recorder__report_progress(r);
 	return err == CAP_ERR_FULL ? e2 : (err ? err : e2);
 }
@@ -537,9 +567,12 @@ void recorder__free(struct recorder *r)
 {
 	if (!r)
 		return;
+	if (r->opts.output_fd >= 0 && !r->files) /* never handed to a writer */
+		close(r->opts.output_fd);
 	command__kill(&r->cmd);
 	command__close(&r->cmd);
 	detach_all(r);
+	waits__detach(r);
 	free(r->links);
 	free(r->perf_fds);
 	if (r->epfd >= 0)

@@ -52,7 +52,12 @@ struct record_progress {
 };
 
 struct record_opts {
-	const char *output;          /* capture path */
+	const char *output;          /* capture path; with output_fd, its name */
+	/* >= 0: write the capture to this fd (a pipe: standard output), which
+	 * the recorder then owns and closes; it also stops, as for a failed
+	 * write (-EPIPE), as soon as the fd's reader is gone. Not with
+	 * switch_ns or switch_bytes. */
+	int output_fd;
 	unsigned events;             /* RECORD_EV_* */
 	uint32_t *pids;              /* -p: tgids */
 	int nr_pids;
@@ -99,6 +104,7 @@ struct recorder;
  * Open the capture, write the preamble, load and attach the BPF programs,
  * and (with a command) fork it held until everything is attached. The
  * capture path is opened first, so an unwritable path fails before BPF.
+ * opts->output_fd is the recorder's from here on, whatever happens.
  * On failure *step (if not NULL) names what failed, e.g. "load BPF" or
  * "attach block_rq_issue" (a static string).
  */

@@ -45,6 +45,7 @@ struct recorder {
 	struct procmaps *pm;
 	struct sideband *sb;
 	struct unwind *uw;       /* --call-graph dwarf, else NULL */
+	struct bpf_link *waits_start, *waits_stop; /* waits.c's iterators */
 	struct bpf_link **links;
 	int nr_links;
 	size_t links_cap;
@@ -103,6 +104,20 @@ int recorder__write_lost(struct recorder *r);
 bool recorder__switch_due(const struct recorder *r, uint64_t now);
 /* Finish the current file and open the next, with every definition again. */
 int recorder__switch_output(struct recorder *r, uint64_t now);
+
+/* events.c: a ring buffer record (or the stop iterator's) into the file;
+ * <0 only for a write error (a malformed record is counted). */
+int recorder__convert(struct recorder *r, const void *data, size_t size);
+
+/* waits.c: waits open at the start and at the stop (bpf/waits.bpf.h) */
+struct stkrec_bpf;
+void waits__set_autoload(struct stkrec_bpf *s, bool on, bool raw);
+int waits__attach(struct recorder *r);
+void waits__detach(struct recorder *r);
+/* The scope's threads off CPU now get their slots (after attaching). */
+int recorder__scan_waits(struct recorder *r);
+/* Every wait still open, as an interval ending at now, into the file. */
+int recorder__write_open_waits(struct recorder *r, uint64_t now);
 
 /* drain.c: the ring buffer callback and the loop */
 int recorder__on_event(void *ctx, void *data, size_t size);

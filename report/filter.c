@@ -282,11 +282,71 @@ bool filter__task(const struct filter *f, const struct model *m, uint32_t pid,
 bool filter__offcpu(const struct filter *f, const struct model *m,
 		    const struct cap_offcpu *e, uint32_t comm)
 {
-	if (e->duration < f->min_ns || (f->max_ns && e->duration > f->max_ns))
+	uint64_t from, seen = model__offcpu_seen(m, e, &from);
+
+	if (seen < f->min_ns || (f->max_ns && seen > f->max_ns))
 		return false;
 	if (f->has_state && (f->state ? !(e->state & f->state) : e->state != 0))
 		return false;
-	return filter__task(f, m, e->pid, e->tid, comm, e->start);
+	if (f->open_only && !(e->open & (CAP_OFFCPU_OPEN_START | CAP_OFFCPU_OPEN_END)))
+		return false;
+	return filter__task(f, m, e->pid, e->tid, comm, from);
+}
+
+static bool any_offcpu(const struct filter *f, const struct model *m)
+{
+	size_t i, n;
+	const struct cap_offcpu *e = model__offcpu(m, &n);
+
+	for (i = 0; i < n; i++, e++)
+		if (filter__offcpu(f, m, e, model__comm_id(m, e->tid, e->start)))
+			return true;
+	return false;
+}
+
+static bool any_cpu(const struct filter *f, const struct model *m)
+{
+	size_t i, n;
+	const struct cap_cpu *e = model__cpu(m, &n);
+
+	for (i = 0; i < n; i++, e++)
+		if (filter__task(f, m, e->pid, e->tid, model__comm_id(m, e->tid, e->time), e->time))
+			return true;
+	return false;
+}
+
+static bool any_bio(const struct filter *f, const struct model *m)
+{
+	size_t i, n;
+	const struct cap_bio *b = model__bio(m, &n);
+	const uint32_t *comms = model__bio_comms(m);
+
+	for (i = 0; i < n; i++, b++)
+		if (filter__task(f, m, b->pid, b->tid, comms[i], b->complete_time))
+			return true;
+	return false;
+}
+
+bool filter__none_match(const struct filter *f, const struct model *m)
+{
+	bool some = false;
+
+	if (filter__kind(f, CAP_KIND_OFFCPU) && model__nr_events(m, CAP_KIND_OFFCPU)) {
+		if (any_offcpu(f, m))
+			return false;
+		some = true;
+	}
+	if (filter__kind(f, CAP_KIND_CPU) && model__nr_events(m, CAP_KIND_CPU)) {
+		if (any_cpu(f, m))
+			return false;
+		some = true;
+	}
+	if (filter__kind(f, CAP_KIND_BIO) && model__nr_events(m, CAP_KIND_BIO)) {
+		if (any_bio(f, m))
+			return false;
+		some = true;
+	}
+	return some;
 }
 
 uint32_t filter__ustack(const struct filter *f, uint32_t id)

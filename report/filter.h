@@ -6,8 +6,9 @@
  *
  * Fill the fields (or call the setters), filter__bind() once against the
  * loaded model (it turns wall-clock times and names into what events carry),
- * then ask per event. The time of an event is its switch-out time (off-CPU),
- * its sample time (CPU) or its completion time (block I/O).
+ * then ask per event. The time of an event is its switch-out time (off-CPU;
+ * the capture's start for a wait open then), its sample time (CPU) or its
+ * completion time (block I/O).
  */
 #ifndef STKREC_REPORT_FILTER_H
 #define STKREC_REPORT_FILTER_H
@@ -34,7 +35,9 @@ struct filter {
 	int ncomms;
 	size_t comms_cap;
 	struct filter_when from, to;
-	uint64_t min_ns, max_ns; /* off-CPU duration bounds; max 0: none */
+	uint64_t min_ns, max_ns; /* off-CPU duration bounds, of the part seen
+				  * (model__offcpu_seen()); max 0: none */
+	bool open_only;        /* --open-waits: waits open at the start or stop */
 	bool has_state;
 	uint32_t state;        /* 0: exactly TASK_RUNNING (preempted); else any bit */
 	enum filter_threads threads;
@@ -66,6 +69,8 @@ bool filter__task(const struct filter *f, const struct model *m, uint32_t pid,
 		  uint32_t tid, uint32_t comm, uint64_t time);
 bool filter__offcpu(const struct filter *f, const struct model *m,
 		    const struct cap_offcpu *e, uint32_t comm);
+/* The capture has events of the kinds selected, and the filters pass none. */
+bool filter__none_match(const struct filter *f, const struct model *m);
 /* The stack ids to show under -U/-K (the other part becomes CAP_STACK_NONE). */
 uint32_t filter__ustack(const struct filter *f, uint32_t id);
 uint32_t filter__kstack(const struct filter *f, uint32_t id);

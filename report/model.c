@@ -230,10 +230,8 @@ static int on_misc(struct model *m, const struct cap_record *r)
 		}
 		return 0;
 	case CAP_REC_KERNEL:
-		if (!m->has_kernel && r->kernel.build_id_size <= sizeof(r->kernel.build_id)) {
+		if (!m->kernel.stext && !m->kernel.build_id_size)
 			m->kernel = r->kernel;
-			m->has_kernel = true;
-		}
 		return 0;
 	}
 	return 0;
@@ -327,24 +325,28 @@ static int read_all(struct model *m, struct cap_reader *rd, uint64_t limit)
 	return 0;
 }
 
-static int load(struct cap_reader *rd, const struct model_opts *opts, struct model **out)
+/* The capture *rd, opened with `err` (so each way to open one is a line):
+ * its model in *out; the reader is closed either way. */
+static int load(int err, struct cap_reader **rd, const struct model_opts *opts,
+		struct model **out)
 {
 	uint64_t limit = opts && opts->max_memory ? opts->max_memory : MODEL_DEFAULT_MAX_MEMORY;
 	struct model *m;
-	int err;
 
+	if (err)
+		return err;
 	m = calloc(1, sizeof(*m));
 	if (!m) {
-		cap_reader__close(rd);
+		cap_reader__close(*rd);
 		return -ENOMEM;
 	}
-	m->hdr = *cap_reader__header(rd);
+	m->hdr = *cap_reader__header(*rd);
 	/* comm id 0 is the unknown name */
 	err = ARRAY_PUSH(m->comms, m->nr_comms, m->comms_cap,
 		       ((struct model_comm){ .name = "[unknown]" }));
 	if (!err)
-		err = read_all(m, rd, limit);
-	cap_reader__close(rd);
+		err = read_all(m, *rd, limit);
+	cap_reader__close(*rd);
 	if (!err)
 		err = model_finish(m);
 	if (err) {
@@ -358,12 +360,8 @@ static int load(struct cap_reader *rd, const struct model_opts *opts, struct mod
 int model__load_opts(const char *path, const struct model_opts *opts, struct model **out)
 {
 	struct cap_reader *rd;
-	int err;
 
-	err = cap_reader__open(path, &rd);
-	if (err)
-		return err;
-	return load(rd, opts, out);
+	return load(cap_reader__open(path, &rd), &rd, opts, out);
 }
 
 int model__load(const char *path, struct model **out)
@@ -375,12 +373,16 @@ int model__load_mem(const void *buf, size_t len, const struct model_opts *opts,
 		     struct model **out)
 {
 	struct cap_reader *rd;
-	int err;
 
-	err = cap_reader__open_mem(buf, len, &rd);
-	if (err)
-		return err;
-	return load(rd, opts, out);
+	return load(cap_reader__open_mem(buf, len, &rd), &rd, opts, out);
+}
+
+int model__load_stream(struct cap_stream *s, const struct model_opts *opts,
+			struct model **out)
+{
+	struct cap_reader *rd;
+
+	return load(cap_reader__open_stream(s, &rd), &rd, opts, out);
 }
 
 void model__free(struct model *m)

@@ -59,6 +59,10 @@ int model__load(const char *path, struct model **out);
 int model__load_opts(const char *path, const struct model_opts *opts, struct model **out);
 int model__load_mem(const void *buf, size_t len, const struct model_opts *opts,
 		     struct model **out);
+/* The same from a stream (format/capture.h), read once to its end: nothing
+ * reads a capture twice, so the tables are all it costs (max_memory). */
+int model__load_stream(struct cap_stream *s, const struct model_opts *opts,
+			struct model **out);
 void model__free(struct model *m);
 
 const struct cap_header *model__header(const struct model *m);
@@ -71,6 +75,14 @@ const struct cap_end *model__end(const struct model *m);
 /* Monotonic ns of the last thing known to have happened (END, else the
  * latest event time); the header's start_time if nothing was recorded. */
 uint64_t model__last_time(const struct model *m);
+
+/* The KERNEL record (FORMAT.md §4.7); all zero when the capture has none. */
+const struct cap_kernel *model__kernel(const struct model *m);
+
+/* The part of an off-CPU interval the recording saw: a wait open at the
+ * start (§4.11) counts from the capture's start. Its length; *from gets
+ * where it begins. Views weigh and filter (-m/-M) intervals by it. */
+uint64_t model__offcpu_seen(const struct model *m, const struct cap_offcpu *e, uint64_t *from);
 
 /* Lost events (or stacks) of a kind for a reason, summed over LOST records. */
 uint64_t model__lost(const struct model *m, enum cap_kind kind,
@@ -117,9 +129,6 @@ const struct model_dso *model__dso(const struct model *m, uint32_t idx);
  * back than its last exec), so views cache named stacks per (pid, count). */
 uint32_t model__exec_epoch(const struct model *m, uint32_t pid, uint64_t time);
 
-/* The recording kernel's identity (KERNEL record: build ID, _stext), or
- * NULL when the capture has none. */
-const struct cap_kernel *model__kernel(const struct model *m);
 /* Kernel symbols from KSYM records (finalized); never NULL after load. */
 const struct ksymtab *model__ksymtab(const struct model *m);
 /* Module containing a kernel address (KMOD records), or NULL. */

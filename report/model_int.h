@@ -73,8 +73,7 @@ struct model {
 	char loss[600];
 	struct cap_end end;
 	bool has_end;
-	struct cap_kernel kernel;
-	bool has_kernel;
+	struct cap_kernel kernel; /* the first KERNEL record, zero without */
 	uint64_t last_event;
 	struct cap_lost_detail lost;
 

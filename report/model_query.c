@@ -242,6 +242,23 @@ const struct cap_end *model__end(const struct model *m)
 	return m->has_end ? &m->end : NULL;
 }
 
+const struct cap_kernel *model__kernel(const struct model *m)
+{
+	return &m->kernel;
+}
+
+uint64_t model__offcpu_seen(const struct model *m, const struct cap_offcpu *e, uint64_t *from)
+{
+	uint64_t skip = 0;
+
+	*from = e->start;
+	if ((e->open & CAP_OFFCPU_OPEN_START) && e->start < m->hdr.start_time) {
+		skip = m->hdr.start_time - e->start;
+		*from = m->hdr.start_time;
+	}
+	return e->duration > skip ? e->duration - skip : 0;
+}
+
 uint64_t model__last_time(const struct model *m)
 {
 	uint64_t t = m->last_event;
@@ -435,11 +452,6 @@ const struct model_dso *model__dso(const struct model *m, uint32_t idx)
 uint32_t model__exec_epoch(const struct model *m, uint32_t pid, uint64_t time)
 {
 	return epoch_of(m, pid, time);
-}
-
-const struct cap_kernel *model__kernel(const struct model *m)
-{
-	return m->has_kernel ? &m->kernel : NULL;
 }
 
 const struct ksymtab *model__ksymtab(const struct model *m)

@@ -6,7 +6,9 @@
  *   - a track per thread: a complete event ("X") per off-CPU interval, from
  *     switch-out for its duration, named by its innermost user function
  *     (the innermost kernel one when it has no user frames), args the state,
- *     the CPU and the whole stack (outermost first, as top-waits --json);
+ *     the CPU and the whole stack (outermost first, as top-waits --json),
+ *     and for a wait the recording did not see whole its CAP_OFFCPU_OPEN_*
+ *     flags ("open");
  *     an instant event ("i") per CPU sample, named by its innermost frame;
  *     a track has one name (its first event's comm): an event of a thread
  *     renamed since (exec) has its own in args.comm;
@@ -173,11 +175,18 @@ static int put_sampled(struct chrome *c, const struct view_event *e, const struc
 	putc_unlocked(',', c->out);
 	put_task_ts(c, ev->pid, ev->tid, ev->start);
 	if (off) {
+		const struct cap_offcpu *o = model__offcpu(c->ctx->model, &n) + e->idx;
+
 		memcpy(p, ",\"dur\":", 7);
 		p = view_put_us(p + 7, ev->end, ev->start);
 		memcpy(p, ",\"args\":{\"state\":", 17);
-		p = view_put_u64(p + 17, (model__offcpu(c->ctx->model, &n) + e->idx)->state);
+		p = view_put_u64(p + 17, o->state);
 		*p++ = ',';
+		if (o->open) { /* not seen whole: CAP_OFFCPU_OPEN_* */
+			memcpy(p, "\"open\":", 7);
+			p = view_put_u64(p + 7, o->open);
+			*p++ = ',';
+		}
 	} else {
 		memcpy(p, ",\"args\":{", 9);
 		p += 9;

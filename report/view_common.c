@@ -14,8 +14,24 @@ void agg__fini(struct agg *a)
 	memset(a, 0, sizeof(*a));
 }
 
-static int agg_add(struct agg *a, const struct agg_group *key, uint64_t value,
-		   uint64_t time, uint32_t tid, uint32_t comm)
+/* One event: value (the part seen, for a wait), at time; open: its
+ * CAP_OFFCPU_OPEN_* flags, start the real start of such a wait. */
+struct agg_ev {
+	uint64_t value, time, start;
+	uint32_t tid, comm, open;
+};
+
+static void agg_max(struct agg_group *g, const struct agg_ev *ev)
+{
+	g->max = ev->value;
+	g->max_time = ev->time;
+	g->max_start = ev->start;
+	g->max_tid = ev->tid;
+	g->max_comm = ev->comm;
+	g->max_open = ev->open;
+}
+
+static int agg_add(struct agg *a, const struct agg_group *key, const struct agg_ev *ev)
 {
 	struct agg_group *g;
 	uint64_t *slot;
@@ -30,21 +46,16 @@ static int agg_add(struct agg *a, const struct agg_group *key, uint64_t value,
 			return -ENOMEM;
 		g = &a->g[a->n++];
 		*g = *key;
-		g->first_time = time;
-		g->max_time = time;
-		g->max_tid = tid;
-		g->max_comm = comm;
+		g->first_time = ev->time;
+		agg_max(g, ev);
 	} else {
 		g = &a->g[*slot];
+		if (ev->value > g->max)
+			agg_max(g, ev);
 	}
 	g->count++;
-	g->total += value;
-	if (value > g->max) {
-		g->max = value;
-		g->max_time = time;
-		g->max_tid = tid;
-		g->max_comm = comm;
-	}
+	g->total += ev->value;
+	g->open += !!ev->open;
 	return 0;
 }
 
@@ -54,20 +65,22 @@ static int collect_offcpu(struct agg *a, const struct report_ctx *ctx, unsigned 
 	const struct model *m = ctx->model;
 	const struct cap_offcpu *e;
 	struct agg_group key = { 0 };
+	struct agg_ev ev;
 	size_t i, n;
-	uint32_t comm;
 	int err;
 
 	e = model__offcpu(m, &n);
 	for (i = 0; i < n; i++, e++) {
-		comm = model__comm_id(m, e->tid, e->start);
-		if (!filter__offcpu(f, m, e, comm))
+		ev = (struct agg_ev){ .start = e->start, .tid = e->tid, .open = e->open };
+		ev.value = model__offcpu_seen(m, e, &ev.time);
+		ev.comm = model__comm_id(m, e->tid, e->start);
+		if (!filter__offcpu(f, m, e, ev.comm))
 			continue;
 		key.pid = e->pid;
-		key.comm = (flags & AGG_ANY_COMM) ? 0 : comm;
+		key.comm = (flags & AGG_ANY_COMM) ? 0 : ev.comm;
 		key.ustack = filter__ustack(f, e->ustack);
 		key.kstack = filter__kstack(f, e->kstack);
-		err = agg_add(a, &key, e->duration, e->start, e->tid, comm);
+		err = agg_add(a, &key, &ev);
 		if (err)
 			return err;
 	}
@@ -80,20 +93,21 @@ static int collect_cpu(struct agg *a, const struct report_ctx *ctx, unsigned fla
 	const struct model *m = ctx->model;
 	const struct cap_cpu *e;
 	struct agg_group key = { 0 };
+	struct agg_ev ev;
 	size_t i, n;
-	uint32_t comm;
 	int err;
 
 	e = model__cpu(m, &n);
 	for (i = 0; i < n; i++, e++) {
-		comm = model__comm_id(m, e->tid, e->time);
-		if (!filter__task(f, m, e->pid, e->tid, comm, e->time))
+		ev = (struct agg_ev){ .value = 1, .time = e->time, .start = e->time, .tid = e->tid };
+		ev.comm = model__comm_id(m, e->tid, e->time);
+		if (!filter__task(f, m, e->pid, e->tid, ev.comm, e->time))
 			continue;
 		key.pid = e->pid;
-		key.comm = (flags & AGG_ANY_COMM) ? 0 : comm;
+		key.comm = (flags & AGG_ANY_COMM) ? 0 : ev.comm;
 		key.ustack = filter__ustack(f, e->ustack);
 		key.kstack = filter__kstack(f, e->kstack);
-		err = agg_add(a, &key, 1, e->time, e->tid, comm);
+		err = agg_add(a, &key, &ev);
 		if (err)
 			return err;
 	}
@@ -121,9 +135,83 @@ int view_frames(const struct report_ctx *ctx, uint32_t pid, uint64_t time,
 	nu = resolver__user(ctx->res, pid, time, ustack, buf + nk, RESOLVE_MAX_FRAMES);
 	if (nu < 0)
 		return nu;
+	if (!nk && !nu && ctx->filter->stacks != FILTER_STACKS_BOTH) {
+		/* -K of a sample taken in user mode (or -U of a kernel
+		 * thread's): one marker, the same in every view */
+		bool k = ctx->filter->stacks == FILTER_STACKS_KERNEL;
+
+		buf[0] = (struct rframe){ .name = k ? "[no kernel frames]" : "[no user frames]",
+					  .dso = "[unknown]", .kernel = k, .special = true };
+		nk = k;
+		nu = !k;
+	}
 	if (nkernel)
 		*nkernel = nk;
 	return nk + nu;
+}
+
+/* In captures without the kernel's own ranges (before format 1.2): the
+ * core of the scheduler, by name. */
+static const char *const sched_funcs[] = {
+	"__schedule", "schedule", "schedule_idle", "schedule_preempt_disabled",
+	"preempt_schedule", "preempt_schedule_common", "preempt_schedule_irq",
+	"preempt_schedule_notrace", "io_schedule", "io_schedule_timeout", "schedule_timeout",
+	"schedule_hrtimeout", "schedule_hrtimeout_range", "schedule_hrtimeout_range_clock",
+	"do_nanosleep", "__cond_resched",
+};
+
+static bool in_range(uint64_t ip, uint64_t lo, uint64_t hi)
+{
+	return lo && ip >= lo && ip < hi;
+}
+
+/* A frame of the scheduler's own: the kernel's .sched.text or
+ * .spinlock.text (FORMAT.md §4.7), which the kernel's wchan skips too. */
+static bool sched_frame(const struct report_ctx *ctx, const struct rframe *f)
+{
+	const struct cap_kernel *k = model__kernel(ctx->model);
+	size_t i;
+
+	if (k->sched_text_start)
+		return in_range(f->ip, k->sched_text_start, k->sched_text_end) ||
+		       in_range(f->ip, k->lock_text_start, k->lock_text_end);
+	for (i = 0; i < sizeof(sched_funcs) / sizeof(sched_funcs[0]); i++)
+		if (!strcmp(f->name, sched_funcs[i]))
+			return true;
+	return false;
+}
+
+int view_wait_site(const struct report_ctx *ctx, const struct rframe *fr, int nk)
+{
+	int i;
+
+	for (i = 0; i < nk; i++)
+		if (!fr[i].special && !sched_frame(ctx, &fr[i]))
+			return i;
+	return 0;
+}
+
+/* The C library and the dynamic loader: the wrappers a program blocks in. */
+static bool libc_frame(const struct rframe *f)
+{
+	static const char *const libs[] = { "libc.so", "libc-", "libpthread", "ld-linux",
+					     "ld-musl", "libc.musl" };
+	size_t i;
+
+	for (i = 0; i < sizeof(libs) / sizeof(libs[0]); i++)
+		if (!strncmp(f->dso, libs[i], strlen(libs[i])))
+			return true;
+	return false;
+}
+
+int view_user_site(const struct rframe *fr, int nk, int n)
+{
+	int i;
+
+	for (i = nk; i < n; i++)
+		if (!fr[i].special && !libc_frame(&fr[i]))
+			return i;
+	return nk < n ? nk : -1;
 }
 
 const char *view_srcline(const struct report_ctx *ctx, const char *file, int line, char *buf)

@@ -2,9 +2,12 @@
 /*
  * The default view, laid out like `perf report --stdio --no-children`: a
  * header describing the capture (and any loss, prominently), then per event
- * kind a table of self overhead by the innermost frame. Off-CPU rows weigh
- * by blocked time, CPU rows by samples, block I/O rows by bytes per command
- * and device. -g draws the callers of each row as perf's graph (absolute
+ * kind a table of self overhead by the innermost frame; off-CPU rows by
+ * where the threads waited instead (the wait's site outside the scheduler,
+ * and the user function), as the innermost frame of every wait is the
+ * scheduler's. Off-CPU rows weigh by blocked time (the part the recording
+ * saw), CPU rows by samples, block I/O rows by bytes per command and
+ * device. -g draws the callers of each row as perf's graph (absolute
  * percentages). Ties sort by the row's keys, so output is deterministic.
  */
 #include <errno.h>
@@ -17,12 +20,15 @@
 #define GRAPH_PREFIX_MAX 4096
 #define GRAPH_LABEL_MAX 1024
 
-static const char *const col_names[SORT_MAX] = { "Command", "Pid", "Shared Object", "Symbol" };
+static const char *const col_names[SORT_MAX] = { "Command", "Pid", "Shared Object", "Symbol",
+						 "Wait site", "User symbol" };
 
 struct prow {
 	uint32_t grp, comm, pid;
-	bool kernel;
+	bool kernel, wkernel;
 	const char *dso, *sym;
+	const char *wait;     /* the wait's site (view_wait_site()) */
+	const char *usym;     /* the user function (view_user_site()) */
 	const char *src;      /* source file of sym's line (--srcline), or NULL */
 	int line;
 	uint64_t weight;
@@ -57,6 +63,11 @@ static int cmp_key(const struct ptable *t, const struct prow *a, const struct pr
 		return a->pid < b->pid ? -1 : a->pid > b->pid;
 	case SORT_DSO:
 		return strcmp(a->dso, b->dso);
+	case SORT_WAIT:
+		c = strcmp(a->wait, b->wait);
+		return c ? c : (int)a->wkernel - (int)b->wkernel;
+	case SORT_USYM:
+		return strcmp(a->usym, b->usym);
 	default:
 		c = strcmp(a->sym, b->sym);
 		if (c || a->kernel != b->kernel)
@@ -113,6 +124,12 @@ static void cell(const struct ptable *t, const struct prow *r, enum view_sort k,
 	case SORT_DSO:
 		snprintf(buf, len, "%s", r->dso);
 		break;
+	case SORT_WAIT:
+		snprintf(buf, len, "[%c] %s", r->wkernel ? 'k' : '.', r->wait);
+		break;
+	case SORT_USYM:
+		snprintf(buf, len, "[.] %s", r->usym);
+		break;
 	default:
 		snprintf(buf, len, "[%c] %s%s", r->kernel ? 'k' : '.', r->sym,
 			 view_srcline(t->ctx, r->src, r->line, src));
@@ -120,10 +137,22 @@ static void cell(const struct ptable *t, const struct prow *r, enum view_sort k,
 	}
 }
 
+/* The row's wait site and user function, of frames fr[0..n), nk kernel. */
+static void row_sites(const struct ptable *t, struct prow *r, const struct rframe *fr, int n,
+		      int nk)
+{
+	int w = view_wait_site(t->ctx, fr, nk), u = view_user_site(fr, nk, n);
+
+	r->wait = fr[w].name;
+	r->wkernel = fr[w].kernel;
+	if (u >= 0)
+		r->usym = fr[u].name;
+}
+
 static int build_rows(struct ptable *t, enum cap_kind kind, struct rframe *fr)
 {
 	size_t i;
-	int n;
+	int n, nk;
 
 	t->rows = calloc(t->a.n ? t->a.n : 1, sizeof(*t->rows));
 	if (!t->rows)
@@ -132,13 +161,15 @@ static int build_rows(struct ptable *t, enum cap_kind kind, struct rframe *fr)
 		const struct agg_group *g = &t->a.g[i];
 		struct prow *r = &t->rows[i];
 
-		n = view_frames(t->ctx, g->pid, g->first_time, g->ustack, g->kstack, fr, NULL);
+		n = view_frames(t->ctx, g->pid, g->first_time, g->ustack, g->kstack, fr, &nk);
 		if (n < 0)
 			return n;
 		*r = (struct prow){ .grp = i, .comm = g->comm, .pid = g->pid,
-				    .dso = "[unknown]", .sym = "[unknown]",
+				    .dso = "[unknown]", .sym = "[unknown]", .wait = "[unknown]",
+				    .usym = "[unknown]",
 				    .weight = kind == CAP_KIND_OFFCPU ? g->total : g->count };
 		if (n) {
+			row_sites(t, r, fr, n, nk);
 			r->kernel = fr[0].kernel;
 			r->dso = fr[0].dso;
 			r->sym = fr[0].name;
@@ -619,14 +650,20 @@ static void print_kind_head(const struct report_ctx *ctx, enum cap_kind kind,
 static int stack_table(const struct report_ctx *ctx, enum cap_kind kind, FILE *out)
 {
 	static const enum view_sort dflt[] = { SORT_COMM, SORT_DSO, SORT_SYM };
+	static const enum view_sort waits[] = { SORT_COMM, SORT_WAIT, SORT_USYM };
 	struct ptable t = { .ctx = ctx };
 	uint64_t total = 0, events = 0;
 	struct rframe *fr;
 	size_t i;
 	int err;
 
-	t.keys = ctx->opts.nsort ? ctx->opts.sort : dflt;
-	t.nkeys = ctx->opts.nsort ? ctx->opts.nsort : 3;
+	/* off-CPU rows by where threads waited; -g keeps perf's leaf rows */
+	t.keys = kind == CAP_KIND_OFFCPU && !ctx->opts.callgraph ? waits : dflt;
+	t.nkeys = 3;
+	if (ctx->opts.nsort) {
+		t.keys = ctx->opts.sort;
+		t.nkeys = ctx->opts.nsort;
+	}
 	fr = malloc(VIEW_MAX_FRAMES * sizeof(*fr));
 	if (!fr)
 		return -ENOMEM;

@@ -6,7 +6,8 @@
  * Samples are the filtered events aggregated by (kind, pid, tid, comm,
  * user stack, kernel stack; block I/O also by disk and op), each with two
  * values of its kind: CPU samples and their CPU time (samples x the
- * sampling period), off-CPU waits and their nanoseconds, block I/O
+ * sampling period), off-CPU waits and their nanoseconds (of a wait open at
+ * the capture's start, the part seen, as the report), block I/O
  * requests and their bytes. comm, pid and tid are labels (block I/O adds
  * its op); a block request's disk is its innermost frame, as in --folded.
  * Frames come from the resolver, as every view names them: a run of
@@ -272,7 +273,7 @@ static void put_kernel_maps(struct pprof *pp)
 		bool vmlinux = !strcmp(km->dso, "[kernel.kallsyms]");
 
 		file = str_id(pp, km->dso);
-		bid = vmlinux && k ? build_id_str(pp, k->build_id, k->build_id_size) : 0;
+		bid = vmlinux ? build_id_str(pp, k->build_id, k->build_id_size) : 0;
 		put_mapping(pp, km, 0, file, bid);
 	}
 }
@@ -499,7 +500,10 @@ static int add_event(struct pprof *pp, const struct view_event *e)
 	k.ustack = ev.ustack, k.kstack = ev.kstack;
 	k.epoch = model__exec_epoch(m, ev.pid, ev.start);
 	if (e->kind == CAP_KIND_OFFCPU) {
-		value = ev.end - ev.start;
+		uint64_t from;
+
+		/* the part seen, as the report weighs it */
+		value = model__offcpu_seen(m, model__offcpu(m, &n) + e->idx, &from);
 	} else if (e->kind == CAP_KIND_BIO) {
 		const struct cap_bio *b = model__bio(m, &n) + e->idx;
 

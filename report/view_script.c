@@ -98,6 +98,20 @@ static void print_stack(const struct report_ctx *ctx, const struct rframe *fr, i
 		fputc('\n', out);
 }
 
+/* A wait the recording did not see whole (FORMAT.md §4.11): its start
+ * is before the capture's (":start"; "?" when the kernel did not say when
+ * it began, so the start is when the recorder found it), or it was still
+ * open at the end. */
+static const char *open_mark(uint32_t open)
+{
+	static const char *const marks[8] = {
+		"", " open:start", " open:end", " open:both",
+		"", " open:start?", " open:end", " open:both?",
+	};
+
+	return marks[open & 7];
+}
+
 static int print_sampled(const struct report_ctx *ctx, const struct view_event *e,
 			 struct rframe *fr, FILE *out)
 {
@@ -111,8 +125,8 @@ static int print_sampled(const struct report_ctx *ctx, const struct view_event *
 	if (e->kind == CAP_KIND_OFFCPU) {
 		const struct cap_offcpu *off = model__offcpu(m, &nev) + e->idx;
 
-		fprintf(out, "offcpu: %" PRIu64 " us state 0x%" PRIx32,
-			view_ns_to_us(off->duration), off->state);
+		fprintf(out, "offcpu: %" PRIu64 " us state 0x%" PRIx32 "%s",
+			view_ns_to_us(off->duration), off->state, open_mark(off->open));
 	} else {
 		fputs("cpu:", out);
 	}

@@ -2,7 +2,10 @@
 /*
  * Top waits (Domas Mituzas' topwaits, 2019): per (pid, user stack, kernel
  * stack) the number of off-CPU intervals, their total, the longest one and
- * when it happened (wall clock), longest first. Text or JSON.
+ * when it happened (wall clock), longest first. Text or JSON. Durations
+ * are of the part the recording saw; a longest wait that was open at the
+ * start or the stop is marked (so a thread blocked through the whole
+ * recording comes first, marked open both ways).
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -27,16 +30,27 @@ static int cmp_wait(const void *pa, const void *pb)
 	return 0;
 }
 
+/* "start", "end" or "both": which ends of the wait the recording missed. */
+static const char *open_name(uint32_t open)
+{
+	bool s = open & CAP_OFFCPU_OPEN_START, e = open & CAP_OFFCPU_OPEN_END;
+
+	return s && e ? "both" : s ? "start" : e ? "end" : NULL;
+}
+
 static void print_text(const struct report_ctx *ctx, const struct agg_group *g,
 		       const struct rframe *fr, int n, int nk, FILE *out)
 {
 	char when[64], src[VIEW_SRCLINE_MAX];
 	int i;
 
+	const char *open = open_name(g->max_open);
+
 	view_fmt_walltime(ctx->model, g->max_time, when, sizeof(when));
-	fprintf(out, "%-7" PRIu32 " %-16s %7" PRIu64 " %12" PRIu64 " %12" PRIu64 "  %s\n",
+	fprintf(out, "%-7" PRIu32 " %-16s %7" PRIu64 " %12" PRIu64 " %12" PRIu64 "  %s%s%s\n",
 		g->pid, model__comm_name(ctx->model, g->max_comm), g->count,
-		view_ns_to_us(g->total), view_ns_to_us(g->max), when);
+		view_ns_to_us(g->total), view_ns_to_us(g->max), when, open ? "  open " : "",
+		open ? open : "");
 	for (i = 0; i < n; i++) {
 		if (i == nk && nk)
 			fprintf(out, "        --\n");
@@ -44,6 +58,23 @@ static void print_text(const struct report_ctx *ctx, const struct agg_group *g,
 			view_srcline(ctx, fr[i].srcfile, fr[i].line, src));
 	}
 	fputc('\n', out);
+}
+
+/* An open longest wait: which ends the recording missed and, where the
+ * kernel told, when it really began (else the recorder found it then). */
+static void print_json_open(const struct report_ctx *ctx, const struct agg_group *g, FILE *out)
+{
+	const char *open = open_name(g->max_open);
+	char began[64];
+
+	if (!open)
+		return;
+	fprintf(out, ", \"open\": \"%s\"", open);
+	if ((g->max_open & CAP_OFFCPU_OPEN_START) &&
+	    !(g->max_open & CAP_OFFCPU_START_UNKNOWN)) {
+		view_fmt_walltime(ctx->model, g->max_start, began, sizeof(began));
+		fprintf(out, ", \"began\": \"%s\"", began);
+	}
 }
 
 static void print_json(const struct report_ctx *ctx, const struct agg_group *g,
@@ -56,9 +87,10 @@ static void print_json(const struct report_ctx *ctx, const struct agg_group *g,
 	view_json_str(out, model__comm_name(ctx->model, g->max_comm), "");
 	fprintf(out, ", \"pid\": %" PRIu32 ", \"max_tid\": %" PRIu32
 		", \"count\": %" PRIu64 ", \"total_us\": %" PRIu64 ", \"max_us\": %" PRIu64
-		", \"max_time\": \"%s\", \"stack\": ",
-		g->pid, g->max_tid, g->count, view_ns_to_us(g->total),
-		view_ns_to_us(g->max), when);
+		", \"max_time\": \"%s\"", g->pid, g->max_tid, g->count,
+		view_ns_to_us(g->total), view_ns_to_us(g->max), when);
+	print_json_open(ctx, g, out);
+	fputs(", \"stack\": ", out);
 	view_json_stack(ctx, fr, n, out);
 	fputs("}", out);
 }

@@ -22,10 +22,11 @@
 #include "report/model.h"
 #include "report/resolve.h"
 
-enum view_sort { SORT_COMM, SORT_PID, SORT_DSO, SORT_SYM, SORT_MAX };
+enum view_sort { SORT_COMM, SORT_PID, SORT_DSO, SORT_SYM, SORT_WAIT, SORT_USYM, SORT_MAX };
 
 struct report_opts {
-	enum view_sort sort[SORT_MAX]; /* perf view columns; nsort 0: comm,dso,sym */
+	enum view_sort sort[SORT_MAX]; /* perf view columns; nsort 0: comm,dso,sym
+					* (off-CPU without -g: comm,wait,usym) */
 	int nsort;
 	bool callgraph;     /* perf view -g */
 	bool delimited;     /* folded -d: "-" between user and kernel frames */

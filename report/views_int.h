@@ -25,11 +25,15 @@ enum cap_kind view_fold_kind(const struct report_ctx *ctx);
  * when grouped with AGG_ANY_COMM. value: off-CPU ns or 1 per CPU sample. */
 struct agg_group {
 	uint32_t pid, comm, ustack, kstack;
-	uint64_t count, total, max;
-	uint64_t max_time;    /* event time of the maximum */
+	uint64_t count, total, max; /* off-CPU: of the parts seen */
+	uint64_t max_time;    /* event time of the maximum (a wait: its part seen) */
+	uint64_t max_start;   /* the maximum's own start (a wait open at the
+			       * start: before the capture's, where known) */
 	uint64_t first_time;  /* time of the first event, for mapping lookups */
+	uint64_t open;        /* waits open at the start or the stop */
 	uint32_t max_tid;
 	uint32_t max_comm;    /* thread name at the maximum */
+	uint32_t max_open;    /* CAP_OFFCPU_OPEN_* of the maximum */
 };
 
 struct agg {
@@ -52,6 +56,16 @@ void agg__fini(struct agg *a);
 #define VIEW_MAX_FRAMES (2 * RESOLVE_MAX_FRAMES)
 int view_frames(const struct report_ctx *ctx, uint32_t pid, uint64_t time,
 		uint32_t ustack, uint32_t kstack, struct rframe *buf, int *nkernel);
+
+/* Where a wait waited: the index of the innermost of the nk kernel frames
+ * outside the scheduler's own code (the kernel's wchan: hrtimer_nanosleep,
+ * futex_wait_queue, anon_pipe_read, io_schedule's caller); 0 when all are
+ * the scheduler's. */
+int view_wait_site(const struct report_ctx *ctx, const struct rframe *fr, int nk);
+/* The user function it blocked in: the index of the innermost user frame
+ * (fr[nk..n)) outside the C library and the dynamic loader (their syscall
+ * wrappers), else of the innermost user frame; -1 without user frames. */
+int view_user_site(const struct rframe *fr, int nk, int n);
 
 /* With opts.srcline, " FILE:LINE" of a frame's source line (rframe srcfile
  * and line), FILE the basename as perf report shows it; "" when unknown or

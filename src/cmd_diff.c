@@ -11,6 +11,7 @@
 #include <string.h>
 #include "report/diff.h"
 #include "src/commands.h"
+#include "src/input.h"
 #include "src/log.h"
 #include "src/report_cli.h"
 #include "src/util.h"
@@ -19,7 +20,8 @@ enum diff_out { DIFF_OUT_TABLE, DIFF_OUT_FOLDED, DIFF_OUT_SVG };
 
 struct diff_cli {
 	struct report_common com;
-	const char *path[2];
+	const char *arg[2];   /* as given: a path or "-" */
+	const char *path[2];  /* as named in the output */
 	enum diff_out output;
 	bool output_set;
 	const char *svg_path;
@@ -73,7 +75,8 @@ static void usage(FILE *f)
 		   "  -n, --normalize       scale B to A's total (difffolded.pl -n); on by\n"
 		   "                        default when the totals differ by more than 2x\n"
 		   "  --no-normalize        never scale B\n\n"
-		   "Filters and symbol options apply to both captures.\n"
+		   "Filters and symbol options apply to both captures. One of A and B may be\n"
+		   "'-', standard input, read once (a file named '-': ./-).\n"
 		   "%s\n"
 		   "Exit status: 0 ok, 2 bad usage, 3 a capture damaged (output partial),\n"
 		   "4 a capture unreadable.\n\n"
@@ -83,7 +86,8 @@ static void usage(FILE *f)
 		   "    stkrec diff --folded a.cap b.cap | flamegraph.pl > diff.svg\n"
 		   "    stkrec diff --svg diff.svg a.cap b.cap     # the same, no Perl\n"
 		   "    stkrec diff -e bio --comm postgres a.cap b.cap\n"
-		   "    stkrec diff --no-normalize --time 5,15 a.cap b.cap\n",
+		   "    stkrec diff --no-normalize --time 5,15 a.cap b.cap\n"
+		   "    ssh prod stkrec record -o - -d 30 | stkrec diff base.cap -\n",
 		report_common_help);
 }
 
@@ -148,12 +152,16 @@ static int check_args(struct diff_cli *c, int argc, char **argv)
 		bad = "--icicle needs --svg";
 	else if (c->max_rows && c->output != DIFF_OUT_TABLE)
 		bad = "-r applies to the table only";
+	else if (input__is_stdin(argv[0]) && input__is_stdin(argv[1]))
+		bad = "standard input ('-') holds one capture: A and B cannot both be '-'";
 	if (bad) {
 		log_usage_error("diff", "%s", bad);
 		return -EINVAL;
 	}
-	c->path[0] = argv[0];
-	c->path[1] = argv[1];
+	c->arg[0] = argv[0];
+	c->arg[1] = argv[1];
+	c->path[0] = input__name(argv[0]);
+	c->path[1] = input__name(argv[1]);
 	return report_common_check(&c->com);
 }
 
@@ -310,7 +318,7 @@ static int diff_run(struct diff_cli *c)
 	int i, err, ret = 0;
 
 	for (i = 0; i < 2 && !ret; i++)
-		ret = report_common_load(&c->com, c->path[i], &c->m[i]);
+		ret = report_common_load(&c->com, c->arg[i], &c->m[i]);
 	if (ret)
 		return ret;
 	err = diff_build(c, &d) ?: write_out(c, d);

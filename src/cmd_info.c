@@ -12,6 +12,7 @@
 #include "format/capture.h"
 #include "report/views.h"
 #include "src/commands.h"
+#include "src/input.h"
 #include "src/log.h"
 #include "src/util.h"
 
@@ -45,7 +46,8 @@ static void usage(FILE *f)
 		"Describe a capture: host, kernel, recorded command, time span, events\n"
 		"and losses per kind, blocks, sizes, and whether it had to be recovered.\n\n"
 		"Options:\n"
-		"  -i, --input FILE  capture to describe (or give it as the argument)\n"
+		"  -i, --input FILE  capture to describe (or give it as the argument);\n"
+		"                    '-': standard input, read once (a file named '-': ./-)\n"
 		"  -j, --json        print one JSON object instead of text\n"
 		"  -h, --help        show this help\n\n"
 		"Exit status: 0 complete capture, 3 read but damaged or truncated\n"
@@ -53,7 +55,8 @@ static void usage(FILE *f)
 		"Examples:\n"
 		"  stkrec info capture.stkrec           # human-readable summary\n"
 		"  stkrec info --json capture.stkrec    # for scripts: jq .events.offcpu\n"
-		"  stkrec info -i /tmp/killed.stkrec || echo \"status $?\"\n");
+		"  stkrec info -i /tmp/killed.stkrec || echo \"status $?\"\n"
+		"  ssh prod stkrec record -o - -d 10 | stkrec info -\n");
 }
 
 /* Latest monotonic time an event record carries (used when END is gone). */
@@ -221,7 +224,7 @@ static void print_unwind_text(const struct info *in)
 	printf("call graph:   dwarf (user stacks unwound in the kernel from .eh_frame)\n");
 	printf("unwinding:    truncated offcpu %" PRIu64 ", cpu %" PRIu64 ", bio %" PRIu64
 	       "; frame pointers before tables: offcpu %" PRIu64 ", cpu %" PRIu64 ", bio %"
-	       PRIu64 "; for some frames (JIT, anonymous or not yet mapped code): offcpu %"
+	       PRIu64 "; for some frames (JIT, anonymous, CFI-less or not yet mapped code): offcpu %"
 	       PRIu64 ", cpu %" PRIu64 ", bio %" PRIu64 "\n",
 	       s[CAP_STAT_UNWIND_TRUNC_OFFCPU], s[CAP_STAT_UNWIND_TRUNC_CPU],
 	       s[CAP_STAT_UNWIND_TRUNC_BIO], s[CAP_STAT_UNWIND_NO_TABLES_OFFCPU],
@@ -432,35 +435,50 @@ static int parse_args(int argc, char **argv, const char **path, bool *json)
 	return 0;
 }
 
+/* The capture described, its name in in->path: 0, or the exit code. */
+static int describe(struct input *src, struct info *in, bool json)
+{
+	struct cap_reader *r;
+	int err;
+
+	err = input__reader(src, &r);
+	if (err) {
+		log_capture_error(src->name, src->stream, err);
+		return EXIT_UNREADABLE;
+	}
+	in->hdr = cap_reader__header(r);
+	err = scan(r, in);
+	if (err) {
+		log_error("%s: %s", in->path, cap_strerror(err));
+		cap_reader__close(r);
+		return EXIT_FAIL;
+	}
+	if (json)
+		print_json(in);
+	else
+		print_text(in);
+	if (in->st->recovered)
+		log_warn("%s: capture recovered with loss: %s", in->path, in->loss);
+	err = in->st->recovered ? EXIT_RECOVERED : EXIT_OK;
+	cap_reader__close(r);
+	return err;
+}
+
 int cmd_info(int argc, char **argv)
 {
 	struct info in = { 0 };
-	struct cap_reader *r;
+	struct input src;
 	bool json = false;
 	int err;
 
 	err = parse_args(argc, argv, &in.path, &json);
 	if (err)
 		return err > 0 ? EXIT_OK : EXIT_USAGE;
-	err = cap_reader__open(in.path, &r);
-	if (err) {
-		log_capture_error(in.path, err);
-		return EXIT_UNREADABLE;
-	}
-	in.hdr = cap_reader__header(r);
-	err = scan(r, &in);
-	if (err) {
-		log_error("%s: %s", in.path, cap_strerror(err));
-		cap_reader__close(r);
-		return EXIT_FAIL;
-	}
-	if (json)
-		print_json(&in);
-	else
-		print_text(&in);
-	if (in.st->recovered)
-		log_warn("%s: capture recovered with loss: %s", in.path, in.loss);
-	err = in.st->recovered ? EXIT_RECOVERED : EXIT_OK;
-	cap_reader__close(r);
+	err = input__open(&src, "info", in.path);
+	if (err)
+		return err;
+	in.path = src.name;
+	err = describe(&src, &in, json);
+	input__close(&src);
 	return err;
 }

@@ -5,6 +5,7 @@
  * status line on a terminal, a summary at the end, one line per error.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <inttypes.h>
 #include <linux/capability.h>
 #include <signal.h>
@@ -40,12 +41,47 @@ static void on_signal(int sig)
 
 static int install_signals(void)
 {
-	struct sigaction sa = { .sa_handler = on_signal };
+	struct sigaction sa = { .sa_handler = on_signal }, ign = { .sa_handler = SIG_IGN };
 
 	/* no SA_RESTART: the poll loop must wake up to see the request */
 	sigemptyset(&sa.sa_mask);
-	if (sigaction(SIGINT, &sa, NULL) || sigaction(SIGTERM, &sa, NULL))
+	sigemptyset(&ign.sa_mask);
+	/* a capture pipe whose reader went away fails the write (EPIPE), and
+	 * the recording stops as on any failed write: not killed mid-block */
+	if (sigaction(SIGINT, &sa, NULL) || sigaction(SIGTERM, &sa, NULL) ||
+	    sigaction(SIGPIPE, &ign, NULL))
 		return -errno;
+	return 0;
+}
+
+/*
+ * -o -: the capture goes to standard output, and standard output then holds
+ * nothing else: a terminal is refused (binary), and COMMAND's own output,
+ * which would land in the middle of the capture, goes to stderr. The
+ * recorder holds the pipe alone, so its reader sees the end as soon as the
+ * capture is finished. 0 or the exit code, the error printed.
+ */
+static int output_to_stdout(struct record_opts *o)
+{
+	int fd;
+
+	if (strcmp(o->output, "-"))
+		return 0;
+	if (isatty(STDOUT_FILENO)) {
+		log_usage_error("record", "-o -: standard output is a terminal, and a capture "
+				"is binary: redirect it (> FILE, | stkrec report -i -) or use "
+				"-o FILE");
+		return EXIT_USAGE;
+	}
+	fd = fcntl(STDOUT_FILENO, F_DUPFD_CLOEXEC, 3);
+	if (fd < 0 || dup2(STDERR_FILENO, STDOUT_FILENO) < 0) {
+		log_error("record: standard output: %s", strerror(errno));
+		if (fd >= 0)
+			close(fd);
+		return EXIT_FAIL;
+	}
+	o->output_fd = fd;
+	o->output = "<stdout>";
 	return 0;
 }
 
@@ -122,6 +158,8 @@ static int preflight(struct record_opts *o)
 		log_error("record: %s", kfeatures__explain(f, why, sizeof(why)));
 		return -ENOENT;
 	}
+	if ((o->events & RECORD_EV_OFFCPU) && !kf.present[KF_TASK_ITER])
+		log_warn("record: %s", kfeatures__explain(KF_TASK_ITER, why, sizeof(why)));
 	f = o->call_graph == RECORD_CG_DWARF ? kfeatures__dwarf_missing(&kf) : -1;
 	if (f != -1) {
 		log_warn("record: %s", kfeatures__explain(f, why, sizeof(why)));
@@ -320,11 +358,9 @@ int cmd_record(int argc, char **argv)
 	o.libbpf_log = libbpf_log;
 	o.progress = on_progress;
 	o.cmdline = join_cmdline(argc, argv); /* argv[0] is "record" */
-	ret = EXIT_FAIL;
-	if (test_env(&o))
-		ret = EXIT_USAGE;
-	else if (!preflight(&o) && !install_signals())
-		ret = record(&o);
+	ret = test_env(&o) ? EXIT_USAGE : output_to_stdout(&o);
+	if (!ret)
+		ret = preflight(&o) || install_signals() ? EXIT_FAIL : record(&o);
 	free((char *)o.cmdline);
 	record_opts__free(&o);
 	return ret;

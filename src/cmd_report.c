@@ -15,6 +15,7 @@
 #include "report/resolve.h"
 #include "report/views.h"
 #include "src/commands.h"
+#include "src/input.h"
 #include "src/log.h"
 #include "src/record_opts.h"
 #include "src/report_cli.h"
@@ -52,7 +53,7 @@ struct cli {
 /* Shared options first, then report's own (from REPORT_COMMON_OPT_END). */
 enum {
 	OPT_COMM = 256, OPT_TIME, OPT_STATE, OPT_SYMFS, OPT_INLINE, OPT_SRCLINE,
-	OPT_DEBUG_DIR, OPT_MAX_MEMORY,
+	OPT_DEBUG_DIR, OPT_MAX_MEMORY, OPT_OPEN_WAITS,
 	OPT_PID_FRAME = REPORT_COMMON_OPT_END, OPT_TOPWAITS, OPT_JSON, OPT_BIOTOP,
 	OPT_SVG, OPT_ICICLE, OPT_PPROF, OPT_SPEEDSCOPE, OPT_CHROME,
 };
@@ -64,6 +65,7 @@ static const struct option common_opts[] = {
 	{ "min-block-time", required_argument, NULL, 'm' },
 	{ "max-block-time", required_argument, NULL, 'M' },
 	{ "state", required_argument, NULL, OPT_STATE },
+	{ "open-waits", no_argument, NULL, OPT_OPEN_WAITS },
 	{ "user-threads-only", no_argument, NULL, 'u' },
 	{ "kernel-threads-only", no_argument, NULL, 'k' },
 	{ "user-stacks-only", no_argument, NULL, 'U' },
@@ -125,7 +127,12 @@ const char report_common_help[] =
 	"                        be empty. Events are placed at switch-out (off-CPU),\n"
 	"                        sample (CPU) or completion (block I/O) time\n"
 	"  -m, --min-block-time US   off-CPU intervals of at least US microseconds\n"
-	"  -M, --max-block-time US   ... and at most US microseconds\n"
+	"  -M, --max-block-time US   ... and at most US microseconds (of the part\n"
+	"                        the recording saw, for a wait open at its start\n"
+	"                        or end)\n"
+	"  --open-waits          only waits open at the start or the end of the\n"
+	"                        recording (threads blocked before it began, or\n"
+	"                        still blocked when it stopped)\n"
 	"  --state MASK          off-CPU with task state & MASK (0: preempted only,\n"
 	"                        1: TASK_INTERRUPTIBLE, 2: TASK_UNINTERRUPTIBLE)\n"
 	"  -u, --user-threads-only    no kernel threads\n"
@@ -146,15 +153,20 @@ const char report_common_help[] =
 static const char input_help[] =
 	"Capture:\n"
 	"  -e, --event KIND,...  offcpu, cpu, bio (default: all in the capture)\n"
-	"  -i, --input FILE      capture to read (default " DEFAULT_INPUT ")\n";
+	"  -i, --input FILE      capture to read (default " DEFAULT_INPUT "); '-': standard\n"
+	"                        input, read once (a file named '-': ./-)\n";
 
 static void usage_report(FILE *f)
 {
 	fprintf(f, "usage: stkrec report [-i FILE] [view] [filters] [symbol options]\n\n"
 		   "Symbolize a capture offline and summarize it.\n\n"
-		   "Views (default: perf-style tables of self overhead per event kind):\n"
+		   "Views (default: perf-style tables of self overhead per event kind; off-CPU\n"
+		   "rows by where threads waited: the kernel function outside the scheduler,\n"
+		   "as ps's WCHAN, and the user function outside the C library):\n"
 		   "  -g, --call-graph      callers under each row (percent of the kind's total)\n"
-		   "  -s, --sort KEYS       columns among comm,pid,dso,sym (default comm,dso,sym)\n"
+		   "  -s, --sort KEYS       columns among comm,pid,dso,sym,wait,usym (default\n"
+		   "                        comm,dso,sym; off-CPU comm,wait,usym, with -g\n"
+		   "                        comm,dso,sym)\n"
 		   "  -f, --folded          folded stacks for flamegraph.pl: comm;outer;...;inner\n"
 		   "                        VALUE (off-CPU: us, CPU: samples; off-CPU is shown\n"
 		   "                        when both are present unless -e cpu)\n"
@@ -202,7 +214,8 @@ static void usage_report(FILE *f)
 		   "    stkrec report --symfs /srv/rootfs    # binaries copied from the target\n"
 		   "    stkrec report -e cpu --svg cpu.svg   # CPU flame graph\n"
 		   "    stkrec report --pprof x.pb.gz && go tool pprof -top x.pb.gz\n"
-		   "    stkrec report -p 185 --chrome-trace x.json   # open in ui.perfetto.dev\n",
+		   "    stkrec report -p 185 --chrome-trace x.json   # open in ui.perfetto.dev\n"
+		   "    ssh prod stkrec record -o - -d 30 | stkrec report -i -  # over ssh\n",
 		input_help, report_common_help);
 }
 
@@ -210,26 +223,30 @@ static void usage_script(FILE *f)
 {
 	fprintf(f, "usage: stkrec script [-i FILE] [--folded] [filters] [symbol options]\n\n"
 		   "Print every event in time order, one line each:\n"
-		   "  COMM PID/TID [CPU] SECONDS: offcpu: US us state 0xSTATE\n"
+		   "  COMM PID/TID [CPU] SECONDS: offcpu: US us state 0xSTATE [open:WHICH]\n"
 		   "  COMM PID/TID [CPU] SECONDS: cpu:\n"
 		   "  COMM PID/TID [---] SECONDS: bio: BYTES bytes OP DISK MAJ:MIN sector N lat US us\n"
 		   "then the stack innermost first, one \"\\t    ADDR NAME (OBJECT)\" line per\n"
 		   "frame and a blank line (perf script style); block I/O: the submitter's\n"
 		   "stacks when it submitted the request, where recorded. SECONDS count from\n"
-		   "the capture start; OP is R, W, F (flush), D (discard) or ?.\n\n"
+		   "the capture start; OP is R, W, F (flush), D (discard) or ?. A wait the\n"
+		   "recording did not see whole is marked open:start (it began before the\n"
+		   "capture: its SECONDS are negative; open:start? when the kernel did not\n"
+		   "say when), open:end (still waiting at the end) or open:both.\n\n"
 		   "  -f, --folded          the stack on the same line, outermost first,\n"
 		   "                        frames separated by ';'\n\n"
 		   "%s%s\n"
 		   "examples:\n"
 		   "    stkrec script                        # everything in stkrec.cap\n"
 		   "    stkrec script -e bio | awk '$6 == \"bio:\"'\n"
-		   "    stkrec script --folded -p 185 -m 1000 | grep futex\n",
+		   "    stkrec script --folded -p 185 -m 1000 | grep futex\n"
+		   "    ssh prod cat /var/tmp/x.cap | stkrec script -i -  # standard input\n",
 		input_help, report_common_help);
 }
 
 static int parse_sort(const char *s, struct report_opts *o)
 {
-	static const char *const names[SORT_MAX] = { "comm", "pid", "dso", "sym" };
+	static const char *const names[SORT_MAX] = { "comm", "pid", "dso", "sym", "wait", "usym" };
 	char *dup = strdup(s), *tok, *save = NULL;
 	unsigned seen = 0;
 	int k, err = 0;
@@ -301,6 +318,9 @@ static int opt_filter(struct report_common *c, int opt, const char *arg)
 		return 0;
 	case 'e':
 		return parse_kinds(arg, &f->kinds) ? bad_value(c->cmd, "-e", arg) : 0;
+	case OPT_OPEN_WAITS:
+		f->open_only = true;
+		return 0;
 	}
 	return 1;
 }
@@ -600,10 +620,10 @@ static void set_cpu_period(struct cli *c, struct report_ctx *ctx)
 	ctx->opts.cpu_period_ns = recorded_period(ctx->model);
 	if (!ctx->opts.cpu_period_ns)
 		log_warn("%s: no sampling rate in the capture's command line ('%s'): CPU "
-			 "samples are counted, without CPU time", c->input,
+			 "samples are counted, without CPU time", input__name(c->input),
 			 model__header(ctx->model)->cmdline);
 	else
-		log_debug(1, "%s: one CPU sample stands for %" PRIu64 " ns", c->input,
+		log_debug(1, "%s: one CPU sample stands for %" PRIu64 " ns", input__name(c->input),
 			  ctx->opts.cpu_period_ns);
 }
 
@@ -690,14 +710,19 @@ static void unwind_stats(const char *path, const struct model *m)
 
 int report_common_load(struct report_common *c, const char *path, struct model **m)
 {
+	struct input in;
 	int err;
 
 	*m = NULL;
-	err = model__load_opts(path, &c->load, m);
-	if (err) {
-		log_capture_error(path, err);
+	err = input__open(&in, c->cmd, path);
+	if (err)
+		return err;
+	err = input__model(&in, &c->load, m);
+	if (err)
+		log_capture_error(in.name, in.stream, err);
+	input__close(&in);
+	if (err)
 		return err == -ENOMEM ? EXIT_FAIL : EXIT_UNREADABLE;
-	}
 	err = filter__bind(&c->flt, *m);
 	if (!err)
 		return 0;
@@ -729,18 +754,24 @@ static int report_run(struct cli *c)
 	ctx.model = m;
 	ctx.res = res;
 	set_cpu_period(c, &ctx);
-	err = run_view(c, &ctx);
+	if (filter__none_match(&c->com.flt, m)) {
+		/* one line, not empty tables; JSON and files stay documents */
+		log_warn("%s: no events match the filters", c->input);
+		err = c->opts.json || c->out_path ? run_view(c, &ctx) : 0;
+	} else {
+		err = run_view(c, &ctx);
+	}
 	if (!err && fflush(stdout))
 		err = -errno;
 	if (err) {
 		log_error("%s: %s", c->out_path ? c->out_path : c->cmd, cap_strerror(err));
 		goto out;
 	}
-	report_common_sym_stats(c->input, res);
-	unwind_stats(c->input, m);
+	report_common_sym_stats(input__name(c->input), res);
+	unwind_stats(input__name(c->input), m);
 	ret = EXIT_OK;
 	if (model__recovered(m)) {
-		log_warn("%s: output is partial: %s", c->input,
+		log_warn("%s: output is partial: %s", input__name(c->input),
 			 model__loss_text(m));
 		ret = EXIT_RECOVERED;
 	}

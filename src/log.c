@@ -53,12 +53,21 @@ void log_usage_error(const char *cmd, const char *fmt, ...)
 	va_end(ap);
 }
 
-void log_capture_error(const char *path, int err)
+/* The version fields of a capture's first bytes, as cap_file_version(). */
+static int version_of(const char *path, const struct cap_stream *s, uint16_t *major,
+		      uint16_t *minor, uint32_t *feat)
+{
+	if (s)
+		return cap_stream__version(s, major, minor, feat);
+	return cap_file_version(path, major, minor, feat);
+}
+
+void log_capture_error(const char *path, const struct cap_stream *s, int err)
 {
 	uint16_t major = 0, minor = 0;
 	uint32_t feat = 0;
 
-	if (err == CAP_ERR_VERSION && !cap_file_version(path, &major, &minor, NULL)) {
+	if (err == CAP_ERR_VERSION && !version_of(path, s, &major, &minor, NULL)) {
 		if (major > CAP_VERSION_MAJOR)
 			log_error("%s: capture format %u.%u is newer than this stkrec's %u.%u "
 				  "(upgrade stkrec to read it)", path, major, minor,
@@ -67,7 +76,7 @@ void log_capture_error(const char *path, int err)
 			log_error("%s: capture format %u.%u does not exist (this stkrec reads "
 				  "%u.x): not a capture, or a damaged one", path, major, minor,
 				  CAP_VERSION_MAJOR);
-	} else if (err == CAP_ERR_FEATURE && !cap_file_version(path, NULL, NULL, &feat)) {
+	} else if (err == CAP_ERR_FEATURE && !version_of(path, s, NULL, NULL, &feat)) {
 		log_error("%s: capture uses incompatible features 0x%08x this stkrec "
 			  "does not know (upgrade stkrec)", path,
 			  feat & CAP_FEAT_INCOMPAT_MASK & ~CAP_FEAT_KNOWN);

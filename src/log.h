@@ -16,8 +16,10 @@ void log_debug(int level, const char *fmt, ...) __attribute__((format(printf, 2,
 /* Error plus "Try 'stkrec CMD -h'." for bad command lines. */
 void log_usage_error(const char *cmd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
-/* Why the capture at path cannot be read (err from the reader), in one
- * line that names the versions or features involved. */
-void log_capture_error(const char *path, int err);
+struct cap_stream;
+/* Why the capture named `name` (the file at that path, or stream s when not
+ * NULL) cannot be read (err from the reader), in one line that names the
+ * versions or features involved. */
+void log_capture_error(const char *name, const struct cap_stream *s, int err);
 
 #endif

@@ -65,7 +65,10 @@ void record_opts__usage(FILE *f)
 "kernel stacks into a capture file, until Ctrl-C, -d, or COMMAND exits.\n"
 "\n"
 "options:\n"
-"  -o, --output FILE        capture file (default %s)\n"
+"  -o, --output FILE        capture file (default %s); '-': standard output,\n"
+"                           block by block as written (not a terminal; a file\n"
+"                           named '-': ./-); COMMAND's own output then goes to\n"
+"                           stderr\n"
 "  -e, --event LIST         event kinds: offcpu,cpu,bio (default all three)\n"
 "  -a, --all-cpus           whole system (default); with COMMAND: until it exits\n"
 "  -p, --pid PID,...        only these processes\n"
@@ -96,10 +99,11 @@ void record_opts__usage(FILE *f)
 "      --max-size SIZE      stop when the capture reaches SIZE bytes (K, M, G\n"
 "                           suffixes; at least 64K): the file, its final\n"
 "                           counts and END record included, stays within SIZE\n"
+"                           (with -o -: the bytes written to standard output)\n"
 "      --switch-output N    as perf: write FILE.<timestamp> files, a new one\n"
 "                           every N seconds (N, Ns, Nm, Nh) or once one is\n"
 "                           past N bytes (NK, NM, NG); each file is complete\n"
-"                           and readable on its own\n"
+"                           and readable on its own (not with -o -)\n"
 "  -v, --verbose            more messages (repeat for libbpf's)\n"
 "  -h, --help               this text\n"
 "\n"
@@ -113,6 +117,8 @@ void record_opts__usage(FILE *f)
 "  stkrec record -o make.cap -- make -j2  # a command and its children\n"
 "  stkrec record --call-graph dwarf -- xz -9 big  # full stacks, no frame pointers\n"
 "  stkrec record --switch-output 60s   # one file a minute: stkrec.cap.2026...\n"
+"  ssh prod stkrec record -o - -d 30 > prod.cap  # nothing written on prod\n"
+"  stkrec record -o - -d 30 | stkrec report -i -  # record and report at once\n"
 "  stkrec report -i make.cap           # then explain it\n",
 		RECORD_DEFAULT_OUTPUT, RECORD_DEFAULT_FREQ, RECORD_DEFAULT_MIN_US,
 		RECORD_DEFAULT_STORAGE, RECORD_DEFAULT_RINGBUF >> 20);
@@ -350,6 +356,9 @@ static int cross_check(struct record_opts *o, const struct seen *s, char *err, s
 		return fail(err, len, "-e: no event kind selected");
 	if (o->max_size && (o->switch_ns || o->switch_bytes))
 		return fail(err, len, "--max-size and --switch-output are mutually exclusive");
+	if (!strcmp(o->output, "-") && (o->switch_ns || o->switch_bytes))
+		return fail(err, len, "--switch-output writes FILE.<timestamp> files: not with "
+			    "-o - (standard output)");
 	return 0;
 }
 

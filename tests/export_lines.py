@@ -22,6 +22,9 @@ import sys
 from decimal import Decimal
 
 OPS = "RWFD?"
+# script's mark of a wait not seen whole, by its CAP_OFFCPU_OPEN_* flags
+OPEN_MARKS = ["", " open:start", " open:end", " open:both",
+              "", " open:start?", " open:end", " open:both?"]
 
 
 def fail(why):
@@ -107,7 +110,8 @@ def chrome(path):
             if ph == "X":
                 if e["cat"] != "offcpu" or e["name"] not in a["stack"] + ["[unknown]"]:
                     fail(f"bad off-CPU event {e}")
-                line += f"offcpu: {round_us(us_ns(e['dur']))} us state {a['state']:#x}"
+                line += (f"offcpu: {round_us(us_ns(e['dur']))} us state {a['state']:#x}"
+                         + OPEN_MARKS[a.get("open", 0) & 7])
             else:
                 if e["cat"] != "cpu" or e.get("s") != "t":
                     fail(f"bad CPU sample {e}")
@@ -182,7 +186,7 @@ def speedscope(path):
 
 
 SCRIPT = re.compile(r"^ *(.*?) +(\d+)/(\d+) +\[([-\d]+)\] (-?\d+\.\d{6}): (offcpu|cpu|bio):(.*)$")
-OFFCPU = re.compile(r"^ (\d+) us state 0x[0-9a-f]+ (.*)$")
+OFFCPU = re.compile(r"^ (\d+) us state 0x[0-9a-f]+(?: open:\w+\??)? (.*)$")
 BIO = re.compile(r"^ \d+ bytes \S (\S+) (\d+:\d+) sector \d+ lat (\d+) us(?: error -?\d+)?(?: (.*))?$")
 
 

@@ -22,6 +22,8 @@
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
+#include <zstd.h>
+#include "format/capture.h"
 
 struct rl_run {
 	int status;          /* wait status */
@@ -247,6 +249,58 @@ static inline int rl_count_lines_with(const char *text, const char *s)
 		p += l + (nl != NULL);
 	}
 	return n;
+}
+
+/* tests/workloads/burst, two threads ping-ponging over a pipe until
+ * killed: the load of the recording tests. burst receives its path. */
+static inline pid_t rl_start_burst(char *burst)
+{
+	char *argv[] = { burst, "pipe", "2", "0", NULL };
+	int fo, fe;
+	pid_t pid;
+
+	rl_workload("burst", burst);
+	pid = rl_spawn(argv, &fo, &fe, 0);
+	close(fo);
+	close(fe);
+	return pid;
+}
+
+/* SIGKILL and reap *pid, if a process was started there. */
+static inline void rl_kill(pid_t *pid)
+{
+	if (*pid > 0) {
+		kill(*pid, SIGKILL);
+		waitpid(*pid, NULL, 0);
+	}
+	*pid = 0;
+}
+
+/* The stderr of a recorder that stopped on an error: the summary every
+ * recording ends with (a "stkrec: recorded" line and indented ones), then
+ * the error, which must be the one line `want` and nothing else. */
+static inline void rl_assert_one_error_line(const char *err, const char *want)
+{
+	const char *p = err;
+	int other = 0;
+
+	cr_assert_eq(rl_count_line(err, want), 1, "want once: '%s', stderr:\n%s", want, err);
+	while (*p) {
+		const char *nl = strchr(p, '\n');
+		size_t l = nl ? (size_t)(nl - p) : strlen(p);
+
+		if (strncmp(p, want, l) && strncmp(p, "stkrec: recorded ", 17) && *p != ' ')
+			other++;
+		p += l + (nl != NULL);
+	}
+	cr_assert_eq(other, 0, "lines besides the summary and the error:\n%s", err);
+}
+
+/* Worst case of one block, compressed (FORMAT.md §5.3): the writer keeps
+ * this much room free, and may stop this much short of --max-size. */
+static inline uint64_t rl_block_worst_case(void)
+{
+	return ZSTD_compressBound(CAP_DEFAULT_BLOCK_SIZE + 0xffff + 64) + CAP_WRITER_END_RESERVE;
 }
 
 /* Skip unless this host can record (root, BPF loads). */

@@ -99,7 +99,7 @@ Test(report_cli, recovered_is_3_with_output_and_warning)
 	s = out();
 	e = err();
 	cr_assert_not_null(strstr(s, "# WARNING: output is partial: "));
-	cr_assert_not_null(strstr(s, "[k] __schedule"));
+	cr_assert_not_null(strstr(s, "[k] hrtimer_nanosleep"));
 	cr_assert_eq(lines(e), 1, "%s", e);
 	cr_assert(!strncmp(e, "stkrec: warning: ", 17), "%s", e);
 	cr_assert_not_null(strstr(e, "output is partial"));
@@ -300,4 +300,59 @@ Test(report_cli, replaced_binaries_counted_first_named)
 	cr_assert_str_eq(e, want);
 	free(s);
 	free(e);
+}
+
+/* Filters that match nothing: one line on stderr, no empty tables, exit
+ * 0; a JSON view still prints its (empty) document. */
+Test(report_cli, no_match_is_one_line)
+{
+	static const char *const views[] = {
+		"report -i %1$s -p 424242", "report -i %1$s --folded -p 424242",
+		"report -i %1$s -g --comm nosuchcomm", "report -i %1$s --top-waits -t 424242",
+		"report -i %1$s --biotop -p 424242", "script -i %1$s -p 424242",
+		"script -i %1$s --folded --time 9999,",
+	};
+	char want[1024], *s, *e;
+	size_t i;
+
+	snprintf(want, sizeof(want), "stkrec: warning: %s: no events match the filters\n", cap);
+	for (i = 0; i < sizeof(views) / sizeof(views[0]); i++) {
+		cr_assert_eq(sh(views[i]), 0, "%s", views[i]);
+		s = out();
+		e = err();
+		cr_assert_str_eq(s, "", "%s printed:\n%s", views[i], s);
+		cr_assert_str_eq(e, want, "%s", views[i]);
+		free(s);
+		free(e);
+	}
+	cr_assert_eq(sh("report -i %1$s --top-waits --json -p 424242"), 0);
+	s = out();
+	cr_assert_str_eq(s, "[]\n");
+	free(s);
+}
+
+/* -K on CPU samples taken in user mode (no kernel frames): the same
+ * marker in every view, not "[unknown]" in one and nothing in another. */
+Test(report_cli, kernel_only_marker_in_every_view)
+{
+	static const struct {
+		const char *args, *has;
+	} views[] = {
+		{ "report -i %1$s -e cpu -K", "  [k] [no kernel frames]\n" },
+		{ "report -i %1$s -e cpu -K -g", "  [k] [no kernel frames]\n" },
+		{ "report -i %1$s -e cpu -K --folded", "\napp;[no kernel frames] 2\n" },
+		{ "report -i %1$s -e cpu -K --svg -", "[no kernel frames]" },
+		{ "script -i %1$s -e cpu -K -p 100", " [no kernel frames] ([unknown])\n" },
+		{ "script -i %1$s -e cpu -K --folded -p 100", ": cpu: [no kernel frames]\n" },
+	};
+	char *s;
+	size_t i;
+
+	for (i = 0; i < sizeof(views) / sizeof(views[0]); i++) {
+		cr_assert_eq(sh(views[i].args), 0, "%s", views[i].args);
+		s = out();
+		cr_assert_not_null(strstr(s, views[i].has), "%s lacks '%s':\n%s", views[i].args,
+				   views[i].has, s);
+		free(s);
+	}
 }

@@ -56,13 +56,35 @@ Test(format_compat, short_record_counted_never_decoded)
 	cr_assert_eq(cap_writer__append(c.w, CAP_REC_OFFCPU, &oc, sizeof(oc), NULL, 0), 0);
 	cr_assert_eq(capgen_mem_end(&c), 0);
 	cr_assert_eq(capgen_mem_next(&c, &rec), 1);
-	cr_assert_eq(rec.size, 44);
+	cr_assert_eq(rec.size, 4 + sizeof(struct cap_offcpu));
 	cr_assert_eq(rec.offcpu.duration, oc.duration);
 	cr_assert_eq(capgen_mem_next(&c, &rec), 0);
 	cr_assert_eq(cap_reader__stats(c.r)->bad_records, 2);
 	cr_assert_eq(cap_reader__stats(c.r)->counted.events[CAP_KIND_OFFCPU], 1);
 	cr_assert_not(cap_reader__stats(c.r)->has_end);
 	cr_assert(cap_reader__stats(c.r)->recovered);
+	capgen_mem_free(&c);
+}
+
+/* A 40-byte OFFCPU, as 1.0 and 1.1 wrote it: read whole, `open` 0. */
+Test(format_compat, offcpu_of_1_1_reads_open_as_0)
+{
+	struct cap_record rec;
+	struct cap_offcpu oc;
+	struct capgen_mem c;
+
+	cap_begin(&c);
+	capgen_offcpu(2, &oc);
+	oc.open = CAP_OFFCPU_OPEN_END; /* not written: past the 40 bytes */
+	cr_assert_eq(cap_writer__append(c.w, CAP_REC_OFFCPU, &oc, CAP_OFFCPU_SIZE_1_1, NULL, 0),
+		     0);
+	cr_assert_eq(capgen_mem_end(&c), 0);
+	cr_assert_eq(capgen_mem_next(&c, &rec), 1);
+	cr_assert_eq(rec.size, 4 + CAP_OFFCPU_SIZE_1_1);
+	cr_assert_eq(rec.offcpu.duration, oc.duration);
+	cr_assert_eq(rec.offcpu.kstack, oc.kstack);
+	cr_assert_eq(rec.offcpu.open, 0);
+	cr_assert_eq(cap_reader__stats(c.r)->bad_records, 0);
 	capgen_mem_free(&c);
 }
 

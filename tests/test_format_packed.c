@@ -44,6 +44,9 @@ static const struct cap_offcpu edges[] = {
 	  UINT32_MAX, CAP_STACK_LOST, CAP_STACK_LOST },
 	{ 5, UINT64_MAX - 5, 4, 4, 4, 4, 0, 0 }, /* a huge jump back */
 	{ 1ull << 63, 1ull << 62, 5, 5, 5, 0x402, 9, 10 },
+	/* 1.2: a wait open at both ends, then `open` at its widest */
+	{ 100, 7, 6, 6, 0, 1, 2, 3, CAP_OFFCPU_OPEN_START | CAP_OFFCPU_OPEN_END },
+	{ 107, 1, 7, 7, 1, 1, 2, 3, UINT32_MAX },
 	{ 0, 0, 0, 0, 0, 0, 0, 0 },
 };
 
@@ -117,7 +120,7 @@ Test(format_packed, fixed_option_writes_the_1_0_record)
 					sizeof(edges[4]), NULL, 0), 0);
 	cr_assert_eq(capgen_mem_end(&c), 0);
 	cr_assert_eq(capgen_mem_next(&c, &rec), 1);
-	cr_assert_eq(rec.size, 44);
+	cr_assert_eq(rec.size, 4 + sizeof(struct cap_offcpu));
 	cr_assert_eq(memcmp(&rec.offcpu, &edges[4], sizeof(edges[4])), 0);
 	capgen_mem_free(&c);
 }
@@ -196,7 +199,8 @@ Test(format_packed, hostile_bodies_refused)
 	expect_refused(b, n - 1, "body cut short");
 }
 
-/* Fields appended by a newer minor are ignored, as for fixed records. */
+/* The ninth value is `open` (1.2); fields a newer minor appends after it
+ * are ignored, as for fixed records. Eight values: `open` reads 0. */
 Test(format_packed, newer_fields_ignored)
 {
 	uint8_t b[64];
@@ -206,15 +210,22 @@ Test(format_packed, newer_fields_ignored)
 
 	cr_assert_eq(capgen_mem_begin(&c, NULL), 0);
 	n = body(b, 20, 30, 5);
+	cr_assert_eq(cap_writer__append(c.w, CAP_REC_OFFCPU_PACKED, b, n, NULL, 0), 0);
+	n = body(b, 0, 30, 5);
+	n += leb(b + n, CAP_OFFCPU_OPEN_END);
 	n += leb(b + n, 123456);
 	b[n++] = 0xab;
 	cr_assert_eq(cap_writer__append(c.w, CAP_REC_OFFCPU_PACKED, b, n, NULL, 0), 0);
 	cr_assert_eq(capgen_mem_end(&c), 0);
 	cr_assert_eq(capgen_mem_next(&c, &rec), 1);
 	cr_assert_eq(rec.offcpu.start, 10);
+	cr_assert_eq(rec.offcpu.open, 0);
+	cr_assert_eq(capgen_mem_next(&c, &rec), 1);
+	cr_assert_eq(rec.offcpu.start, 40);
 	cr_assert_eq(rec.offcpu.duration, 30);
 	cr_assert_eq(rec.offcpu.tid, 5);
 	cr_assert_eq(rec.offcpu.kstack, 4);
+	cr_assert_eq(rec.offcpu.open, CAP_OFFCPU_OPEN_END);
 	cr_assert_eq(cap_reader__stats(c.r)->bad_records, 0);
 	capgen_mem_free(&c);
 }

@@ -315,13 +315,13 @@ static void compare_readelf(const char *path, const struct stkrec_cfi_row *rows,
 	c->eh = NULL;
 }
 
-/* Rows sorted, strictly increasing, no equal neighbours, ending in NONE. */
+/* Rows sorted, strictly increasing, no equal neighbours, ending in GAP. */
 static void well_formed(const struct stkrec_cfi_row *r, size_t nr)
 {
 	size_t i;
 
 	for (i = 0; i < nr; i++) {
-		cr_assert_leq(r[i].kind, STKREC_CFA_END);
+		cr_assert_leq(r[i].kind, STKREC_CFA_GAP);
 		if (r[i].kind != STKREC_CFA_SP && r[i].kind != STKREC_CFA_FP)
 			cr_assert_eq(r[i].cfa_off, 0, "row %zu", i);
 		if (!i)
@@ -330,7 +330,7 @@ static void well_formed(const struct stkrec_cfi_row *r, size_t nr)
 		cr_assert(r[i].kind != r[i - 1].kind || r[i].cfa_off != r[i - 1].cfa_off ||
 			  r[i].fp_off != r[i - 1].fp_off, "rows %zu and %zu are equal", i - 1, i);
 	}
-	cr_assert_eq(r[nr - 1].kind, STKREC_CFA_NONE);
+	cr_assert_eq(r[nr - 1].kind, STKREC_CFA_GAP);
 }
 
 static void same_as_readelf(const char *path, size_t min_rows, struct cmp *out)
@@ -815,9 +815,127 @@ Test(record_cfi, eh_frame_wins_inside_a_debug_frame_fde)
 		cr_assert_eq(r->kind, STKREC_CFA_SP, "%#" PRIx64, a);
 		cr_assert_eq(r->cfa_off, a >= f && a < f + 4 ? eh[a - f] : 48, "%#" PRIx64, a);
 	}
-	cr_assert_eq(kind_at(rows, nr, f + 16), STKREC_CFA_NONE);
+	cr_assert_eq(kind_at(rows, nr, f + 16), STKREC_CFA_GAP);
 	free(rows);
 	same_as_readelf(bin, 5, NULL);
+}
+
+/* Instructions compilers seldom write, in a hand-made .debug_frame over
+ * r0..r6 (32 bytes each): CIE .Lca says CFA rsp+8, ra at cfa-8; .Lcb the
+ * same and an advance, which makes it unusable. */
+static const char rare_asm[] =
+	"	.text\n"
+	"	.globl r0, r1, r2, r3, r4, r5, r6\n"
+	"	.balign 32\n"
+	"r0:	.fill 32,1,0x90\nr1:	.fill 32,1,0x90\nr2:	.fill 32,1,0x90\n"
+	"r3:	.fill 32,1,0x90\nr4:	.fill 32,1,0x90\nr5:	.fill 32,1,0x90\n"
+	"r6:	.fill 32,1,0x90\n"
+	"	.section .debug_frame,\"\",@progbits\n"
+	".Lca:	.long .Lca_e - . - 4, 0xffffffff\n"
+	"	.byte 1, 0, 1, 0x78, 16, 0x0c, 7, 8, 0x90, 1\n"
+	"	.balign 8, 0\n.Lca_e:\n"
+	".Lcb:	.long .Lcb_e - . - 4, 0xffffffff\n"
+	"	.byte 1, 0, 1, 0x78, 16, 0x0c, 7, 8, 0x90, 1, 0x41\n"
+	"	.balign 8, 0\n.Lcb_e:\n"
+	/* r0: advance_loc1 4, def_cfa_offset 16; advance_loc2 4, def_cfa_sf
+	 * rsp -3 (24); advance_loc4 4, def_cfa_offset_sf -4 (32); set_loc
+	 * r0+20, def_cfa_offset 8 */
+	".L0:	.long .L0_e - . - 4, .Lca\n	.quad r0, 32\n"
+	"	.byte 0x02, 4, 0x0e, 16, 0x03, 4, 0, 0x12, 7, 0x7d\n"
+	"	.byte 0x04, 4, 0, 0, 0, 0x13, 0x7c, 0x01\n	.quad r0 + 20\n"
+	"	.byte 0x0e, 8\n	.balign 8, 0\n.L0_e:\n"
+	/* r1, every 2 bytes from 4 on: rbp at cfa-16; remember_state, cfa 8,
+	 * restore rbp; restore_state; GNU_negative_offset_extended rbp 3
+	 * (cfa+24); offset_extended_sf rbp -4 (cfa+32); val_offset rbp;
+	 * restore_extended rbp; expression rbp: plus_uconst 24 */
+	".L1:	.long .L1_e - . - 4, .Lca\n	.quad r1, 32\n"
+	"	.byte 0x44, 0x0e, 16, 0x86, 2, 0x44, 0x0a, 0x0e, 8, 0xc6, 0x42, 0x0b\n"
+	"	.byte 0x42, 0x2f, 6, 3, 0x42, 0x11, 6, 0x7c, 0x42, 0x14, 6, 2\n"
+	"	.byte 0x42, 0x06, 6, 0x42, 0x10, 6, 2, 0x23, 24\n"
+	"	.balign 8, 0\n.L1_e:\n"
+	/* r2, every 4 bytes: def_cfa_expression bregx rbp 16;
+	 * def_cfa_register rsp (after an expression); def_cfa rsp+8;
+	 * undefined ra; ra at cfa-8 and an unknown instruction */
+	".L2:	.long .L2_e - . - 4, .Lca\n	.quad r2, 32\n"
+	"	.byte 0x44, 0x0f, 3, 0x92, 6, 16, 0x44, 0x0d, 7, 0x44, 0x0c, 7, 8\n"
+	"	.byte 0x44, 0x07, 16, 0x44, 0x90, 1, 0x1c, 0x44, 0x0e, 16\n"
+	"	.balign 8, 0\n.L2_e:\n"
+	/* r3: def_cfa_offset 16 at 4; restore_state with none remembered */
+	".L3:	.long .L3_e - . - 4, .Lca\n	.quad r3, 32\n"
+	"	.byte 0x44, 0x0e, 16, 0x44, 0x0b\n	.balign 8, 0\n.L3_e:\n"
+	/* r4: the CIE that advances */
+	".L4:	.long .L4_e - . - 4, .Lcb\n	.quad r4, 32\n"
+	"	.byte 0x44, 0x0e, 16\n	.balign 8, 0\n.L4_e:\n"
+	/* r5: advance_loc 0 (no row), def_cfa_offset 16; at 8 24; an advance
+	 * past the end, def_cfa_offset 32 */
+	".L5:	.long .L5_e - . - 4, .Lca\n	.quad r5, 32\n"
+	"	.byte 0x40, 0x0e, 16, 0x48, 0x0e, 24, 0x02, 100, 0x0e, 32\n"
+	"	.balign 8, 0\n.L5_e:\n"
+	/* r6: FDEs that overlap, [r6, r6+16) and [r6+8, r6+32), cfa 16 and
+	 * 32 from 4 bytes in: NONE where both speak */
+	".L6:	.long .L6_e - . - 4, .Lca\n	.quad r6, 16\n"
+	"	.byte 0x44, 0x0e, 16\n	.balign 8, 0\n.L6_e:\n"
+	".L7:	.long .L7_e - . - 4, .Lca\n	.quad r6 + 8, 24\n"
+	"	.byte 0x44, 0x0e, 32\n	.balign 8, 0\n.L7_e:\n"
+	"	.section .note.GNU-stack,\"\",@progbits\n";
+
+struct want {
+	const char *fn;
+	unsigned int off;
+	uint8_t kind;
+	uint16_t cfa_off;
+	int8_t fp_off;
+};
+
+Test(record_cfi, rare_instructions)
+{
+	static const struct want want[] = {
+		{ "r0", 0, STKREC_CFA_SP, 8, 0 },   { "r0", 4, STKREC_CFA_SP, 16, 0 },
+		{ "r0", 8, STKREC_CFA_SP, 24, 0 },  { "r0", 12, STKREC_CFA_SP, 32, 0 },
+		{ "r0", 19, STKREC_CFA_SP, 32, 0 }, { "r0", 20, STKREC_CFA_SP, 8, 0 },
+		{ "r1", 4, STKREC_CFA_SP, 16, -2 }, { "r1", 8, STKREC_CFA_SP, 8, 0 },
+		{ "r1", 10, STKREC_CFA_SP, 16, -2 }, { "r1", 12, STKREC_CFA_SP, 16, 3 },
+		{ "r1", 14, STKREC_CFA_SP, 16, 4 }, { "r1", 16, STKREC_CFA_NONE, 0, 0 },
+		{ "r1", 18, STKREC_CFA_SP, 16, 0 }, { "r1", 20, STKREC_CFA_SP, 16, 3 },
+		{ "r2", 4, STKREC_CFA_FP, 16, 0 },  { "r2", 8, STKREC_CFA_NONE, 0, 0 },
+		{ "r2", 12, STKREC_CFA_SP, 8, 0 },  { "r2", 16, STKREC_CFA_END, 0, 0 },
+		{ "r2", 20, STKREC_CFA_NONE, 0, 0 }, { "r2", 31, STKREC_CFA_NONE, 0, 0 },
+		{ "r3", 4, STKREC_CFA_SP, 16, 0 },  { "r3", 8, STKREC_CFA_NONE, 0, 0 },
+		{ "r4", 0, STKREC_CFA_NONE, 0, 0 }, { "r4", 4, STKREC_CFA_NONE, 0, 0 },
+		{ "r5", 0, STKREC_CFA_SP, 16, 0 },  { "r5", 8, STKREC_CFA_SP, 24, 0 },
+		{ "r5", 31, STKREC_CFA_SP, 24, 0 },
+		{ "r6", 4, STKREC_CFA_SP, 16, 0 },  { "r6", 8, STKREC_CFA_NONE, 0, 0 },
+		{ "r6", 15, STKREC_CFA_NONE, 0, 0 }, { "r6", 16, STKREC_CFA_SP, 32, 0 },
+		{ "r6", 31, STKREC_CFA_SP, 32, 0 },
+	};
+	char asm_path[PATH_MAX], flags[2 * PATH_MAX];
+	const struct stkrec_cfi_row *r;
+	struct stkrec_cfi_row *rows;
+	const char *bin;
+	uint64_t a;
+	size_t nr, i;
+	FILE *out;
+
+	snprintf(asm_path, sizeof(asm_path), "%s/rare.s", dir);
+	out = fopen(asm_path, "w");
+	cr_assert_not_null(out);
+	fputs(rare_asm, out);
+	fclose(out);
+	snprintf(flags, sizeof(flags), "-O2 '%s'", asm_path);
+	bin = build("rare", flags, NULL);
+	load(bin, &rows, &nr);
+	well_formed(rows, nr);
+	for (i = 0; i < sizeof(want) / sizeof(want[0]); i++) {
+		a = symbol(bin, want[i].fn) + want[i].off;
+		r = cfi__find(rows, nr, (uint32_t)a);
+		cr_assert_not_null(r);
+		cr_expect(r->kind == want[i].kind && r->cfa_off == want[i].cfa_off &&
+			  r->fp_off == want[i].fp_off,
+			  "%s+%u: kind %u cfa+%u fp %d, want kind %u cfa+%u fp %d", want[i].fn,
+			  want[i].off, r->kind, r->cfa_off, r->fp_off, want[i].kind,
+			  want[i].cfa_off, want[i].fp_off);
+	}
+	free(rows);
 }
 
 /* --- errors --------------------------------------------------------------- */

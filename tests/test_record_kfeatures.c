@@ -69,6 +69,7 @@ Test(record_kfeatures, each_missing_feature_is_named)
 		{ KF_TP_IO_START, 0, NULL },
 		{ KF_TP_GETRQ, 0, NULL },
 		{ KF_PREEMPT_RT, 0, NULL },
+		{ KF_TASK_ITER, 0, "has no BPF task iterator with bpf_get_task_stack() (Linux 5.9+): waits open at the start or the end of the recording are not recorded" },
 		{ KF_BPF_LOOP, 0, "has no bpf_loop() BPF helper, which --call-graph dwarf needs (Linux 5.17+); recording with --call-graph fp" },
 		{ KF_TASK_PT_REGS, 0, "has no bpf_task_pt_regs() BPF helper, which --call-graph dwarf needs (Linux 5.15+); recording with --call-graph fp" },
 		{ KF_MMAP_ARRAY, 0, "has no mmap()able BPF arrays (BPF_F_MMAPABLE), which --call-graph dwarf needs (Linux 5.5+); recording with --call-graph fp" },

@@ -182,6 +182,10 @@ static struct bad bad_cases[] = {
 	BAD("--switch-output: '' is neither", "--switch-output", ""),
 	BAD("--max-size and --switch-output are mutually exclusive", "--max-size", "1M",
 	    "--switch-output", "10s"),
+	BAD("--switch-output writes FILE.<timestamp> files: not with -o - (standard output)",
+	    "-o", "-", "--switch-output", "10s"),
+	BAD("--switch-output writes FILE.<timestamp> files: not with -o -", "--switch-output",
+	    "1M", "-o", "-"),
 	BAD("--state: '-1' is not a number", "--state", "-1"),
 	BAD("-m: '1.5' is not a number", "-m", "1.5"),
 	BAD("-o: empty file name", "-o", ""),
@@ -203,6 +207,19 @@ Test(record_opts, bad_command_lines)
 			  bad_cases[i].msg);
 		record_opts__free(&o);
 	}
+}
+
+/* -o - is standard output to the parser too: src/ gives the fd, and a
+ * file named '-' is ./- ; --max-size bounds it as a file. */
+Test(record_opts, stdout_output)
+{
+	cr_assert_eq(PARSE("-o", "-", "--max-size", "1M"), 0, "%s", err);
+	cr_assert_str_eq(o.output, "-");
+	cr_assert_eq(o.output_fd, -1);
+	cr_assert_eq(o.max_size, 1u << 20);
+	record_opts__free(&o);
+	cr_assert_eq(PARSE("-o", "./-", "--switch-output", "10s"), 0, "%s", err);
+	cr_assert_str_eq(o.output, "./-");
 }
 
 Test(record_opts, switch_output_time_or_size)

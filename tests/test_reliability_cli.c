@@ -54,6 +54,10 @@ static const struct bad_cmd cases[] = {
 	{ CONFLICT, { "record", "--max-size", "1M", "--switch-output", "10s" },
 	  "--max-size and --switch-output are mutually exclusive" },
 	{ CONFLICT, { "record", "-t", "5", "--", "true" }, "a COMMAND and -p/-t" },
+	/* standard output is one capture; a terminal there is refused in
+	 * reliability_pipe::terminal_refused (it needs a terminal) */
+	{ CONFLICT, { "record", "-o", "-", "--switch-output", "10s" },
+	  "--switch-output writes FILE.<timestamp> files: not with -o - (standard output)" },
 	/* report */
 	{ UNKNOWN, { "report", "--bogus" }, "unknown option '--bogus'" },
 	{ UNKNOWN, { "report", "-x" }, "unknown option '-x'" },
@@ -135,6 +139,7 @@ static const struct bad_cmd cases[] = {
 	{ CONFLICT, { "diff", "-u", "-k", "a", "b" }, "-k conflicts with -u" },
 	{ CONFLICT, { "diff", "-m", "9", "-M", "3", "a", "b" }, "-M is below -m" },
 	{ CONFLICT, { "diff", "--time", "5,1", "@", "@" }, "--time: START is after END" },
+	{ CONFLICT, { "diff", "-", "-" }, "A and B cannot both be '-'" },
 };
 #define NR_CASES (sizeof(cases) / sizeof(cases[0]))
 

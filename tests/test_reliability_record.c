@@ -21,13 +21,7 @@ static pid_t load_pid;
 
 static void start_load(void)
 {
-	char *argv[] = { burst, "pipe", "2", "0", NULL };
-	int fo, fe;
-
-	rl_workload("burst", burst);
-	load_pid = rl_spawn(argv, &fo, &fe, 0);
-	close(fo);
-	close(fe);
+	load_pid = rl_start_burst(burst);
 }
 
 static void setup(void)
@@ -39,10 +33,7 @@ static void teardown(void)
 {
 	char cmd[PATH_MAX + 16];
 
-	if (load_pid > 0) {
-		kill(load_pid, SIGKILL);
-		waitpid(load_pid, NULL, 0);
-	}
+	rl_kill(&load_pid);
 	umount2(dir, MNT_DETACH); /* the tmpfs test's mount, if any */
 	snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
 	cr_expect_eq(system(cmd), 0);
@@ -342,33 +333,6 @@ static void wait_noting_growth(pid_t pid, const char *cap, double timeout, struc
 	}
 }
 
-/* The stderr of a recorder that stopped on an error: the summary every
- * recording ends with (a "stkrec: recorded" line and indented ones), then
- * the error, which must be the one line `want` and nothing else. */
-static void assert_one_error_line(const char *err, const char *want)
-{
-	const char *p = err;
-	int other = 0;
-
-	cr_assert_eq(rl_count_line(err, want), 1, "want once: '%s', stderr:\n%s", want, err);
-	while (*p) {
-		const char *nl = strchr(p, '\n');
-		size_t l = nl ? (size_t)(nl - p) : strlen(p);
-
-		if (strncmp(p, want, l) && strncmp(p, "stkrec: recorded ", 17) && *p != ' ')
-			other++;
-		p += l + (nl != NULL);
-	}
-	cr_assert_eq(other, 0, "lines besides the summary and the error:\n%s", err);
-}
-
-/* Worst case of one block, compressed (FORMAT.md §5.3): the writer keeps
- * this much room free, and may stop this much short of --max-size. */
-static uint64_t block_worst_case(void)
-{
-	return ZSTD_compressBound(CAP_DEFAULT_BLOCK_SIZE + 0xffff + 64) + CAP_WRITER_END_RESERVE;
-}
-
 Test(reliability_record, full_file_system, .init = setup, .fini = teardown, .timeout = 120)
 {
 	char cap[PATH_MAX], want[PATH_MAX + 128];
@@ -397,7 +361,7 @@ Test(reliability_record, full_file_system, .init = setup, .fini = teardown, .tim
 	cr_assert_eq(rl_code(&r), 1, "exit %d: %s", rl_code(&r), r.err);
 	snprintf(want, sizeof(want), "stkrec: record: cannot write '%s': No space left on device "
 		 "(the capture ends at its last complete block)", cap);
-	assert_one_error_line(r.err, want);
+	rl_assert_one_error_line(r.err, want);
 	read_back(cap, &rb);
 	cr_assert_eq(rb.open_err, 0, "%s", cap_strerror(rb.open_err));
 	cr_assert_eq(rb.next_err, 0, "%s", cap_strerror(rb.next_err));
@@ -409,7 +373,7 @@ Test(reliability_record, full_file_system, .init = setup, .fini = teardown, .tim
 	cr_assert_eq(rb.st.bytes_skipped, 0, "%" PRIu64 " bytes skipped before the end",
 		     rb.st.bytes_skipped);
 	tail = rb.st.truncated_at ? rb.st.file_size - rb.st.truncated_at : 0;
-	cr_assert_lt(tail, block_worst_case(), "cut tail %" PRIu64 " bytes", tail);
+	cr_assert_lt(tail, rl_block_worst_case(), "cut tail %" PRIu64 " bytes", tail);
 	cr_log_info("%" PRIu64 " blocks read back, %" PRIu64 " bytes cut at the end of %" PRIu64,
 		    rb.st.blocks, tail, rb.st.file_size);
 	cr_assert_eq(info_exit(cap), 3);
@@ -460,7 +424,7 @@ Test(reliability_record, max_size_stops_cleanly, .init = setup, .fini = teardown
 	cr_log_info("--max-size 1M: %ld bytes (%ld short)", (long)st.st_size,
 		    (long)(size - st.st_size));
 	cr_assert_leq((uint64_t)st.st_size, size);
-	cr_assert_geq((uint64_t)st.st_size, size - block_worst_case(),
+	cr_assert_geq((uint64_t)st.st_size, size - rl_block_worst_case(),
 		      "%ld bytes: stopped more than one block short of %" PRIu64,
 		      (long)st.st_size, size);
 	read_back(cap, &rb);
@@ -928,7 +892,7 @@ Test(reliability_record, switch_output_by_size, .init = setup, .fini = teardown,
 			continue;
 		/* switched once past the size, at the next 100 ms tick */
 		cr_assert_geq((uint64_t)st.st_size, size, "%s: %ld", names[i], (long)st.st_size);
-		cr_assert_leq((uint64_t)st.st_size, size + 2 * block_worst_case(), "%s: %ld",
+		cr_assert_leq((uint64_t)st.st_size, size + 2 * rl_block_worst_case(), "%s: %ld",
 			      names[i], (long)st.st_size);
 	}
 	cr_log_info("--switch-output 512K for 4 s: %d files", n);

@@ -237,3 +237,50 @@ Test(report_views, script_folded_golden)
 	golden("report_script_folded.txt", s);
 	free(s);
 }
+
+/* The wait site by the kernel's own ranges (KERNEL, FORMAT.md §4.7) where
+ * the capture has them: a frame inside them is skipped whatever its name,
+ * one outside is not; captures without them skip the scheduler by name
+ * (perf_golden: hrtimer_nanosleep, futex_wait). */
+Test(report_views, wait_site_by_kernel_ranges)
+{
+	static const struct { uint64_t addr; const char *name; } ks[] = {
+		{ 0xffffffff81001000ull, "__schedule" }, { 0xffffffff81002000ull, "do_nanosleep" },
+		{ 0xffffffff81003000ull, "hrtimer_nanosleep" }, { 0xffffffff81004000ull, "futex_wait" },
+		{ 0xffffffff81005000ull, "do_syscall_64" },
+	};
+	static const uint64_t nap[] = { 0xffffffff81001010ull, 0xffffffff81002010ull,
+					0xffffffff81003010ull, 0xffffffff81005010ull };
+	static const uint64_t lock[] = { 0xffffffff81001010ull, 0xffffffff81004010ull,
+					 0xffffffff81005010ull };
+	struct cap_kernel k = { .sched_text_start = 0xffffffff81001000ull,
+				.sched_text_end = 0xffffffff81003000ull,
+				.lock_text_start = 0xffffffff81004000ull,
+				.lock_text_end = 0xffffffff81004100ull };
+	char *path = rc_tmpname("ranges"), *s;
+	struct cap_writer *w;
+	size_t i;
+
+	cr_assert_not_null(path);
+	w = rc_open(path);
+	cr_assert_not_null(w);
+	cr_assert_geq(cap_writer__append(w, CAP_REC_KERNEL, &k, sizeof(k), NULL, 0), 0);
+	for (i = 0; i < sizeof(ks) / sizeof(ks[0]); i++)
+		cr_assert_eq(rc_ksym(w, ks[i].addr, 0x100, ks[i].name, 0), 0);
+	cr_assert_geq(cap_writer__stack(w, 1, CAP_STACK_KERNEL, nap, 4), 0);
+	cr_assert_geq(cap_writer__stack(w, 2, CAP_STACK_KERNEL, lock, 3), 0);
+	cr_assert_eq(rc_thread(w, RC_T0, 7, 7, 0, "waiter"), 0);
+	cr_assert_eq(rc_offcpu(w, RC_T0 + RC_MS, 3000000, 7, 7, 1, CAP_STACK_NONE, 1), 0);
+	cr_assert_eq(rc_offcpu(w, RC_T0 + 5 * RC_MS, 1000000, 7, 7, 1, CAP_STACK_NONE, 2), 0);
+	cr_assert_eq(cap_writer__finish(w), 0);
+	model__free(model);
+	cr_assert_eq(model__load(path, &model), 0);
+	s = run(view_perf, NULL, NULL);
+	cr_assert_not_null(strstr(s, "    75.00%  waiter   [k] hrtimer_nanosleep  [.] [unknown]\n"),
+			   "%s", s);
+	cr_assert_not_null(strstr(s, "    25.00%  waiter   [k] do_syscall_64      [.] [unknown]\n"),
+			   "%s", s);
+	free(s);
+	unlink(path);
+	free(path);
+}
