@@ -7,132 +7,21 @@
  * files turned back into `stkrec script --folded` lines by
  * tests/export_lines.py, which must be script's own, event for event.
  * Exact values on the synthetic scene (tests/util_report.h), the real
- * recorder on the workloads end to end; the protobuf writer byte for byte
- * against the encoding guide's examples. Without go, python3, chromium or
- * root, a test says so and skips.
+ * recorder on the workloads end to end (the protobuf writer alone:
+ * test_report_pbwrite.c). Without go, python3, chromium or root, a test
+ * says so and skips.
  */
 #include <ctype.h>
 #include <elfutils/libdwelf.h>
 #include <fcntl.h>
 #include <gelf.h>
 #include <limits.h>
-#include "report/pbwrite.h"
 #include "tests/report_run.h"
 #include "tests/util_e2e.h"
 
 #define PERIOD 1000000 /* 1 ms a CPU sample, in the scene */
 
 static char *files[4]; /* scratch files of a test */
-
-/* ---- the protobuf writer ---------------------------------------------------- */
-
-static void expect_bytes(const struct pbuf *p, const uint8_t *want, size_t n)
-{
-	size_t i;
-
-	cr_assert_eq(p->err, 0);
-	cr_assert_eq(p->len, n, "%zu bytes, not %zu", p->len, n);
-	for (i = 0; i < n; i++)
-		cr_assert_eq(p->b[i], want[i], "byte %zu: %02x, not %02x", i, p->b[i], want[i]);
-}
-
-Test(pbwrite, varints_and_fields_as_the_encoding_guide_writes_them)
-{
-	/* protobuf.dev/programming-guides/encoding: field 1 = 150, field 2 =
-	 * "testing", and the varint examples 1, 300 and -2 (as int64) */
-	static const uint8_t f150[] = { 0x08, 0x96, 0x01 };
-	static const uint8_t testing[] = { 0x12, 0x07, 't', 'e', 's', 't', 'i', 'n', 'g' };
-	static const uint8_t v1[] = { 0x01 }, v300[] = { 0xac, 0x02 };
-	static const uint8_t neg2[] = { 0xfe, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0x01 };
-	static const uint8_t max[] = { 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0x01 };
-	static const uint8_t edges[] = { 0x00, 0x7f, 0x80, 0x01, 0xff, 0x7f, 0x80, 0x80, 0x01 };
-	static const uint8_t key16[] = { 0x80, 0x01, 0x05, 0x82, 0x01, 0x00 };
-	struct pbuf p = { 0 };
-
-	pb_uint(&p, 1, 150);
-	expect_bytes(&p, f150, sizeof(f150));
-	pbuf__reset(&p);
-	pb_str(&p, 2, "testing");
-	expect_bytes(&p, testing, sizeof(testing));
-	pbuf__reset(&p);
-	pb_varint(&p, 1);
-	expect_bytes(&p, v1, 1);
-	pbuf__reset(&p);
-	pb_varint(&p, 300);
-	expect_bytes(&p, v300, 2);
-	pbuf__reset(&p);
-	pb_varint(&p, (uint64_t)(int64_t)-2);
-	expect_bytes(&p, neg2, sizeof(neg2));
-	pbuf__reset(&p);
-	pb_varint(&p, UINT64_MAX);
-	expect_bytes(&p, max, sizeof(max));
-	pbuf__reset(&p);
-	pb_varint(&p, 0);
-	pb_varint(&p, 127);
-	pb_varint(&p, 128);
-	pb_varint(&p, 16383);
-	pb_varint(&p, 16384);
-	expect_bytes(&p, edges, sizeof(edges));
-	/* field 16: a two-byte key; an empty string is a key and a zero */
-	pbuf__reset(&p);
-	pb_uint(&p, 16, 5);
-	pb_bytes(&p, 16, "", 0);
-	expect_bytes(&p, key16, sizeof(key16));
-	cr_assert_eq(pb_varint_len(0), 1);
-	cr_assert_eq(pb_varint_len(127), 1);
-	cr_assert_eq(pb_varint_len(128), 2);
-	cr_assert_eq(pb_varint_len(UINT64_MAX), 10);
-	pbuf__free(&p);
-}
-
-/* A message of n bytes of payload inside field 3, inside field 1. */
-static void nested(struct pbuf *p, size_t n)
-{
-	size_t outer, inner, i;
-
-	pbuf__reset(p);
-	outer = pb_begin(p, 1);
-	inner = pb_begin(p, 3);
-	for (i = 0; i < n; i++)
-		pb_varint(p, i % 100);
-	pb_end(p, inner);
-	pb_uint(p, 2, 7);
-	pb_end(p, outer);
-}
-
-Test(pbwrite, nested_lengths_grow_and_move_their_contents)
-{
-	static const size_t sizes[] = { 0, 1, 125, 126, 127, 128, 300, 16383, 16384, 70000 };
-	struct pbuf p = { 0 };
-	size_t i, k, n, lin, lout, at;
-	uint64_t len;
-
-	for (k = 0; k < sizeof(sizes) / sizeof(sizes[0]); k++) {
-		n = sizes[k];
-		nested(&p, n);
-		cr_assert_eq(p.err, 0);
-		/* outer: key 0x0a, length; inner: key 0x1a, length n, n bytes;
-		 * then field 2 = 7 (0x10 0x07) */
-		lin = pb_varint_len(n);
-		lout = pb_varint_len(1 + lin + n + 2);
-		cr_assert_eq(p.len, 1 + lout + 1 + lin + n + 2, "payload %zu", n);
-		cr_assert_eq(p.b[0], 0x0a);
-		for (len = 0, i = 0; i < lout; i++)
-			len |= (uint64_t)(p.b[1 + i] & 0x7f) << (7 * i);
-		cr_assert_eq(len, 1 + lin + n + 2, "outer length of %zu", n);
-		at = 1 + lout;
-		cr_assert_eq(p.b[at], 0x1a);
-		for (len = 0, i = 0; i < lin; i++)
-			len |= (uint64_t)(p.b[at + 1 + i] & 0x7f) << (7 * i);
-		cr_assert_eq(len, n, "inner length of %zu", n);
-		at += 1 + lin;
-		for (i = 0; i < n; i++)
-			cr_assert_eq(p.b[at + i], i % 100, "payload %zu, byte %zu", n, i);
-		cr_assert_eq(p.b[at + n], 0x10);
-		cr_assert_eq(p.b[at + n + 1], 0x07);
-	}
-	pbuf__free(&p);
-}
 
 /* ---- helpers: files, tools ----------------------------------------------------- */
 
@@ -591,6 +480,49 @@ Test(export_scene, overlapping_requests_take_lanes)
 	export_is_script(view_chrome, "chrome", NULL);
 }
 
+/* Waits the recording did not see whole: pprof weighs the part seen, as
+ * the report; Chrome keeps the whole interval and says which ends were
+ * missed, as script. */
+Test(export_scene, waits_open_at_the_start_or_stop)
+{
+	static const struct { uint64_t start, dur; uint32_t open; } w[] = {
+		{ RC_T0 - 500 * RC_MS, RC_S, CAP_OFFCPU_OPEN_START },
+		{ RC_T0 + 2 * RC_S, RC_S, CAP_OFFCPU_OPEN_END },
+		{ RC_T0 + RC_S, 250 * RC_MS, 0 },
+	};
+	static const char *const want[] = {
+		"\"ts\":-500000.000,\"dur\":1000000.000,\"args\":{\"state\":2,\"open\":1,",
+		"\"ts\":2000000.000,\"dur\":1000000.000,\"args\":{\"state\":2,\"open\":2,",
+		"\"ts\":1000000.000,\"dur\":250000.000,\"args\":{\"state\":2,\"cpu\":0,",
+	};
+	struct cap_writer *w_ = rc_open(files[0]);
+	char *rep, *top;
+	size_t i;
+
+	cr_assert_not_null(w_);
+	cr_assert_eq(rc_thread(w_, RC_T0, 700, 700, 0, "waiter"), 0);
+	for (i = 0; i < 3; i++) {
+		struct cap_offcpu o = { .start = w[i].start, .duration = w[i].dur, .tid = 700,
+					.pid = 700, .state = 2, .open = w[i].open };
+
+		cr_assert_eq(cap_writer__append(w_, CAP_REC_OFFCPU, &o, sizeof(o), NULL, 0), 0);
+	}
+	cr_assert_eq(cap_writer__finish(w_), 0);
+	model__free(model);
+	cr_assert_eq(model__load(files[0], &model), 0);
+	export_is_script(view_chrome, "chrome", NULL);
+	expect_in(files[0], want, 3);
+	export_is_script(view_speedscope, "speedscope", NULL);
+	/* 0.5 s of the first seen, then 1 s and 0.25 s */
+	export_file(view_pprof, NULL, &period_opts, NULL, files[0]);
+	rep = run(view_perf, NULL, &sym_opts);
+	top = pprof("-top -nodefraction=0 -unit=ns -sample_index=offcpu", files[0]);
+	cr_assert_not_null(strstr(top, "Total samples = 1750000000ns"), "%s", top);
+	compare_top(rep, "offcpu", top);
+	free(top);
+	free(rep);
+}
+
 /* ---- inlined functions --------------------------------------------------------- */
 
 static char inl_dir[] = "/tmp/stkrec-export-inl-XXXXXX";
@@ -762,6 +694,7 @@ TestSuite(export_cli, .init = cli_setup, .fini = scene_teardown);
 Test(export_cli, a_bad_path_is_one_line_and_exit_1)
 {
 	static const char *const opts[] = { "--pprof", "--speedscope", "--chrome-trace" };
+	char line[PATH_MAX + 64];
 	size_t i;
 
 	for (i = 0; i < 3; i++) {
@@ -779,6 +712,16 @@ Test(export_cli, a_bad_path_is_one_line_and_exit_1)
 	expect_file(files[3], "stkrec report: choose one of --folded, --top-waits, --biotop, "
 			      "--svg, --pprof, --speedscope and --chrome-trace\n"
 			      "Try 'stkrec report -h' for more information.\n");
+	/* filters that match nothing: the one line, and still a document */
+	for (i = 0; i < 3; i++) {
+		unlink(files[0]);
+		cr_assert_eq(report_cli("%s %s -p 424242", opts[i], files[0]), 0, "%s", opts[i]);
+		snprintf(line, sizeof(line), "stkrec: warning: %s: no events match the filters\n",
+			 cap_path);
+		expect_file(files[3], line);
+		cr_assert_eq(access(files[0], R_OK), 0, "%s wrote no file", opts[i]);
+	}
+	unlink(files[0]);
 	cr_assert_eq(report_cli("--speedscope"), 2);
 	expect_file(files[3], "stkrec report: missing value for option '--speedscope'\n"
 			      "Try 'stkrec report -h' for more information.\n");
