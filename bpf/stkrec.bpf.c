@@ -85,9 +85,10 @@ struct {
 #define SCRATCH_CPU 1
 #define SCRATCH_BIO 2
 #define SCRATCH_ITER 3 /* the stop iterator (bpf/waits.bpf.h) */
+#define SCRATCH_WAKE 4 /* the waking program (bpf/wakeup.bpf.h) */
 struct {
 	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
-	__uint(max_entries, 4);
+	__uint(max_entries, 5);
 	__type(key, __u32);
 	__type(value, struct stkrec_stack_ev);
 } scratch SEC(".maps");
@@ -287,6 +288,8 @@ static __always_inline void emit_stack_ev(struct stkrec_stack_ev *e, __u32 kind)
 {
 	__u64 size = STKREC_STACK_EV_HDR_SIZE + ((__u64)e->nr_ustack + e->nr_kstack) * 8;
 
+	if (e->type == STKREC_EV_WAKEUP && (e->state & STKREC_WAKE_IO))
+		size += sizeof(struct stkrec_wake_io);
 	if (size > sizeof(*e))
 		return;
 	if (bpf_ringbuf_output(&events, e, size, wake_flags()))
@@ -396,6 +399,7 @@ static __always_inline int on_switch(void *ctx, bool preempt, struct task_struct
 }
 
 #include "bpf/waits.bpf.h"
+#include "bpf/wakeup.bpf.h"
 
 SEC("tp_btf/sched_switch")
 int BPF_PROG(stkrec_switch, bool preempt, struct task_struct *prev, struct task_struct *next)
@@ -751,6 +755,7 @@ int BPF_PROG(stkrec_rq_complete, struct request *rq, blk_status_t error, unsigne
 	} else {
 		bio_fill(&ev, s, rq, nr_bytes);
 		ev.status = error;
+		note_bio_done(&ev);
 		if (bpf_ringbuf_output(&events, &ev, sizeof(ev), wake_flags()))
 			count_lost(STKREC_KIND_BIO, STKREC_LOST_RINGBUF);
 	}

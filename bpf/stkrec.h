@@ -21,6 +21,7 @@ enum stkrec_ev_type {
 	STKREC_EV_CPU = 2,
 	STKREC_EV_BIO = 3,
 	STKREC_EV_BIO_SUBMIT = 4, /* the stacks of a block request's submitter */
+	STKREC_EV_WAKEUP = 5,     /* a traced thread woken, the waker's stacks */
 };
 
 /* stkrec_stack_ev.flags */
@@ -39,6 +40,12 @@ enum stkrec_ev_type {
  * OFFCPU and CPU records: this header, then nr_ustack user frames, then
  * nr_kstack kernel frames (innermost first). Only the used frames travel:
  * the record length is sizeof(header) + 8 * (nr_ustack + nr_kstack).
+ *
+ * WAKEUP records (bpf/wakeup.bpf.h) have the same layout: tid, pid, comm,
+ * flags and stacks are the waker's (the current task, also when an
+ * interrupt woke the thread: user space tells from the kernel stack),
+ * time when it woke, duration the woken thread (tgid << 32 | tid), state
+ * STKREC_WAKE_IO when a struct stkrec_wake_io follows the frames.
  */
 struct stkrec_stack_ev {
 	__u32 type;      /* STKREC_EV_OFFCPU or STKREC_EV_CPU */
@@ -54,11 +61,22 @@ struct stkrec_stack_ev {
 	__u8 nr_ustack;
 	__u8 nr_kstack;
 	char comm[STKREC_COMM_LEN];
-	__u64 ips[2 * STKREC_MAX_STACK];
+	__u64 ips[2 * STKREC_MAX_STACK + 3]; /* + a struct stkrec_wake_io */
 };
 #define STKREC_STACK_EV_HDR_SIZE 56u
 _Static_assert(sizeof(struct stkrec_stack_ev) ==
-	       STKREC_STACK_EV_HDR_SIZE + 2 * STKREC_MAX_STACK * 8, "stkrec_stack_ev layout");
+	       STKREC_STACK_EV_HDR_SIZE + (2 * STKREC_MAX_STACK + 3) * 8, "stkrec_stack_ev layout");
+
+/* WAKEUP: the block request whose completion ran the wakeup, as its BIO
+ * record will name it. */
+#define STKREC_WAKE_IO 0x1
+struct stkrec_wake_io {
+	__u32 major;
+	__u32 minor;
+	__u64 sector;
+	__u64 complete_time;
+};
+_Static_assert(sizeof(struct stkrec_wake_io) == 3 * 8, "stkrec_wake_io layout");
 
 /* BIO op codes (same values as format's enum cap_bio_op). */
 enum stkrec_bio_op {
@@ -122,7 +140,8 @@ enum stkrec_kind {
 	STKREC_KIND_OFFCPU = 0,
 	STKREC_KIND_CPU = 1,
 	STKREC_KIND_BIO = 2,
-	STKREC_KIND_NR = 3,
+	STKREC_KIND_WAKEUP = 4, /* 3 is the side band, user space's alone */
+	STKREC_KIND_NR = 5,
 };
 enum stkrec_lost {
 	STKREC_LOST_RINGBUF = 0,

@@ -62,9 +62,11 @@ enum cap_kind {
 	CAP_KIND_CPU = 1,
 	CAP_KIND_BIO = 2,
 	CAP_KIND_SIDEBAND = 3, /* perf side band (mmap/comm/fork records) */
-	CAP_KIND_MAX = 4,
+	CAP_KIND_WAKEUP = 4,   /* 1.2: who woke a thread (WAKEUP) */
+	CAP_KIND_MAX = 5,
 };
-const char *cap_kind_name(enum cap_kind kind); /* "offcpu", "cpu", "bio", "sideband" */
+/* "offcpu", "cpu", "bio", "sideband", "wakeup" */
+const char *cap_kind_name(enum cap_kind kind);
 
 /* Record types (FORMAT.md §4). Values are part of the format: never reuse. */
 enum cap_rec_type {
@@ -82,6 +84,7 @@ enum cap_rec_type {
 	CAP_REC_CPU = 33,
 	CAP_REC_BIO = 34,
 	CAP_REC_OFFCPU_PACKED = 35, /* 1.1: OFFCPU, varint-coded (§4.17) */
+	CAP_REC_WAKEUP = 36,   /* 1.2: who woke a thread (§4.23) */
 	CAP_REC_LOST = 64,
 	CAP_REC_STAT = 65,
 	CAP_REC_END = 66,
@@ -223,6 +226,27 @@ struct cap_offcpu {
 #define CAP_OFFCPU_START_UNKNOWN 0x4 /* with OPEN_START: the kernel did not
 				      * say when; start is when it was found */
 
+/* §4.23 WAKEUP: a thread woken, by whom, with the waker's stacks. */
+struct cap_wakeup {
+	uint64_t time;      /* monotonic ns when it was woken (sched_waking) */
+	uint32_t tid;       /* the thread woken */
+	uint32_t pid;
+	uint32_t waker_tid; /* 0: an interrupt (flags) */
+	uint32_t waker_pid;
+	uint32_t cpu;       /* the CPU the waker ran on */
+	uint32_t flags;     /* CAP_WAKEUP_F_* */
+	uint32_t ustack;    /* the waker's STACK ids */
+	uint32_t kstack;
+	uint32_t io_major;  /* with CAP_WAKEUP_F_IO: the block request whose */
+	uint32_t io_minor;  /* completion woke it (the BIO record with this */
+	uint64_t io_sector; /* device, sector and complete_time) */
+	uint64_t io_complete_time;
+};
+#define CAP_WAKEUP_F_HARDIRQ 0x1 /* woken from a hardware interrupt */
+#define CAP_WAKEUP_F_SOFTIRQ 0x2 /* woken from a softirq */
+#define CAP_WAKEUP_F_KTHREAD 0x4 /* the waker is a kernel thread */
+#define CAP_WAKEUP_F_IO 0x8      /* in a block request's completion: io_* */
+
 /* §4.12 CPU: one timed sample. */
 struct cap_cpu {
 	uint64_t time;
@@ -329,6 +353,11 @@ enum cap_stat_key {
 	CAP_STAT_UNWIND_ROWS,
 	CAP_STAT_UNWIND_FULL,
 	CAP_STAT_UNWIND_MAPS_DROPPED,
+	CAP_STAT_EVENTS_WAKEUP,          /* 1.2: record -e wakeup */
+	CAP_STAT_SKIPPED_WAKEUP,
+	CAP_STAT_UNWIND_TRUNC_WAKEUP,
+	CAP_STAT_UNWIND_NO_TABLES_WAKEUP,
+	CAP_STAT_UNWIND_FP_FRAMES_WAKEUP,
 	CAP_STAT_MAX,
 };
 /* What a key says of the recording's completeness (§4.15 "Class"). */
@@ -386,7 +415,7 @@ struct cap_header {
 	char cmdline[1024];      /* recording command line, truncated if longer */
 };
 
-/* Totals the writer counts and the trailer stores (§6). */
+/* Totals the writer counts and the trailer stores (§6), per kind. */
 struct cap_totals {
 	uint64_t events[CAP_KIND_MAX];
 	uint64_t lost[CAP_KIND_MAX];
@@ -477,6 +506,7 @@ struct cap_record {
 		struct cap_offcpu offcpu;
 		struct cap_cpu cpu;
 		struct cap_bio bio;
+		struct cap_wakeup wakeup;
 		struct cap_lost lost;
 		struct cap_stat stat;
 		struct cap_end end;
@@ -579,12 +609,21 @@ struct cap_file_header {
 #define CAP_TRAILER_MAGIC "STKRTRL\0"
 struct cap_trailer_hdr {
 	uint8_t magic[8];
-	uint32_t fixed_size;     /* bytes of this struct: 128 in 1.0 */
+	uint32_t fixed_size;     /* bytes of this struct: 144 in 1.2, 128 before */
 	uint32_t nr_index;       /* number of index entries */
 	uint32_t index_entry_size; /* 32 in 1.0 */
 	uint32_t reserved;
-	struct cap_totals totals;
+	uint64_t events[4];      /* kinds 0-3 (§5.5) */
+	uint64_t lost[4];
+	uint64_t records;
+	uint64_t blocks;
+	uint64_t end_time;
+	uint64_t bytes_raw;
+	uint64_t bytes_file;
+	uint64_t events_wakeup;  /* 1.2: kind 4 */
+	uint64_t lost_wakeup;
 };
+#define CAP_TRAILER_SIZE_1_1 128u /* the header without kind 4, before 1.2 */
 /* §6.2 ... then one entry per block in file order ... */
 struct cap_index_entry {
 	uint64_t offset;         /* file offset of the block's zstd frame */

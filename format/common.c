@@ -28,12 +28,14 @@ _Static_assert(offsetof(struct cap_bio, ustack) == CAP_BIO_SIZE_1_0, "§4.13");
 _Static_assert(sizeof(struct cap_lost) == 24, "§4.14");
 _Static_assert(sizeof(struct cap_stat) == 16, "§4.15");
 _Static_assert(sizeof(struct cap_end) == 24, "§4.16");
+_Static_assert(CAP_KIND_SIDEBAND == 3 && CAP_KIND_WAKEUP == 4, "§5.5: the trailer's order");
 _Static_assert(sizeof(struct cap_file_header) == 296, "§3.1");
 _Static_assert(offsetof(struct cap_file_header, hostname) == 64, "§3.1");
 _Static_assert(offsetof(struct cap_file_header, cmdline_len) + 4 ==
 	       CAP_HEADER_MIN_FIXED, "§3.1");
-_Static_assert(sizeof(struct cap_totals) == 104, "§6.1");
-_Static_assert(sizeof(struct cap_trailer_hdr) == 128, "§6.1");
+_Static_assert(sizeof(struct cap_trailer_hdr) == 144, "§6.1");
+_Static_assert(offsetof(struct cap_trailer_hdr, events_wakeup) == CAP_TRAILER_SIZE_1_1, "§6.1");
+_Static_assert(sizeof(struct cap_wakeup) == 64, "§4.23");
 _Static_assert(sizeof(struct cap_index_entry) == 32, "§6.2");
 _Static_assert(sizeof(struct cap_footer) == 16, "§6.3");
 _Static_assert(offsetof(struct cap_mapping, build_id) == 48, "§4.6");
@@ -75,7 +77,7 @@ const char *cap_strerror(int err)
 const char *cap_kind_name(enum cap_kind kind)
 {
 	static const char *const names[CAP_KIND_MAX] = {
-		"offcpu", "cpu", "bio", "sideband",
+		"offcpu", "cpu", "bio", "sideband", "wakeup",
 	};
 
 	if ((unsigned)kind < CAP_KIND_MAX)
@@ -133,6 +135,11 @@ static const struct {
 	[CAP_STAT_UNWIND_ROWS] = { "unwind.rows", CAP_STAT_COUNT },
 	[CAP_STAT_UNWIND_FULL] = { "unwind.files_not_loaded", CAP_STAT_COUNT },
 	[CAP_STAT_UNWIND_MAPS_DROPPED] = { "unwind.maps_dropped", CAP_STAT_COUNT },
+	[CAP_STAT_EVENTS_WAKEUP] = { "events.wakeup", CAP_STAT_COUNT },
+	[CAP_STAT_SKIPPED_WAKEUP] = { "bpf.skipped.wakeup", CAP_STAT_NOT_RUN },
+	[CAP_STAT_UNWIND_TRUNC_WAKEUP] = { "unwind.truncated.wakeup", CAP_STAT_COUNT },
+	[CAP_STAT_UNWIND_NO_TABLES_WAKEUP] = { "unwind.no_tables.wakeup", CAP_STAT_COUNT },
+	[CAP_STAT_UNWIND_FP_FRAMES_WAKEUP] = { "unwind.fp_frames.wakeup", CAP_STAT_COUNT },
 };
 
 const char *cap_stat_key_name(enum cap_stat_key k)
@@ -219,6 +226,8 @@ static const struct type_info types[] = {
 	[CAP_REC_STAT] = { "stat", sizeof(struct cap_stat), -1, -1 },
 	[CAP_REC_END] = { "end", sizeof(struct cap_end),
 			  offsetof(struct cap_end, time), -1 },
+	[CAP_REC_WAKEUP] = { "wakeup", sizeof(struct cap_wakeup),
+			     offsetof(struct cap_wakeup, time), CAP_KIND_WAKEUP },
 };
 
 static const struct type_info *type_info(uint16_t type)
@@ -261,6 +270,35 @@ int cap__event_kind(uint16_t type)
 	const struct type_info *t = type_info(type);
 
 	return t ? t->kind : -1;
+}
+
+/* §6.1: the trailer header's totals from the writer's, and back (the
+ * fields a 1.1 trailer lacks, past fixed_size, read as 0). */
+void cap__totals_to_trailer(const struct cap_totals *t, struct cap_trailer_hdr *th)
+{
+	memcpy(th->events, t->events, sizeof(th->events));
+	memcpy(th->lost, t->lost, sizeof(th->lost));
+	th->records = t->records;
+	th->blocks = t->blocks;
+	th->end_time = t->end_time;
+	th->bytes_raw = t->bytes_raw;
+	th->bytes_file = t->bytes_file;
+	th->events_wakeup = t->events[CAP_KIND_WAKEUP];
+	th->lost_wakeup = t->lost[CAP_KIND_WAKEUP];
+}
+
+void cap__totals_from_trailer(const struct cap_trailer_hdr *th, struct cap_totals *t)
+{
+	memset(t, 0, sizeof(*t));
+	memcpy(t->events, th->events, sizeof(th->events));
+	memcpy(t->lost, th->lost, sizeof(th->lost));
+	t->records = th->records;
+	t->blocks = th->blocks;
+	t->end_time = th->end_time;
+	t->bytes_raw = th->bytes_raw;
+	t->bytes_file = th->bytes_file;
+	t->events[CAP_KIND_WAKEUP] = th->events_wakeup;
+	t->lost[CAP_KIND_WAKEUP] = th->lost_wakeup;
 }
 
 /* zlib's CRC-32 (reflected, polynomial 0xEDB88320), size_t lengths. */

@@ -29,6 +29,9 @@ int cap__time_offset(uint16_t type);
 
 /* Event kind counted in totals.events for a record type, or -1. */
 int cap__event_kind(uint16_t type);
+/* §6.1: totals into the trailer header and back. */
+void cap__totals_to_trailer(const struct cap_totals *t, struct cap_trailer_hdr *th);
+void cap__totals_from_trailer(const struct cap_trailer_hdr *th, struct cap_totals *t);
 
 static inline uint32_t cap__get32(const void *p)
 {

@@ -153,8 +153,8 @@ static bool trailer_magic_at(const struct cap_reader *r, uint64_t t)
  * is ignored (and reported), never trusted in part. */
 static void parse_trailer(struct cap_reader *r)
 {
-	const size_t min = 8 + sizeof(struct cap_trailer_hdr) + sizeof(struct cap_footer);
-	struct cap_trailer_hdr th;
+	const size_t min = 8 + CAP_TRAILER_SIZE_1_1 + sizeof(struct cap_footer);
+	struct cap_trailer_hdr th = { 0 };
 	struct cap_footer ft;
 	uint64_t t, payload, need;
 
@@ -179,16 +179,19 @@ static void parse_trailer(struct cap_reader *r)
 	if (cap__get32(cap__at(r, t + 4)) != payload ||
 	    cap_crc32(0, cap__at(r, t + 8), payload - sizeof(ft)) != ft.crc)
 		return;
-	memcpy(&th, cap__at(r, t + 8), sizeof(th));
+	memcpy(&th, cap__at(r, t + 8), CAP_TRAILER_SIZE_1_1);
 	need = (uint64_t)th.fixed_size + (uint64_t)th.nr_index * th.index_entry_size +
 	       sizeof(ft);
 	if (memcmp(th.magic, CAP_TRAILER_MAGIC, sizeof(th.magic)) ||
-	    th.fixed_size < sizeof(th) ||
+	    th.fixed_size < CAP_TRAILER_SIZE_1_1 ||
 	    th.index_entry_size < sizeof(struct cap_index_entry) || need > payload)
 		return;
+	/* a 1.2 trailer's kind 4; an older one has none: 0 */
+	if (th.fixed_size >= sizeof(th))
+		memcpy(&th, cap__at(r, t + 8), sizeof(th));
 	r->trailer_damaged = false;
 	r->st.has_trailer = true;
-	r->st.trailer = th.totals;
+	cap__totals_from_trailer(&th, &r->st.trailer);
 	r->data_end = t;
 }
 

@@ -442,7 +442,7 @@ static int write_trailer(struct cap_writer *w)
 	th.fixed_size = sizeof(th);
 	th.nr_index = w->nr_index;
 	th.index_entry_size = sizeof(struct cap_index_entry);
-	th.totals = w->totals;
+	cap__totals_to_trailer(&w->totals, &th);
 	cap__put32(buf, CAP_SKIP_MAGIC_TRAILER);
 	cap__put32(buf + 4, payload);
 	memcpy(buf + 8, &th, sizeof(th));

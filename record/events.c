@@ -155,6 +155,74 @@ static int on_stack_ev(struct recorder *r, const struct stkrec_stack_ev *e, size
 	}
 }
 
+/* WAKEUP (bpf/wakeup.bpf.h): the woken thread in duration, the request
+ * of a completion after the frames. */
+static size_t wakeup_size(const struct stkrec_stack_ev *e)
+{
+	return STKREC_STACK_EV_HDR_SIZE + 8u * (e->nr_ustack + e->nr_kstack) +
+	       ((e->state & STKREC_WAKE_IO) ? sizeof(struct stkrec_wake_io) : 0);
+}
+
+static void wakeup_io(const struct stkrec_stack_ev *e, struct cap_wakeup *w)
+{
+	const uint64_t *io = (const uint64_t *)e->ips + e->nr_ustack + e->nr_kstack;
+
+	if (!(e->state & STKREC_WAKE_IO))
+		return;
+	w->flags |= CAP_WAKEUP_F_IO;
+	w->io_major = (uint32_t)io[0];
+	w->io_minor = io[0] >> 32;
+	w->io_sector = io[1];
+	w->io_complete_time = io[2];
+}
+
+/* An interrupt's wakeup names no thread: not the one it interrupted, whose
+ * user stack and kernel frames below the interrupt's entry are dropped. */
+static int irq_waker(struct recorder *r, const struct stkrec_stack_ev *e, struct cap_wakeup *w)
+{
+	const uint64_t *k = (const uint64_t *)e->ips + e->nr_ustack;
+	bool softirq = false;
+	int n;
+
+	if (e->flags & STKREC_F_KSTACK_LOST)
+		return 0;
+	n = ksyms__irq_frames(r->ks, k, e->nr_kstack, &softirq);
+	if (!n)
+		return 0;
+	w->waker_tid = w->waker_pid = 0;
+	w->flags = softirq ? CAP_WAKEUP_F_SOFTIRQ : CAP_WAKEUP_F_HARDIRQ;
+	w->ustack = CAP_STACK_NONE;
+	return intern__stack(r->in, CAP_STACK_KERNEL, k, n, &w->kstack) ?: 1;
+}
+
+static int on_wakeup_ev(struct recorder *r, const struct stkrec_stack_ev *e, size_t size)
+{
+	struct cap_wakeup w = { 0 };
+	int err;
+
+	if (!valid_stack_ev(e, size) || size < wakeup_size(e)) {
+		r->bad_records++;
+		return 0;
+	}
+	w.time = e->time;
+	w.tid = (uint32_t)e->duration;
+	w.pid = e->duration >> 32;
+	w.waker_tid = e->tid;
+	w.waker_pid = e->pid;
+	w.cpu = e->cpu;
+	err = irq_waker(r, e, &w);
+	if (!err) {
+		w.flags = (e->flags & STKREC_F_KTHREAD) ? CAP_WAKEUP_F_KTHREAD : 0;
+		err = take_stack_ev(r, e, size, &w.ustack, &w.kstack);
+		if (!err)
+			return 0; /* malformed: counted */
+	}
+	if (err < 0)
+		return err;
+	wakeup_io(e, &w);
+	return append_event(r, CAP_KIND_WAKEUP, CAP_REC_WAKEUP, &w, sizeof(w));
+}
+
 /* blk_status_t to -errno, as blk_status_to_errno(); codes 1..13 have kept
  * their values since 4.13. Anything else reads as an I/O error. */
 static int32_t blk_errno(uint8_t status)
@@ -249,6 +317,8 @@ int recorder__convert(struct recorder *r, const void *data, size_t size)
 		return on_bio_ev(r, data, size);
 	case STKREC_EV_BIO_SUBMIT:
 		return on_bio_submit(r, data, size);
+	case STKREC_EV_WAKEUP:
+		return on_wakeup_ev(r, data, size);
 	default:
 		r->bad_records++;
 		return 0;

@@ -18,7 +18,7 @@
 #include "record/kfeatures.h"
 #include "record/record.h"
 
-#define EV_ANY RECORD_EV_ALL
+#define EV_ANY RECORD_EV_ANY
 
 static const struct {
 	unsigned events;    /* the RECORD_EV_* kinds that need it */
@@ -40,6 +40,7 @@ static const struct {
 			       "5.11" },
 	[KF_CPU_CLOCK] = { RECORD_EV_CPU, NULL, "perf cpu-clock event (CONFIG_PERF_EVENTS)",
 			   "2.6.31" },
+	[KF_TP_WAKING] = { RECORD_EV_WAKEUP, "sched_waking", NULL, "5.5" },
 	[KF_TP_IO_START] = { 0, "block_io_start", NULL, "6.5" },
 	[KF_TP_GETRQ] = { 0, "block_getrq", NULL, "5.11" },
 	[KF_PREEMPT_RT] = { 0, NULL, "PREEMPT_RT", "5.3" },
@@ -223,6 +224,6 @@ const char *kfeatures__explain(int f, char *buf, size_t len)
 	other_kinds(ev, others, sizeof(others));
 	snprintf(buf, len, "this kernel has no %s, which -e %s needs (Linux %s+); %s records "
 		 "without it", what, ev == RECORD_EV_OFFCPU ? "offcpu" : ev == RECORD_EV_CPU ?
-		 "cpu" : "bio", table[f].kernel, others);
+		 "cpu" : ev == RECORD_EV_WAKEUP ? "wakeup" : "bio", table[f].kernel, others);
 	return buf;
 }

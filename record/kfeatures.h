@@ -22,6 +22,7 @@ enum kfeature {
 	KF_TP_RQ_COMPLETE,
 	KF_BLOCK_RQ_ARGS,  /* block_rq_* take the request alone (5.11) */
 	KF_CPU_CLOCK,      /* perf's software cpu-clock event */
+	KF_TP_WAKING,      /* sched_waking in BTF (-e wakeup) */
 	/* optional: the loader falls back without them */
 	KF_TP_IO_START,    /* block_io_start (6.5): the submitter's context */
 	KF_TP_GETRQ,       /* block_getrq(bio) (5.11): the same, before io_start */

@@ -53,7 +53,9 @@ struct ksyms {
 	size_t nr_kmods, kmods_cap;
 	uint64_t *written;       /* bitmap over syms[] */
 	uint64_t stext;
-	uint64_t text_marks[4]; /* .sched.text and .spinlock.text, start and end */
+	/* start and end of .sched.text, .spinlock.text, .irqentry.text and
+	 * .softirqentry.text (enum text_mark) */
+	uint64_t text_marks[8];
 	struct ksyms_reload {
 		char *kallsyms, *modules;
 		uint64_t last_ns;    /* CLOCK_MONOTONIC of the last (re)read */
@@ -130,17 +132,55 @@ static struct ksym *sym_slot(struct ksyms *ks)
 	return &ks->syms[ks->nr];
 }
 
-/* The kernel's markers of the code a wait's site skips (FORMAT.md §4.7). */
+enum text_mark {
+	SCHED_START, SCHED_END, LOCK_START, LOCK_END, IRQ_START, IRQ_END, SOFTIRQ_START,
+	SOFTIRQ_END, NR_MARKS,
+};
+
+/* The kernel's markers of the code a wait's site skips (FORMAT.md §4.7)
+ * and of interrupt entry (ksyms__irq_frames()). */
 static void note_text_mark(struct ksyms *ks, const char *name, uint64_t addr)
 {
-	static const char *const marks[4] = {
+	static const char *const marks[NR_MARKS] = {
 		"__sched_text_start", "__sched_text_end", "__lock_text_start", "__lock_text_end",
+		"__irqentry_text_start", "__irqentry_text_end", "__softirqentry_text_start",
+		"__softirqentry_text_end",
 	};
 	int i;
 
-	for (i = 0; i < 4; i++)
+	for (i = 0; i < NR_MARKS; i++)
 		if (!strcmp(name, marks[i]))
 			ks->text_marks[i] = addr;
+}
+
+static bool marked(const struct ksyms *ks, uint64_t ip, enum text_mark start)
+{
+	return ks->text_marks[start] && ip >= ks->text_marks[start] &&
+	       ip < ks->text_marks[start + 1];
+}
+
+/* A softirq's own loop: .softirqentry.text held it up to 6.7 (__do_softirq),
+ * later kernels run it from handle_softirqs(), outside that section. */
+static bool softirq_entry(const struct ksyms *ks, uint64_t ip)
+{
+	const char *name;
+
+	if (marked(ks, ip, SOFTIRQ_START))
+		return true;
+	name = ksyms__name(ks, ip, NULL);
+	return name && (!strcmp(name, "handle_softirqs") || !strcmp(name, "__do_softirq"));
+}
+
+int ksyms__irq_frames(const struct ksyms *ks, const uint64_t *ips, int n, bool *softirq)
+{
+	int i;
+
+	for (i = 0; i < n; i++) {
+		*softirq = softirq_entry(ks, ips[i]);
+		if (*softirq || marked(ks, ips[i], IRQ_START))
+			return i + 1;
+	}
+	return 0;
 }
 
 /* One kallsyms line: "ADDR TYPE NAME[\t[MODULE]]\n". */
@@ -662,8 +702,10 @@ int ksyms__write_kernel(struct ksyms *ks, struct cap_writer *w, struct intern *i
 {
 	struct cap_kernel rec = {
 		.stext = ks->stext,
-		.sched_text_start = ks->text_marks[0], .sched_text_end = ks->text_marks[1],
-		.lock_text_start = ks->text_marks[2], .lock_text_end = ks->text_marks[3],
+		.sched_text_start = ks->text_marks[SCHED_START],
+		.sched_text_end = ks->text_marks[SCHED_END],
+		.lock_text_start = ks->text_marks[LOCK_START],
+		.lock_text_end = ks->text_marks[LOCK_END],
 	};
 	size_t i;
 	int err;

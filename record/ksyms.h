@@ -8,6 +8,7 @@
 #ifndef STKREC_RECORD_KSYMS_H
 #define STKREC_RECORD_KSYMS_H
 
+#include <stdbool.h>
 #include <stdint.h>
 #include "format/capture.h"
 #include "record/intern.h"
@@ -37,6 +38,12 @@ int ksyms__kstack_hook(void *ctx, const uint64_t *ips, uint16_t nr);
 
 /* A new capture file: every symbol is written again when a stack needs it. */
 void ksyms__new_file(struct ksyms *ks);
+
+/* A kernel stack (innermost first) taken in an interrupt: the number of
+ * its frames down to the interrupt's entry (a hardware interrupt's entry
+ * code, or the softirq loop: *softirq), which are the interrupt's own;
+ * the frames after are the task it interrupted. 0 in task context. */
+int ksyms__irq_frames(const struct ksyms *ks, const uint64_t *ips, int n, bool *softirq);
 
 /* Symbol lookup (name of the function containing addr), NULL if none. */
 const char *ksyms__name(const struct ksyms *ks, uint64_t addr, uint64_t *sym_start);

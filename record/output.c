@@ -311,6 +311,16 @@ static int write_stats(struct recorder *r, uint64_t now)
 		[CAP_STAT_UNWIND_ROWS] = us.rows,
 		[CAP_STAT_UNWIND_FULL] = us.full,
 		[CAP_STAT_UNWIND_MAPS_DROPPED] = us.maps_dropped,
+		[CAP_STAT_EVENTS_WAKEUP] =
+			r->events[CAP_KIND_WAKEUP] - r->events_base[CAP_KIND_WAKEUP],
+		[CAP_STAT_SKIPPED_WAKEUP] = prog_skipped(r->skel->progs.stkrec_waking) +
+					    prog_skipped(r->skel->progs.stkrec_waking_raw),
+		[CAP_STAT_UNWIND_TRUNC_WAKEUP] =
+			bpf_stat(r, STKREC_STAT_UNWIND_TRUNCATED + STKREC_KIND_WAKEUP),
+		[CAP_STAT_UNWIND_NO_TABLES_WAKEUP] =
+			bpf_stat(r, STKREC_STAT_UNWIND_NO_TABLES + STKREC_KIND_WAKEUP),
+		[CAP_STAT_UNWIND_FP_FRAMES_WAKEUP] =
+			bpf_stat(r, STKREC_STAT_UNWIND_FP_FRAMES + STKREC_KIND_WAKEUP),
 	};
 	int k, err;
 

@@ -27,7 +27,8 @@
 #include "util/array.h"
 
 _Static_assert((int)STKREC_KIND_OFFCPU == CAP_KIND_OFFCPU && (int)STKREC_KIND_CPU == CAP_KIND_CPU &&
-	       (int)STKREC_KIND_BIO == CAP_KIND_BIO, "kind values match format");
+	       (int)STKREC_KIND_BIO == CAP_KIND_BIO && (int)STKREC_KIND_WAKEUP == CAP_KIND_WAKEUP &&
+	       (int)STKREC_KIND_NR == CAP_KIND_MAX, "kind values match format");
 _Static_assert((int)STKREC_LOST_RINGBUF == CAP_LOST_RINGBUF &&
 	       (int)STKREC_LOST_USTACK == CAP_LOST_USTACK &&
 	       (int)STKREC_LOST_KSTACK == CAP_LOST_KSTACK &&
@@ -123,6 +124,7 @@ static int load_bpf(struct recorder *r, const struct kfeatures *kf, bool raw_swi
 {
 	const struct record_opts *o = &r->opts;
 	bool off = o->events & RECORD_EV_OFFCPU, bio = o->events & RECORD_EV_BIO;
+	bool wake = o->events & RECORD_EV_WAKEUP;
 	struct stkrec_bpf *s;
 	int err;
 
@@ -151,6 +153,10 @@ static int load_bpf(struct recorder *r, const struct kfeatures *kf, bool raw_swi
 		bpf_map__set_max_entries(s->maps.tgids, o->nr_pids);
 	bpf_program__set_autoload(s->progs.stkrec_switch, off && !raw_switch);
 	bpf_program__set_autoload(s->progs.stkrec_switch_raw, off && raw_switch);
+	/* the waker's program reads the slot map the switch programs use */
+	s->rodata->wakeups_need_slot = off;
+	bpf_program__set_autoload(s->progs.stkrec_waking, wake && off && !raw_switch);
+	bpf_program__set_autoload(s->progs.stkrec_waking_raw, wake && !(off && !raw_switch));
 	waits__set_autoload(s, off && kf->present[KF_TASK_ITER], raw_switch);
 	bpf_program__set_autoload(s->progs.stkrec_cpu, o->events & RECORD_EV_CPU);
 	bpf_program__set_autoload(s->progs.stkrec_exec, o->call_graph == RECORD_CG_DWARF);
@@ -223,6 +229,8 @@ static int attach_tracepoints(struct recorder *r, const char **step)
 		P(stkrec_rq_complete, "block_rq_complete"),
 		P(stkrec_switch, "sched_switch"),
 		P(stkrec_switch_raw, "sched_switch (raw_tp)"),
+		P(stkrec_waking, "sched_waking"),
+		P(stkrec_waking_raw, "sched_waking (raw_tp)"),
 #undef P
 	};
 	struct bpf_program *p;

@@ -200,6 +200,8 @@ static int on_event(struct model *m, const struct cap_record *r)
 	case CAP_REC_CPU:
 		note_time(m, r->cpu.time);
 		return ARRAY_PUSH(m->cpu, m->nr_cpu, m->cpu_cap, r->cpu);
+	case CAP_REC_WAKEUP:
+		return model_on_wakeup(m, &r->wakeup);
 	case CAP_REC_BIO:
 		note_time(m, r->bio.complete_time);
 		err = model_intern_comm(m, r->bio.comm, sizeof(r->bio.comm), &comm);
@@ -259,6 +261,7 @@ static int on_record(struct model *m, const struct cap_record *r)
 	case CAP_REC_OFFCPU:
 	case CAP_REC_CPU:
 	case CAP_REC_BIO:
+	case CAP_REC_WAKEUP:
 		return on_event(m, r);
 	case CAP_REC_LOST:
 	case CAP_REC_STAT:
@@ -279,7 +282,8 @@ static uint64_t mem_usage(const struct model *m)
 	       m->kmods_cap * sizeof(*m->kmods) + m->bdevs_cap * sizeof(*m->bdevs) +
 	       m->stats_cap * sizeof(*m->stats) + m->offcpu_cap * sizeof(*m->offcpu) +
 	       m->cpu_cap * sizeof(*m->cpu) + m->bio_cap * sizeof(*m->bio) +
-	       m->bio_comm_cap * sizeof(*m->bio_comm) + idmap__bytes(&m->strings) +
+	       m->bio_comm_cap * sizeof(*m->bio_comm) + m->wakeups_cap * sizeof(*m->wakeups) +
+	       idmap__bytes(&m->strings) +
 	       idmap__bytes(&m->stacks) + idmap__bytes(&m->comm_ids) +
 	       idmap__bytes(&m->forks) + idmap__bytes(&m->bdev_ids);
 }
@@ -415,6 +419,9 @@ void model__free(struct model *m)
 	free(m->cpu);
 	free(m->bio);
 	free(m->bio_comm);
+	free(m->wakeups);
+	free(m->waker_of);
+	idmap__fini(&m->bio_by_done);
 	if (m->ksymtab)
 		ksymtab__free(m->ksymtab);
 	free(m);

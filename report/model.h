@@ -98,6 +98,16 @@ const struct cap_cpu *model__cpu(const struct model *m, size_t *n);
 const struct cap_bio *model__bio(const struct model *m, size_t *n);
 size_t model__nr_events(const struct model *m, enum cap_kind kind);
 
+/* WAKEUP records, in file order. */
+const struct cap_wakeup *model__wakeups(const struct model *m, size_t *n);
+/* Who woke the off-CPU interval e (an element of model__offcpu()): the
+ * last WAKEUP of its thread inside it, or NULL (preempted, still waiting
+ * at the end, or no wakeup recorded). */
+const struct cap_wakeup *model__waker(const struct model *m, const struct cap_offcpu *e);
+/* The BIO record of the request whose completion ran wakeup w, or NULL
+ * (w ran in none, or the capture holds no such request). */
+const struct cap_bio *model__wakeup_bio(const struct model *m, const struct cap_wakeup *w);
+
 /* STRING by id, NUL-terminated; NULL when never defined. */
 const char *model__string(const struct model *m, uint32_t id);
 

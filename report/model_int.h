@@ -126,10 +126,17 @@ struct model {
 	size_t nr_bio, bio_cap;
 	uint32_t *bio_comm;
 	size_t nr_bio_comm, bio_comm_cap;
+	struct cap_wakeup *wakeups;
+	size_t nr_wakeups, wakeups_cap;
+	uint32_t *waker_of;     /* per offcpu: 1 + its waker's index, 0 none */
+	struct idmap bio_by_done; /* (complete_time, sector) -> bio index */
 };
 
 int model_intern_comm(struct model *m, const char *comm, size_t len, uint32_t *id);
 /* Sort the time-dependent tables and build indexes (model_query.c). */
 int model_finish(struct model *m);
+/* model_wake.c: WAKEUP records, and each wait joined to its waker. */
+int model_on_wakeup(struct model *m, const struct cap_wakeup *w);
+int model_wake_finish(struct model *m);
 
 #endif /* STKREC_REPORT_MODEL_INT_H */

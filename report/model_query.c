@@ -219,7 +219,8 @@ int model_finish(struct model *m)
 		return err;
 	if (m->nr_kmods)
 		qsort(m->kmods, m->nr_kmods, sizeof(*m->kmods), cmp_kmod);
-	return build_ksymtab(m);
+	err = model_wake_finish(m);
+	return err ?: build_ksymtab(m);
 }
 
 const struct cap_header *model__header(const struct model *m)
@@ -319,6 +320,8 @@ size_t model__nr_events(const struct model *m, enum cap_kind kind)
 		return m->nr_cpu;
 	case CAP_KIND_BIO:
 		return m->nr_bio;
+	case CAP_KIND_WAKEUP:
+		return m->nr_wakeups;
 	default:
 		return 0;
 	}

@@ -307,7 +307,7 @@ static int put_events(struct chrome *c)
 	size_t i, n = 0;
 	int err;
 
-	err = view_events(c->ctx, &v, &n);
+	err = view_events(c->ctx, VIEW_EVENTS_STACKS, &v, &n);
 	for (i = 0; !err && i < n; i++) {
 		view_event_info(c->ctx, &v[i], &ev);
 		if (v[i].kind == CAP_KIND_BIO)

@@ -19,6 +19,7 @@ void agg__fini(struct agg *a)
 struct agg_ev {
 	uint64_t value, time, start;
 	uint32_t tid, comm, open;
+	const struct cap_offcpu *e; /* off-CPU: the interval */
 };
 
 static void agg_max(struct agg_group *g, const struct agg_ev *ev)
@@ -29,6 +30,7 @@ static void agg_max(struct agg_group *g, const struct agg_ev *ev)
 	g->max_tid = ev->tid;
 	g->max_comm = ev->comm;
 	g->max_open = ev->open;
+	g->max_offcpu = ev->e;
 }
 
 static int agg_add(struct agg *a, const struct agg_group *key, const struct agg_ev *ev)
@@ -71,7 +73,7 @@ static int collect_offcpu(struct agg *a, const struct report_ctx *ctx, unsigned 
 
 	e = model__offcpu(m, &n);
 	for (i = 0; i < n; i++, e++) {
-		ev = (struct agg_ev){ .start = e->start, .tid = e->tid, .open = e->open };
+		ev = (struct agg_ev){ .start = e->start, .tid = e->tid, .open = e->open, .e = e };
 		ev.value = model__offcpu_seen(m, e, &ev.time);
 		ev.comm = model__comm_id(m, e->tid, e->start);
 		if (!filter__offcpu(f, m, e, ev.comm))
@@ -332,35 +334,49 @@ const char *view_disk(const struct model *m, uint32_t major, uint32_t minor, cha
 
 /* ---- events one at a time ---------------------------------------------- */
 
-int view_events(const struct report_ctx *ctx, struct view_event **out, size_t *nout)
+/* Does the caller want kind, and does -e select it? */
+static bool wanted(const struct filter *f, unsigned kinds, enum cap_kind kind)
+{
+	return (kinds & 1u << kind) && filter__kind(f, kind);
+}
+
+int view_events(const struct report_ctx *ctx, unsigned kinds, struct view_event **out,
+		size_t *nout)
 {
 	const struct filter *f = ctx->filter;
 	const struct model *m = ctx->model;
-	size_t i, n0, n1, n2, k = 0;
+	size_t i, n0, n1, n2, n3, k = 0;
 	const struct cap_offcpu *off = model__offcpu(m, &n0);
 	const struct cap_cpu *cpu = model__cpu(m, &n1);
 	const struct cap_bio *bio = model__bio(m, &n2);
+	const struct cap_wakeup *w = model__wakeups(m, &n3);
 	const uint32_t *bcomm = model__bio_comms(m);
 	struct view_event *v;
 
-	v = malloc((n0 + n1 + n2 + 1) * sizeof(*v));
+	v = malloc((n0 + n1 + n2 + n3 + 1) * sizeof(*v));
 	if (!v)
 		return -ENOMEM;
-	for (i = 0; filter__kind(f, CAP_KIND_OFFCPU) && i < n0; i++) {
+	for (i = 0; wanted(f, kinds, CAP_KIND_OFFCPU) && i < n0; i++) {
 		if (filter__offcpu(f, m, &off[i], model__comm_id(m, off[i].tid, off[i].start)))
 			v[k++] = (struct view_event){ off[i].start, i, off[i].pid, off[i].tid,
 						      CAP_KIND_OFFCPU };
 	}
-	for (i = 0; filter__kind(f, CAP_KIND_CPU) && i < n1; i++) {
+	for (i = 0; wanted(f, kinds, CAP_KIND_CPU) && i < n1; i++) {
 		if (filter__task(f, m, cpu[i].pid, cpu[i].tid,
 				 model__comm_id(m, cpu[i].tid, cpu[i].time), cpu[i].time))
 			v[k++] = (struct view_event){ cpu[i].time, i, cpu[i].pid, cpu[i].tid,
 						      CAP_KIND_CPU };
 	}
-	for (i = 0; filter__kind(f, CAP_KIND_BIO) && i < n2; i++) {
+	for (i = 0; wanted(f, kinds, CAP_KIND_BIO) && i < n2; i++) {
 		if (filter__task(f, m, bio[i].pid, bio[i].tid, bcomm[i], bio[i].complete_time))
 			v[k++] = (struct view_event){ bio[i].complete_time, i, bio[i].pid,
 						      bio[i].tid, CAP_KIND_BIO };
+	}
+	for (i = 0; wanted(f, kinds, CAP_KIND_WAKEUP) && i < n3; i++) {
+		if (filter__task(f, m, w[i].pid, w[i].tid, model__comm_id(m, w[i].tid, w[i].time),
+				 w[i].time))
+			v[k++] = (struct view_event){ w[i].time, i, w[i].pid, w[i].tid,
+						      CAP_KIND_WAKEUP };
 	}
 	*out = v;
 	*nout = k;

@@ -14,19 +14,6 @@
 #include "report/views_int.h"
 #include "util/array.h"
 
-struct fline {
-	size_t off;
-	uint32_t len;
-	uint64_t value;
-};
-
-struct folded {
-	char *buf;
-	size_t len, cap;
-	struct fline *lines;
-	size_t n, ncap;
-};
-
 static int put(struct folded *fo, const char *s, size_t len)
 {
 	if (ARRAY_RESERVE(fo->buf, fo->cap, fo->len + len))
@@ -39,7 +26,7 @@ static int put(struct folded *fo, const char *s, size_t len)
 /* A frame must not contain the separators flamegraph.pl splits on: ';'
  * between frames, a newline between lines (spaces are fine: it takes the
  * count after the last one). */
-static int put_frame(struct folded *fo, const char *name, const char *suffix)
+int fold_frame(struct folded *fo, const char *name, const char *suffix)
 {
 	size_t start = fo->len, i;
 	int err;
@@ -65,10 +52,10 @@ static int put_comm(struct folded *fo, const struct report_ctx *ctx,
 	else
 		snprintf(tmp, sizeof(tmp), "%s", model__comm_name(ctx->model, g->comm));
 	/* the comm is the first frame: reuse put_frame's sanitizing, drop ';' */
-	return put_frame(fo, tmp, "");
+	return fold_frame(fo, tmp, "");
 }
 
-static int add_line(struct folded *fo, size_t start, uint64_t value)
+int fold_line(struct folded *fo, size_t start, uint64_t value)
 {
 	/* skip the leading ';' put_frame wrote before the comm */
 	struct fline l = { .off = start + 1, .len = fo->len - start - 1, .value = value };
@@ -76,8 +63,7 @@ static int add_line(struct folded *fo, size_t start, uint64_t value)
 	return ARRAY_PUSH(fo->lines, fo->n, fo->ncap, l);
 }
 
-/* The frames of a stack pair, outermost first: user, then kernel. */
-static int put_stacks(struct folded *fo, const struct report_ctx *ctx, uint32_t pid,
+int fold_stacks(struct folded *fo, const struct report_ctx *ctx, uint32_t pid,
 		      uint64_t time, uint32_t ustack, uint32_t kstack, struct rframe *fr)
 {
 	const char *ksuffix = ctx->opts.annotate ? "_[k]" : "";
@@ -89,12 +75,12 @@ static int put_stacks(struct folded *fo, const struct report_ctx *ctx, uint32_t 
 		return n;
 	/* --srcline: "func file:line", as perf script's folded srcline */
 	for (i = n - 1; !err && i >= nk; i--)
-		err = put_frame(fo, fr[i].name, view_srcline(ctx, fr[i].srcfile, fr[i].line, src));
+		err = fold_frame(fo, fr[i].name, view_srcline(ctx, fr[i].srcfile, fr[i].line, src));
 	/* BCC: the delimiter only when both stacks were taken */
 	if (!err && ctx->opts.delimited && nk && n > nk && !fr[0].special && !fr[nk].special)
 		err = put(fo, ";-", 2);
 	for (i = nk - 1; !err && i >= 0; i--)
-		err = put_frame(fo, fr[i].name, fr[i].special ? "" : ksuffix);
+		err = fold_frame(fo, fr[i].name, fr[i].special ? "" : ksuffix);
 	return err;
 }
 
@@ -104,8 +90,8 @@ static int fold_group(struct folded *fo, const struct report_ctx *ctx,
 	size_t start = fo->len;
 
 	return put_comm(fo, ctx, g) ?:
-	       put_stacks(fo, ctx, g->pid, g->first_time, g->ustack, g->kstack, fr) ?:
-	       add_line(fo, start, value);
+	       fold_stacks(fo, ctx, g->pid, g->first_time, g->ustack, g->kstack, fr) ?:
+	       fold_line(fo, start, value);
 }
 
 static int cmp_line(const void *pa, const void *pb, void *ctx)
@@ -119,8 +105,7 @@ static int cmp_line(const void *pa, const void *pb, void *ctx)
 	return a->len < b->len ? -1 : a->len > b->len;
 }
 
-/* Sort, merge lines naming the same stack, and hand each one to cb. */
-static int each_line(struct folded *fo, view_fold_fn cb, void *arg)
+int fold_each(struct folded *fo, view_fold_fn cb, void *arg)
 {
 	size_t i, j;
 	uint64_t sum;
@@ -154,18 +139,18 @@ static int fold_bio(struct folded *fo, const struct report_ctx *ctx, struct rfra
 		if (!filter__task(ctx->filter, m, b->pid, b->tid, comms[i], b->complete_time))
 			continue;
 		start = fo->len;
-		err = put_frame(fo, model__comm_name(m, comms[i]), "");
+		err = fold_frame(fo, model__comm_name(m, comms[i]), "");
 		if (!err && (b->ustack || b->kstack))
-			err = put_stacks(fo, ctx, b->pid, b->issue_time, filter__ustack(f, b->ustack),
+			err = fold_stacks(fo, ctx, b->pid, b->issue_time, filter__ustack(f, b->ustack),
 					 filter__kstack(f, b->kstack), fr);
-		err = err ?: put_frame(fo, view_disk(m, b->major, b->minor, dev), "") ?:
-		      add_line(fo, start, b->bytes);
+		err = err ?: fold_frame(fo, view_disk(m, b->major, b->minor, dev), "") ?:
+		      fold_line(fo, start, b->bytes);
 	}
 	return err;
 }
 
-static int fold_stacks(struct folded *fo, struct report_ctx *ctx, enum cap_kind kind,
-		       struct rframe *fr)
+static int fold_kind(struct folded *fo, struct report_ctx *ctx, enum cap_kind kind,
+		     struct rframe *fr)
 {
 	struct agg a = { 0 };
 	size_t i;
@@ -190,23 +175,23 @@ int view_fold(struct report_ctx *ctx, enum cap_kind kind, view_fold_fn cb, void 
 	if (kind == CAP_KIND_BIO)
 		err = fold_bio(&fo, ctx, fr);
 	else
-		err = fold_stacks(&fo, ctx, kind, fr);
+		err = fold_kind(&fo, ctx, kind, fr);
 	if (!err)
-		err = each_line(&fo, cb, arg);
+		err = fold_each(&fo, cb, arg);
 	free(fr);
-	free(fo.buf);
-	free(fo.lines);
+	fold_free(&fo);
 	return err;
 }
 
-struct print_arg {
-	FILE *out;
-	bool us;
-};
-
-static int print_line(void *arg, const char *stack, size_t len, uint64_t value)
+void fold_free(struct folded *fo)
 {
-	struct print_arg *p = arg;
+	free(fo->buf);
+	free(fo->lines);
+}
+
+int fold_print_line(void *arg, const char *stack, size_t len, uint64_t value)
+{
+	struct fold_print *p = arg;
 
 	fwrite(stack, 1, len, p->out);
 	fprintf(p->out, " %" PRIu64 "\n", p->us ? view_ns_to_us(value) : value);
@@ -230,9 +215,11 @@ enum cap_kind view_fold_kind(const struct report_ctx *ctx)
 int view_folded(struct report_ctx *ctx, FILE *out)
 {
 	enum cap_kind kind = view_fold_kind(ctx);
-	struct print_arg p = { .out = out, .us = kind == CAP_KIND_OFFCPU };
+	struct fold_print p = { .out = out, .us = kind == CAP_KIND_OFFCPU };
 
 	if (!filter__kind(ctx->filter, kind))
 		return 0;
-	return view_fold(ctx, kind, print_line, &p);
+	if (ctx->opts.wakers && kind == CAP_KIND_OFFCPU)
+		return view_fold_wakers(ctx, &p);
+	return view_fold(ctx, kind, fold_print_line, &p);
 }

@@ -326,9 +326,11 @@ static void perf_header(const struct report_ctx *ctx, FILE *out)
 		span % 1000000000 / 1000000);
 	cap_loss__split(model__lost_detail(m), &loss);
 	fputs("# events         :", out);
-	for (k = 0; k < CAP_KIND_SIDEBAND; k++)
-		fprintf(out, "%s %s %zu (lost %" PRIu64 ")", k ? "," : "", cap_kind_name(k),
-			model__nr_events(m, k), loss.events[k]);
+	for (k = 0; k < CAP_KIND_MAX; k++)
+		if (k < CAP_KIND_SIDEBAND || (k == CAP_KIND_WAKEUP &&
+					      (model__nr_events(m, k) || loss.events[k])))
+			fprintf(out, "%s %s %zu (lost %" PRIu64 ")", k ? "," : "",
+				cap_kind_name(k), model__nr_events(m, k), loss.events[k]);
 	fputc('\n', out);
 	print_stats(m, out);
 	fputs("# ========\n", out);

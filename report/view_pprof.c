@@ -530,7 +530,7 @@ static int put_samples(struct pprof *pp)
 	size_t i, n = 0, pos;
 	int err;
 
-	err = view_events(pp->ctx, &v, &n);
+	err = view_events(pp->ctx, VIEW_EVENTS_STACKS, &v, &n);
 	for (i = 0; !err && i < n; i++)
 		err = add_event(pp, &v[i]);
 	free(v);

@@ -6,9 +6,12 @@
  *   comm  pid/tid [cpu] seconds.us: offcpu: 1234 us state 0x1
  *   comm  pid/tid [cpu] seconds.us: cpu:
  *   comm  pid/tid [---] seconds.us: bio: 4096 bytes W sda 8:0 sector 2048 lat 150 us
+ *   comm  pid/tid [cpu] seconds.us: wakeup: woke comm pid/tid [io sda W 4K]
  *
  * Times are seconds since the capture start: off-CPU at switch-out, CPU at
- * the sample, block I/O at completion.
+ * the sample, block I/O at completion, a wakeup when it woke the thread
+ * (the line's thread is the waker: "[hardirq] 0/0" for an interrupt; the
+ * filters select the thread woken).
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -170,6 +173,32 @@ static int print_bio(const struct report_ctx *ctx, const struct view_event *s,
 	return 0;
 }
 
+/* The waker's line, then its stacks. */
+static int print_wakeup(const struct report_ctx *ctx, const struct view_event *s,
+			struct rframe *fr, FILE *out)
+{
+	const struct model *m = ctx->model;
+	size_t nev;
+	const struct cap_wakeup *w = model__wakeups(m, &nev) + s->idx;
+	const struct cap_bio *b;
+	char label[48];
+	int n, nk;
+
+	print_head(ctx, view_waker_comm(ctx, w), w->waker_pid, w->waker_tid, w->cpu, s->time, out);
+	fprintf(out, "wakeup: woke %s %" PRIu32 "/%" PRIu32,
+		model__comm_name(m, model__comm_id(m, w->tid, w->time)), w->pid, w->tid);
+	n = view_waker_frames(ctx, w, fr, &nk);
+	if (n < 0)
+		return n;
+	b = view_wake_bio(ctx, w, fr, nk);
+	if (b) {
+		view_bio_label(ctx, b, label, sizeof(label));
+		fprintf(out, " [io %s]", label);
+	}
+	print_stack(ctx, fr, n, out);
+	return 0;
+}
+
 int view_script(struct report_ctx *ctx, FILE *out)
 {
 	struct view_event *v = NULL;
@@ -180,12 +209,14 @@ int view_script(struct report_ctx *ctx, FILE *out)
 	fr = malloc(VIEW_MAX_FRAMES * sizeof(*fr));
 	if (!fr)
 		return -ENOMEM;
-	err = view_events(ctx, &v, &n);
+	err = view_events(ctx, VIEW_EVENTS_ALL, &v, &n);
 	if (!err)
 		qsort(v, n, sizeof(*v), cmp_event);
 	for (i = 0; !err && i < n; i++) {
 		if (v[i].kind == CAP_KIND_BIO)
 			err = print_bio(ctx, &v[i], fr, out);
+		else if (v[i].kind == CAP_KIND_WAKEUP)
+			err = print_wakeup(ctx, &v[i], fr, out);
 		else
 			err = print_sampled(ctx, &v[i], fr, out);
 	}

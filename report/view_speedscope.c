@@ -332,7 +332,7 @@ static int put_profiles(struct ss *ss)
 	size_t i, j, n = 0, nev;
 	int err;
 
-	err = view_events(ss->ctx, &v, &n);
+	err = view_events(ss->ctx, VIEW_EVENTS_STACKS, &v, &n);
 	for (i = 0; !err && i < n; i++) { /* sort requests by issue */
 		if (v[i].kind == CAP_KIND_BIO)
 			v[i].time = (model__bio(m, &nev) + v[i].idx)->issue_time;

@@ -38,13 +38,46 @@ static const char *open_name(uint32_t open)
 	return s && e ? "both" : s ? "start" : e ? "end" : NULL;
 }
 
+/* Who woke the longest wait, its innermost frames (user, then kernel),
+ * and the request whose completion did. */
+static int print_waker_text(const struct report_ctx *ctx, const struct agg_group *g,
+			    struct rframe *fr, FILE *out)
+{
+	const struct cap_wakeup *w = g->max_offcpu ? model__waker(ctx->model, g->max_offcpu) : NULL;
+	const struct cap_bio *b;
+	char label[48];
+	int i, k, n, nk;
+
+	if (!w)
+		return 0;
+	n = view_waker_frames(ctx, w, fr, &nk);
+	if (n < 0)
+		return n;
+	fprintf(out, "        woken by %s", view_waker_comm(ctx, w));
+	if (w->waker_tid)
+		fprintf(out, " %" PRIu32 "/%" PRIu32, w->waker_pid, w->waker_tid);
+	k = view_wake_site(fr, nk);
+	for (i = nk; i < n && i < nk + 3; i++)
+		fprintf(out, "%s%s", i == nk ? ": " : " <- ", fr[i].name);
+	for (i = k; i < nk && i < k + 3; i++)
+		fprintf(out, "%s%s", i > k ? " <- " : n > nk ? " | " : ": ", fr[i].name);
+	fputc('\n', out);
+	b = view_wake_bio(ctx, w, fr, nk);
+	if (b) {
+		view_bio_label(ctx, b, label, sizeof(label));
+		fprintf(out, "        request %s, sector %" PRIu64 ", %" PRIu64
+			" us issue to completion\n", label, b->sector,
+			view_ns_to_us(b->complete_time - b->issue_time));
+	}
+	return 0;
+}
+
 static void print_text(const struct report_ctx *ctx, const struct agg_group *g,
 		       const struct rframe *fr, int n, int nk, FILE *out)
 {
+	const char *open = open_name(g->max_open);
 	char when[64], src[VIEW_SRCLINE_MAX];
 	int i;
-
-	const char *open = open_name(g->max_open);
 
 	view_fmt_walltime(ctx->model, g->max_time, when, sizeof(when));
 	fprintf(out, "%-7" PRIu32 " %-16s %7" PRIu64 " %12" PRIu64 " %12" PRIu64 "  %s%s%s\n",
@@ -57,7 +90,6 @@ static void print_text(const struct report_ctx *ctx, const struct agg_group *g,
 		fprintf(out, "        %s%s\n", fr[i].name,
 			view_srcline(ctx, fr[i].srcfile, fr[i].line, src));
 	}
-	fputc('\n', out);
 }
 
 /* An open longest wait: which ends the recording missed and, where the
@@ -92,7 +124,40 @@ static void print_json(const struct report_ctx *ctx, const struct agg_group *g,
 	print_json_open(ctx, g, out);
 	fputs(", \"stack\": ", out);
 	view_json_stack(ctx, fr, n, out);
-	fputs("}", out);
+}
+
+/* "waker": who woke the longest wait, its stack and the request. */
+static int print_waker_json(const struct report_ctx *ctx, const struct agg_group *g,
+			    struct rframe *fr, FILE *out)
+{
+	const struct cap_wakeup *w = g->max_offcpu ? model__waker(ctx->model, g->max_offcpu) : NULL;
+	static const char ops[] = "RWFD?";
+	const struct cap_bio *b;
+	const char *disk;
+	int n, nk;
+
+	if (!w)
+		return 0;
+	n = view_waker_frames(ctx, w, fr, &nk);
+	if (n < 0)
+		return n;
+	fputs(", \"waker\": {\"comm\": ", out);
+	view_json_str(out, view_waker_comm(ctx, w), "");
+	fprintf(out, ", \"pid\": %" PRIu32 ", \"tid\": %" PRIu32 ", \"stack\": ", w->waker_pid,
+		w->waker_tid);
+	view_json_stack(ctx, fr, n, out);
+	b = view_wake_bio(ctx, w, fr, nk);
+	if (b) {
+		disk = model__blockdev(ctx->model, b->major, b->minor);
+		fputs(", \"io\": {\"disk\": ", out);
+		view_json_str(out, disk ? disk : "?", "");
+		fprintf(out, ", \"major\": %" PRIu32 ", \"minor\": %" PRIu32 ", \"op\": \"%c\""
+			", \"bytes\": %" PRIu32 ", \"sector\": %" PRIu64 ", \"latency_us\": %"
+			PRIu64 "}", b->major, b->minor, ops[b->op < 4 ? b->op : 4], b->bytes,
+			b->sector, view_ns_to_us(b->complete_time - b->issue_time));
+	}
+	fputc('}', out);
+	return 0;
 }
 
 int view_topwaits(struct report_ctx *ctx, FILE *out)
@@ -123,10 +188,15 @@ int view_topwaits(struct report_ctx *ctx, FILE *out)
 			err = n;
 			break;
 		}
-		if (ctx->opts.json)
+		if (ctx->opts.json) {
 			print_json(ctx, g, fr, n, i == 0, out);
-		else
+			err = print_waker_json(ctx, g, fr, out);
+			fputc('}', out);
+		} else {
 			print_text(ctx, g, fr, n, nk, out);
+			err = print_waker_text(ctx, g, fr, out);
+			fputc('\n', out);
+		}
 	}
 	if (!err && ctx->opts.json)
 		fputs(rows ? "\n]\n" : "]\n", out);

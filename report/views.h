@@ -42,6 +42,9 @@ struct report_opts {
 	/* pprof, speedscope: the CPU time one CPU sample stands for (the
 	 * recording's sampling period); 0: unknown, samples are counted only */
 	uint64_t cpu_period_ns;
+	bool wakers;        /* folded --wakers: offwaketime's waiter;--;waker */
+	uint32_t chain_id;  /* --chain TID|PID: the waits behind its longest */
+	uint32_t chain_hops; /* ... followed this far (0: the default) */
 };
 
 struct report_ctx {
@@ -56,6 +59,9 @@ int view_folded(struct report_ctx *ctx, FILE *out);
 int view_topwaits(struct report_ctx *ctx, FILE *out);
 int view_biotop(struct report_ctx *ctx, FILE *out);
 int view_script(struct report_ctx *ctx, FILE *out);
+/* --chain: who woke a thread's longest wait, what that waker waited on
+ * just before, and so on (view_wakers.c). -ENOENT: no such thread. */
+int view_chain(struct report_ctx *ctx, FILE *out);
 /* Flame graph of view_fold_kind()'s folded stacks, or of block I/O with
  * -e bio alone (view_svg.c). */
 int view_svg(struct report_ctx *ctx, FILE *out);

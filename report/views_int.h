@@ -19,6 +19,62 @@
  * off-CPU when selected and present, else CPU. */
 enum cap_kind view_fold_kind(const struct report_ctx *ctx);
 
+/* Folded lines being built: frames appended to buf, each line a range
+ * of it and a value; fold_each() sorts and merges them. */
+struct fline {
+	size_t off;
+	uint32_t len;
+	uint64_t value;
+};
+
+struct folded {
+	char *buf;
+	size_t len, cap;
+	struct fline *lines;
+	size_t n, ncap;
+};
+
+/* ";name suffix", with the separators flamegraph.pl splits on replaced. */
+int fold_frame(struct folded *fo, const char *name, const char *suffix);
+/* The frames of a stack pair, outermost first: user, then kernel. */
+int fold_stacks(struct folded *fo, const struct report_ctx *ctx, uint32_t pid, uint64_t time,
+		uint32_t ustack, uint32_t kstack, struct rframe *fr);
+/* The frames from start (a ';' first) are one line of value. */
+int fold_line(struct folded *fo, size_t start, uint64_t value);
+/* Sort, merge lines naming the same stack, and hand each one to cb. */
+int fold_each(struct folded *fo, view_fold_fn cb, void *arg);
+void fold_free(struct folded *fo);
+
+/* fold_each() callback printing "stack value" lines to out. */
+struct fold_print {
+	FILE *out;
+	bool us; /* values are ns: print microseconds */
+};
+int fold_print_line(void *arg, const char *stack, size_t len, uint64_t value);
+
+/* ---- who woke the waits (view_wakers.c) -------------------------------- */
+
+/* --folded --wakers: offwaketime's lines, "comm;waiter's frames;--;waker's
+ * frames, innermost first;waker" and the wait's time seen. */
+int view_fold_wakers(struct report_ctx *ctx, struct fold_print *p);
+/* Where a waker woke the thread: the index of the innermost of its nk
+ * kernel frames outside the scheduler's wakeup code (try_to_wake_up(),
+ * wake_up_*(), wait queue wake functions); 0 when all are. */
+int view_wake_site(const struct rframe *fr, int nk);
+/* The waker's frames (innermost first, kernel then user; -U/-K applied)
+ * into fr (VIEW_MAX_FRAMES), *nk of them kernel ones. */
+int view_waker_frames(const struct report_ctx *ctx, const struct cap_wakeup *w,
+		      struct rframe *fr, int *nk);
+/* The waker's name: "[hardirq]", "[softirq]", or its thread's comm. */
+const char *view_waker_comm(const struct report_ctx *ctx, const struct cap_wakeup *w);
+/* The request whose completion ended the wait, if w ran in one and the
+ * waker's kernel frames (fr[0..nk)) show the completion path; NULL else. */
+const struct cap_bio *view_wake_bio(const struct report_ctx *ctx, const struct cap_wakeup *w,
+				    const struct rframe *fr, int nk);
+/* "vda W 4K" of a request (disk name, or MAJ:MIN). */
+void view_bio_label(const struct report_ctx *ctx, const struct cap_bio *b, char *buf,
+		    size_t len);
+
 /* ---- helpers shared by the views (view_common.c) ---------------------- */
 
 /* Events of one kind grouped by (pid, comm, ustack, kstack); comm is 0
@@ -34,6 +90,7 @@ struct agg_group {
 	uint32_t max_tid;
 	uint32_t max_comm;    /* thread name at the maximum */
 	uint32_t max_open;    /* CAP_OFFCPU_OPEN_* of the maximum */
+	const struct cap_offcpu *max_offcpu; /* off-CPU: the maximum interval */
 };
 
 struct agg {
@@ -94,12 +151,16 @@ struct view_event {
 	uint8_t kind;
 };
 
-/* The events of the selected kinds that pass the filters, in model order
- * (off-CPU, CPU, then block I/O): *out is malloc()ed, for the caller to
- * sort and free. 0 or -ENOMEM. */
-int view_events(const struct report_ctx *ctx, struct view_event **out, size_t *n);
+/* The events of the kinds selected (by -e) and wanted (a mask of 1 <<
+ * CAP_KIND_*) that pass the filters, in model order (off-CPU, CPU, block
+ * I/O, then wakeups: a wakeup's task is the thread it woke): *out is
+ * malloc()ed, for the caller to sort and free. 0 or -ENOMEM. */
+#define VIEW_EVENTS_STACKS (1u << CAP_KIND_OFFCPU | 1u << CAP_KIND_CPU | 1u << CAP_KIND_BIO)
+#define VIEW_EVENTS_ALL (VIEW_EVENTS_STACKS | 1u << CAP_KIND_WAKEUP)
+int view_events(const struct report_ctx *ctx, unsigned kinds, struct view_event **out,
+		size_t *n);
 
-/* What the views print of one event. */
+/* What the views print of an off-CPU, CPU or block I/O event. */
 struct view_evinfo {
 	uint64_t start;       /* off-CPU: switch-out; CPU: the sample; block
 	                       * I/O: issue. Its stacks were taken then. */

@@ -256,9 +256,9 @@ static void print_text(const struct info *in)
 	printf("start:        %s\n", start);
 	printf("end:          %s%s\n", end, st->has_end ? "" : " (last event; no END record)");
 	printf("duration:     %.3f s\n", (in->end_time - h->start_time) / 1e9);
-	printf("events:       offcpu %" PRIu64 ", cpu %" PRIu64 ", bio %" PRIu64 "\n",
-	       st->counted.events[CAP_KIND_OFFCPU], st->counted.events[CAP_KIND_CPU],
-	       st->counted.events[CAP_KIND_BIO]);
+	printf("events:       offcpu %" PRIu64 ", cpu %" PRIu64 ", bio %" PRIu64 ", wakeup %"
+	       PRIu64 "\n", st->counted.events[CAP_KIND_OFFCPU], st->counted.events[CAP_KIND_CPU],
+	       st->counted.events[CAP_KIND_BIO], st->counted.events[CAP_KIND_WAKEUP]);
 	printf("lost events:  ");
 	for (k = 0; k < CAP_KIND_MAX; k++) {
 		print_lost_text(in, k);
@@ -305,6 +305,14 @@ static void json_kinds(const char *key, const uint64_t *v, int n)
 	for (k = 0; k < n; k++)
 		printf("\"%s\":%" PRIu64 "%s", cap_kind_name(k), v[k], k + 1 < n ? "," : "");
 	printf("},");
+}
+
+/* The event kinds (all but the side band, which has lost counts only). */
+static void json_events(const uint64_t *v)
+{
+	printf("\"events\":{\"offcpu\":%" PRIu64 ",\"cpu\":%" PRIu64 ",\"bio\":%" PRIu64
+	       ",\"wakeup\":%" PRIu64 "},", v[CAP_KIND_OFFCPU], v[CAP_KIND_CPU], v[CAP_KIND_BIO],
+	       v[CAP_KIND_WAKEUP]);
 }
 
 static void json_lost_reasons(const struct info *in)
@@ -360,7 +368,7 @@ static void print_json(const struct info *in)
 	json_str("end", end, ",");
 	printf("\"start_ns\":%" PRIu64 ",\"end_ns\":%" PRIu64 ",\"duration_s\":%.6f,",
 	       h->start_time, in->end_time, (in->end_time - h->start_time) / 1e9);
-	json_kinds("events", st->counted.events, CAP_KIND_BIO + 1);
+	json_events(st->counted.events);
 	json_kinds("lost", in->lost_split.events, CAP_KIND_MAX);
 	json_lost_reasons(in);
 	printf("\"stacks_missed\":{\"user\":%" PRIu64 ",\"kernel\":%" PRIu64 "},",

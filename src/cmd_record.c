@@ -224,7 +224,7 @@ static const char *stop_name(enum cap_stop_reason r)
 	return "unknown";
 }
 
-static void summary(const struct recorder *r, const char *base)
+static void summary(const struct recorder *r, const struct record_opts *o)
 {
 	struct record_progress p;
 	uint64_t ev;
@@ -239,16 +239,21 @@ static void summary(const struct recorder *r, const char *base)
 	if (p.command_status >= 0)
 		fprintf(stderr, ", exit status %d", p.command_status);
 	fprintf(stderr, ")\n  events: %" PRIu64 " off-CPU, %" PRIu64 " CPU, %" PRIu64
-		" block I/O\n  lost:   %" PRIu64 " off-CPU, %" PRIu64 " CPU, %" PRIu64
-		" block I/O, %" PRIu64 " side band\n  stacks: %" PRIu64 " distinct; missed %"
-		PRIu64 " user, %" PRIu64 " kernel\n  wrote %s: %s, %.1f bytes/event\n",
-		p.events[CAP_KIND_OFFCPU], p.events[CAP_KIND_CPU], p.events[CAP_KIND_BIO],
-		p.lost[CAP_KIND_OFFCPU], p.lost[CAP_KIND_CPU], p.lost[CAP_KIND_BIO],
-		p.lost[CAP_KIND_SIDEBAND], p.stacks, p.ustack_missed, p.kstack_missed,
-		p.path, size, ev ? (double)p.bytes / ev : 0.0);
+		" block I/O", p.events[CAP_KIND_OFFCPU], p.events[CAP_KIND_CPU],
+		p.events[CAP_KIND_BIO]);
+	if (o->events & RECORD_EV_WAKEUP)
+		fprintf(stderr, ", %" PRIu64 " wakeups", p.events[CAP_KIND_WAKEUP]);
+	fprintf(stderr, "\n  lost:   %" PRIu64 " off-CPU, %" PRIu64 " CPU, %" PRIu64
+		" block I/O, %" PRIu64 " side band", p.lost[CAP_KIND_OFFCPU],
+		p.lost[CAP_KIND_CPU], p.lost[CAP_KIND_BIO], p.lost[CAP_KIND_SIDEBAND]);
+	if (o->events & RECORD_EV_WAKEUP)
+		fprintf(stderr, ", %" PRIu64 " wakeups", p.lost[CAP_KIND_WAKEUP]);
+	fprintf(stderr, "\n  stacks: %" PRIu64 " distinct; missed %" PRIu64 " user, %" PRIu64
+		" kernel\n  wrote %s: %s, %.1f bytes/event\n", p.stacks, p.ustack_missed,
+		p.kstack_missed, p.path, size, ev ? (double)p.bytes / ev : 0.0);
 	if (p.files > 1)
 		fprintf(stderr, "  %u files: the last one above, the others %s.<timestamp>\n",
-			p.files, base);
+			p.files, o->output);
 }
 
 static char *join_cmdline(int argc, char **argv)
@@ -307,7 +312,7 @@ static int record(struct record_opts *o)
 	status_line = isatty(STDERR_FILENO);
 	err = recorder__run(r);
 	active = NULL;
-	summary(r, o->output);
+	summary(r, o);
 	recorder__progress(r, &p);
 	if (write_error(err))
 		log_error("record: cannot write '%s': %s (the capture ends at its last "

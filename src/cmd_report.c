@@ -23,8 +23,10 @@
 
 #define DEFAULT_INPUT "stkrec.cap"
 
-enum view_id { VIEW_PERF, VIEW_FOLDED, VIEW_TOPWAITS, VIEW_BIOTOP, VIEW_SCRIPT, VIEW_SVG,
-	       VIEW_PPROF, VIEW_SPEEDSCOPE, VIEW_CHROME };
+enum view_id {
+	VIEW_PERF, VIEW_FOLDED, VIEW_TOPWAITS, VIEW_BIOTOP, VIEW_SCRIPT, VIEW_SVG, VIEW_CHAIN,
+	VIEW_PPROF, VIEW_SPEEDSCOPE, VIEW_CHROME,
+};
 
 /* The views that write a file (FILE, or '-' for stdout), and their options. */
 static const struct {
@@ -55,7 +57,7 @@ enum {
 	OPT_COMM = 256, OPT_TIME, OPT_STATE, OPT_SYMFS, OPT_INLINE, OPT_SRCLINE,
 	OPT_DEBUG_DIR, OPT_MAX_MEMORY, OPT_OPEN_WAITS,
 	OPT_PID_FRAME = REPORT_COMMON_OPT_END, OPT_TOPWAITS, OPT_JSON, OPT_BIOTOP,
-	OPT_SVG, OPT_ICICLE, OPT_PPROF, OPT_SPEEDSCOPE, OPT_CHROME,
+	OPT_SVG, OPT_ICICLE, OPT_WAKERS, OPT_CHAIN, OPT_PPROF, OPT_SPEEDSCOPE, OPT_CHROME,
 };
 
 static const struct option common_opts[] = {
@@ -95,6 +97,8 @@ static const struct option long_opts[] = {
 	{ "call-graph", no_argument, NULL, 'g' },
 	{ "svg", required_argument, NULL, OPT_SVG },
 	{ "icicle", no_argument, NULL, OPT_ICICLE },
+	{ "wakers", no_argument, NULL, OPT_WAKERS },
+	{ "chain", required_argument, NULL, OPT_CHAIN },
 	{ "pprof", required_argument, NULL, OPT_PPROF },
 	{ "speedscope", required_argument, NULL, OPT_SPEEDSCOPE },
 	{ "chrome-trace", required_argument, NULL, OPT_CHROME },
@@ -174,9 +178,16 @@ static void usage_report(FILE *f)
 		   "    -a, --annotations   \"_[k]\" after kernel frame names\n"
 		   "    --pid               first frame \"comm-PID\" (stackcollapse-perf --pid\n"
 		   "                        style) instead of \"comm\"\n"
+		   "    --wakers            offwaketime's folded stacks (record -e wakeup):\n"
+		   "                        waiter frames;--;waker frames innermost first;\n"
+		   "                        waker name[;[io DISK OP SIZE]], off-CPU us\n"
 		   "  --top-waits           longest off-CPU wait per (pid, stack), its count,\n"
-		   "                        total and wall-clock time; -r limits rows\n"
+		   "                        total and wall-clock time, and (-e wakeup) who\n"
+		   "                        woke it; -r limits rows\n"
 		   "    --json              the same as a JSON array\n"
+		   "  --chain TID|PID       the chain of waits behind the longest wait of a\n"
+		   "                        thread (or process): who woke it, what that\n"
+		   "                        waker waited on just before, ...; -r hops (5)\n"
 		   "  --biotop [INTERVAL [COUNT]]  block I/O by process per INTERVAL seconds of\n"
 		   "                        capture time (default 1); D: R read, W write,\n"
 		   "                        F flush, D discard, ? other; AVGms: issue->complete\n"
@@ -270,8 +281,8 @@ static int parse_sort(const char *s, struct report_opts *o)
 static int set_view(struct cli *c, enum view_id v)
 {
 	if (c->view_set && c->view != v) {
-		log_usage_error(c->cmd, "choose one of --folded, --top-waits, --biotop, --svg, "
-				"--pprof, --speedscope and --chrome-trace");
+		log_usage_error(c->cmd, "choose one of --folded, --top-waits, --biotop, --chain, "
+				"--svg, --pprof, --speedscope and --chrome-trace");
 		return -EINVAL;
 	}
 	c->view = v;
@@ -427,6 +438,15 @@ static int opt_view(struct cli *c, int opt, const char *arg)
 		c->report_only |= 1;
 		c->opts.icicle = true;
 		return 0;
+	case OPT_WAKERS:
+		c->opts.wakers = true;
+		break;
+	case OPT_CHAIN:
+		c->report_only |= 1;
+		if (parse_u64(arg, 1, UINT32_MAX, &v))
+			return bad_value(c->cmd, "--chain", arg);
+		c->opts.chain_id = v;
+		return set_view(c, VIEW_CHAIN);
 	case OPT_JSON:
 		c->opts.json = true;
 		c->report_only |= 1;
@@ -497,7 +517,7 @@ static int check_combinations(struct cli *c)
 	if (c->script && c->report_only)
 		bad = "that option belongs to 'stkrec report'";
 	else if (c->folded_only && c->view != VIEW_FOLDED)
-		bad = "-d, -a and --pid need --folded";
+		bad = "-d, -a, --pid and --wakers need --folded";
 	else if (c->opts.json && c->view != VIEW_TOPWAITS)
 		bad = "--json needs --top-waits";
 	else if (c->opts.icicle && c->view != VIEW_SVG)
@@ -649,6 +669,9 @@ static int run_view(struct cli *c, struct report_ctx *ctx)
 		return view_biotop(ctx, stdout);
 	case VIEW_SCRIPT:
 		return view_script(ctx, stdout);
+	case VIEW_CHAIN:
+		ctx->opts.chain_hops = c->opts.max_rows;
+		return view_chain(ctx, stdout);
 	default:
 		return view_perf(ctx, stdout);
 	}
@@ -763,6 +786,11 @@ static int report_run(struct cli *c)
 	}
 	if (!err && fflush(stdout))
 		err = -errno;
+	if (err == -ENOENT && c->view == VIEW_CHAIN) {
+		log_error("%s: no off-CPU wait of thread or process %" PRIu32 " matches",
+			  input__name(c->input), c->opts.chain_id);
+		goto out;
+	}
 	if (err) {
 		log_error("%s: %s", c->out_path ? c->out_path : c->cmd, cap_strerror(err));
 		goto out;

@@ -54,8 +54,9 @@ static const char short_opts[] = "+:ho:e:ap:t:ukUKF:c:IC:m:M:d:v";
 void record_opts__usage(FILE *f)
 {
 	fprintf(f,
-"usage: stkrec record [-o FILE] [-e offcpu,cpu,bio] [-a] [-p PID,...|-t TID,...|-u|-k]\n"
-"                     [-U|-K] [--call-graph fp|dwarf] [-F HZ|-c N] [-I] [-C CPU]\n"
+"usage: stkrec record [-o FILE] [-e offcpu,cpu,bio,wakeup] [-a] [-p PID,...|-t TID,...]\n"
+"                     [-u|-k] [-U|-K] [--call-graph fp|dwarf] [-F HZ|-c N] [-I]\n"
+"                     [-C CPU]\n"
 "                     [-m MIN_US] [-M MAX_US]\n"
 "                     [--state MASK] [--stack-storage-size N] [--ringbuf-size BYTES]\n"
 "                     [-d SECONDS] [--max-size SIZE | --switch-output TIME|SIZE]\n"
@@ -69,7 +70,9 @@ void record_opts__usage(FILE *f)
 "                           block by block as written (not a terminal; a file\n"
 "                           named '-': ./-); COMMAND's own output then goes to\n"
 "                           stderr\n"
-"  -e, --event LIST         event kinds: offcpu,cpu,bio (default all three)\n"
+"  -e, --event LIST         event kinds: offcpu,cpu,bio (default all three),\n"
+"                           wakeup: who woke each off-CPU wait, with the\n"
+"                           waker's stacks (report --wakers, --chain)\n"
 "  -a, --all-cpus           whole system (default); with COMMAND: until it exits\n"
 "  -p, --pid PID,...        only these processes\n"
 "  -t, --tid TID,...        only these threads\n"

@@ -115,8 +115,9 @@ static int kind_of(const char *s, size_t len)
 {
 	int k;
 
-	for (k = 0; k < CAP_KIND_SIDEBAND; k++)
-		if (strlen(cap_kind_name(k)) == len && !strncmp(s, cap_kind_name(k), len))
+	for (k = 0; k < CAP_KIND_MAX; k++)
+		if (k != CAP_KIND_SIDEBAND && strlen(cap_kind_name(k)) == len &&
+		    !strncmp(s, cap_kind_name(k), len))
 			return k;
 	return -1;
 }

@@ -19,6 +19,7 @@
 #include <sys/prctl.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
+#include <sys/utsname.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -327,6 +328,39 @@ static inline void rl_need_bpf(void)
 	}
 	if (!ok)
 		cr_skip_test("BPF cannot load here");
+}
+
+/* Skip unless record --call-graph dwarf can run: x86-64, Linux 5.17+. */
+static inline void rl_need_dwarf(void)
+{
+	struct utsname u;
+	int maj = 0, min = 0;
+
+#ifndef __x86_64__
+	cr_skip_test("--call-graph dwarf unwinds on x86-64 only");
+#endif
+	uname(&u);
+	sscanf(u.release, "%d.%d", &maj, &min);
+	if (maj < 5 || (maj == 5 && min < 17))
+		cr_skip_test("--call-graph dwarf needs Linux 5.17+, this is %s", u.release);
+}
+
+/* stkrec ARGS... -i CAP to its end (exit 0 asserted): its stdout, in a
+ * buffer the next call reuses. */
+static inline char *rl_stkrec_on(const char *cap, char *const args[])
+{
+	char *argv[24] = { (char *)rl_stkrec() };
+	static struct rl_run r;
+	int i, n = 1;
+
+	for (i = 0; args[i] && n < 21; i++)
+		argv[n++] = args[i];
+	argv[n++] = "-i";
+	argv[n++] = (char *)cap;
+	argv[n] = NULL;
+	rl_run(argv, 60, 0, &r);
+	cr_assert_eq(rl_code(&r), 0, "stkrec %s: exit %d: %s", args[0], rl_code(&r), r.err);
+	return r.out;
 }
 
 #endif

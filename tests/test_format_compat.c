@@ -291,3 +291,75 @@ Test(format_compat, larger_fixed_header_part_read)
 	free(nb);
 	free(buf);
 }
+
+/* A 1.1 trailer (128-byte header, no kind 4): read as complete, its
+ * wakeup totals 0. The capture is rewritten with its trailer cut to the
+ * 1.1 layout (bytes_file, the frame size and the CRC made to agree). */
+Test(format_compat, trailer_of_1_1_read)
+{
+	const size_t old = CAP_TRAILER_SIZE_1_1, cut = sizeof(struct cap_trailer_hdr) - old;
+	struct cap_trailer_hdr th;
+	struct cap_footer ft;
+	struct cap_record rec;
+	struct cap_reader *r;
+	uint8_t *buf, *nb;
+	size_t len, nlen, t, idx;
+	uint32_t v;
+	int ret;
+
+	cr_assert_eq(capgen_write_mem(NULL, &buf, &len, NULL), 0);
+	memcpy(&ft, buf + len - sizeof(ft), sizeof(ft));
+	t = len - ft.frame_size;
+	memcpy(&th, buf + t + 8, sizeof(th));
+	cr_assert_eq(th.fixed_size, sizeof(th));
+	idx = (size_t)th.nr_index * th.index_entry_size;
+	nlen = len - cut;
+	nb = malloc(nlen);
+	cr_assert_not_null(nb);
+	memcpy(nb, buf, t + 8);
+	th.fixed_size = old;
+	th.bytes_file = nlen;
+	memcpy(nb + t + 8, &th, old);
+	memcpy(nb + t + 8 + old, buf + t + 8 + sizeof(th), idx);
+	v = 8 + old + idx + sizeof(ft) - 8;
+	memcpy(nb + t + 4, &v, 4);
+	ft.frame_size = v + 8;
+	ft.crc = cap_crc32(0, nb + t + 8, old + idx);
+	memcpy(nb + nlen - sizeof(ft), &ft, sizeof(ft));
+	cr_assert_eq(cap_reader__open_mem(nb, nlen, &r), 0);
+	while ((ret = cap_reader__next(r, &rec)) == 1)
+		;
+	cr_assert_eq(ret, 0);
+	cr_assert(cap_reader__stats(r)->has_trailer, "the 1.1 trailer was refused");
+	cr_assert_not(cap_reader__stats(r)->recovered, "%s", "totals disagree");
+	cr_assert_eq(cap_reader__stats(r)->trailer.events[CAP_KIND_WAKEUP], 0);
+	cr_assert_eq(cap_reader__stats(r)->trailer.events[CAP_KIND_OFFCPU], 8);
+	cap_reader__close(r);
+	free(nb);
+	free(buf);
+}
+
+/* WAKEUP (§4.23): whole through the writer and the reader, counted as
+ * kind 4 in both totals, the trailer's too. */
+Test(format_compat, wakeup_round_trip_and_totals)
+{
+	struct cap_wakeup w = { .time = 1000, .tid = 5, .pid = 4, .waker_tid = 0, .cpu = 1,
+				.flags = CAP_WAKEUP_F_SOFTIRQ | CAP_WAKEUP_F_IO, .kstack = 3,
+				.io_major = 254, .io_minor = 0, .io_sector = 2048,
+				.io_complete_time = 999 };
+	struct cap_record rec;
+	struct capgen_mem c;
+
+	cap_begin(&c);
+	cr_assert_eq(cap_writer__append(c.w, CAP_REC_WAKEUP, &w, sizeof(w), NULL, 0), 0);
+	cr_assert_eq(cap_writer__totals(c.w)->events[CAP_KIND_WAKEUP], 1);
+	cr_assert_eq(capgen_mem_end(&c), 0);
+	cr_assert_eq(capgen_mem_next(&c, &rec), 1);
+	cr_assert_eq(rec.type, CAP_REC_WAKEUP);
+	cr_assert_eq(memcmp(&rec.wakeup, &w, sizeof(w)), 0);
+	cr_assert_eq(capgen_mem_next(&c, &rec), 0);
+	cr_assert_eq(cap_reader__stats(c.r)->counted.events[CAP_KIND_WAKEUP], 1);
+	cr_assert_eq(cap_reader__stats(c.r)->trailer.events[CAP_KIND_WAKEUP], 1);
+	cr_assert_not(cap_reader__stats(c.r)->recovered);
+	capgen_mem_free(&c);
+}

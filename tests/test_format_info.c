@@ -87,12 +87,13 @@ Test(format_info, json_complete_capture)
 	snprintf(args, sizeof(args), "--json %s", path);
 	info(&r, args);
 	cr_assert_eq(r.status, 0, "stderr: %s", r.err);
-	cr_assert_has(r.out, "\"events\":{\"offcpu\":8,\"cpu\":8,\"bio\":8}");
+	cr_assert_has(r.out, "\"events\":{\"offcpu\":8,\"cpu\":8,\"bio\":8,\"wakeup\":0}");
 	/* the CPU "loss" is a missed user stack: the events were kept */
-	cr_assert_has(r.out, "\"lost\":{\"offcpu\":3,\"cpu\":0,\"bio\":0,\"sideband\":1}");
+	cr_assert_has(r.out, "\"lost\":{\"offcpu\":3,\"cpu\":0,\"bio\":0,\"sideband\":1,\"wakeup\":0}");
 	cr_assert_has(r.out, "\"stacks_missed\":{\"user\":2,\"kernel\":0}");
 	cr_assert_has(r.out, "\"lost_reasons\":{\"offcpu\":{\"ringbuf full\":3},"
-			     "\"cpu\":{\"user stack\":2},\"bio\":{},\"sideband\":{\"side band\":1}}");
+			     "\"cpu\":{\"user stack\":2},\"bio\":{},\"sideband\":{\"side band\":1},"
+			     "\"wakeup\":{}}");
 	cr_assert_has(r.out, "\"recovered\":false");
 	cr_assert_has(r.out, "\"stop_reason\":\"command exited\",\"exit_status\":0,");
 	cr_assert_has(r.out, "\"definitions\":{\"string\":3,\"stack\":2,");
@@ -130,9 +131,9 @@ Test(format_info, text_complete_capture)
 	info(&r, args);
 	cr_assert_eq(r.status, 0);
 	cr_assert_has(r.out, "host:         capgen-host\n");
-	cr_assert_has(r.out, "events:       offcpu 8, cpu 8, bio 8\n");
+	cr_assert_has(r.out, "events:       offcpu 8, cpu 8, bio 8, wakeup 0\n");
 	cr_assert_has(r.out, "lost events:  offcpu 3 (ringbuf full 3), cpu 0, bio 0, "
-			     "sideband 1 (side band 1)\n");
+			     "sideband 1 (side band 1), wakeup 0\n");
 	cr_assert_has(r.out, "stacks missed: user 2, kernel 0 (events kept)\n");
 	cr_assert_has(r.out, "command:      stkrec record -a -o capgen.stkrec -- ./workload --fast\n");
 	cr_assert_has(r.out, "definitions:  string 3, stack 2, thread 1, fork 1, mapping 1, "
@@ -155,7 +156,7 @@ Test(format_info, recovered_capture_exit_3)
 	info(&r, args);
 	cr_assert_eq(r.status, 3);
 	cr_assert_has(r.out, "\"recovered\":true");
-	cr_assert_has(r.out, "\"events\":{\"offcpu\":20,\"cpu\":20,\"bio\":20}");
+	cr_assert_has(r.out, "\"events\":{\"offcpu\":20,\"cpu\":20,\"bio\":20,\"wakeup\":0}");
 	snprintf(want, sizeof(want), "file ends at byte %lu after block %lu: no trailer",
 		 ci.file_size, ci.totals.blocks - 1);
 	cr_assert_has(r.out, want);

@@ -21,6 +21,9 @@ static const char *const checks[] = {
 	"mutex.record", "mutex.lost0", "mutex.warnings", "mutex.stack",
 	"cpu.record", "cpu.lost0", "cpu.warnings", "cpu.burn_a", "cpu.burn_b",
 	"btf.missing",
+	"waits.record", "waits.lost0", "waits.warnings", "waits.open_both",
+	"wakeup.record", "wakeup.lost0", "wakeup.warnings", "wakeup.pipe_writer",
+	"wakeio.record", "wakeup.io_request",
 };
 /* --call-graph dwarf on a program without frame pointers: x86-64 unwinds
  * it (whole chains, which fp on the same program lacks); other

@@ -56,16 +56,17 @@ Test(record_kfeatures, each_missing_feature_is_named)
 		unsigned blocks;      /* kinds it stops */
 		const char *says;
 	} cases[] = {
-		{ KF_BTF, RECORD_EV_ALL, "has no BTF (/sys/kernel/btf/vmlinux, CONFIG_DEBUG_INFO_BTF=y), which stkrec needs (Linux 5.4+)" },
-		{ KF_RINGBUF, RECORD_EV_ALL, "has no BPF ring buffer (BPF_MAP_TYPE_RINGBUF), which stkrec needs (Linux 5.8+)" },
+		{ KF_BTF, RECORD_EV_ANY, "has no BTF (/sys/kernel/btf/vmlinux, CONFIG_DEBUG_INFO_BTF=y), which stkrec needs (Linux 5.4+)" },
+		{ KF_RINGBUF, RECORD_EV_ANY, "has no BPF ring buffer (BPF_MAP_TYPE_RINGBUF), which stkrec needs (Linux 5.8+)" },
 		{ KF_TP_SWITCH, RECORD_EV_OFFCPU, "has no tracepoint 'sched_switch' in BTF, which -e offcpu needs (Linux 5.5+); -e cpu,bio records without it" },
-		{ KF_TP_FORK, RECORD_EV_ALL, "tracepoint 'sched_process_fork' in BTF, which stkrec needs" },
-		{ KF_TP_EXIT, RECORD_EV_ALL, "tracepoint 'sched_process_exit' in BTF, which stkrec needs" },
+		{ KF_TP_FORK, RECORD_EV_ANY, "tracepoint 'sched_process_fork' in BTF, which stkrec needs" },
+		{ KF_TP_EXIT, RECORD_EV_ANY, "tracepoint 'sched_process_exit' in BTF, which stkrec needs" },
 		{ KF_TP_RQ_INSERT, RECORD_EV_BIO, "tracepoint 'block_rq_insert' in BTF, which -e bio needs (Linux 5.5+); -e offcpu,cpu records without it" },
 		{ KF_TP_RQ_ISSUE, RECORD_EV_BIO, "'block_rq_issue' in BTF, which -e bio needs" },
 		{ KF_TP_RQ_COMPLETE, RECORD_EV_BIO, "'block_rq_complete' in BTF, which -e bio needs" },
 		{ KF_BLOCK_RQ_ARGS, RECORD_EV_BIO, "has no block_rq_issue(request) tracepoint (older kernels pass the queue too), which -e bio needs (Linux 5.11+)" },
 		{ KF_CPU_CLOCK, RECORD_EV_CPU, "has no perf cpu-clock event (CONFIG_PERF_EVENTS), which -e cpu needs (Linux 2.6.31+); -e offcpu,bio records without it" },
+		{ KF_TP_WAKING, RECORD_EV_WAKEUP, "has no tracepoint 'sched_waking' in BTF, which -e wakeup needs (Linux 5.5+); -e offcpu,cpu,bio records without it" },
 		{ KF_TP_IO_START, 0, NULL },
 		{ KF_TP_GETRQ, 0, NULL },
 		{ KF_PREEMPT_RT, 0, NULL },
@@ -84,7 +85,7 @@ Test(record_kfeatures, each_missing_feature_is_named)
 	for (i = 0; i < KF_NR; i++) {
 		all_present(&kf);
 		kf.present[cases[i].f] = false;
-		for (ev = 1; ev <= RECORD_EV_ALL; ev++) {
+		for (ev = 1; ev <= RECORD_EV_ANY; ev++) {
 			int want = (ev & cases[i].blocks) ? cases[i].f : -1;
 
 			cr_assert_eq(kfeatures__first_missing(&kf, ev), want,

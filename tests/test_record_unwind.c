@@ -123,20 +123,6 @@ static char *run_all(char *const argv[], double timeout, struct rl_run *r)
 	return out;
 }
 
-static void need_dwarf(void)
-{
-	struct utsname u;
-	int maj = 0, min = 0;
-
-#ifndef __x86_64__
-	cr_skip_test("--call-graph dwarf unwinds on x86-64 only");
-#endif
-	uname(&u);
-	sscanf(u.release, "%d.%d", &maj, &min);
-	if (maj < 5 || (maj == 5 && min < 17))
-		cr_skip_test("--call-graph dwarf needs Linux 5.17+, this is %s", u.release);
-}
-
 /* stkrec record -o CAP -F HZ -e EVENTS [--call-graph dwarf] -- CMD...;
  * dwarf false: the default, frame pointers. */
 static void record(bool dwarf, const char *events, char *const cmd[])
@@ -148,7 +134,7 @@ static void record(bool dwarf, const char *events, char *const cmd[])
 
 	rl_need_bpf();
 	if (dwarf) {
-		need_dwarf();
+		rl_need_dwarf();
 		argv[n++] = "--call-graph";
 		argv[n++] = "dwarf";
 	}
@@ -567,7 +553,7 @@ Test(record_unwind, dwarf_process_started_after_recording)
 
 	rl_workload("nofp_threads", wl);
 	rl_need_bpf();
-	need_dwarf();
+	rl_need_dwarf();
 	pid = rl_spawn(rec, &fo, &fe, 0);
 	for (until = rl_now() + 30; fds_linking(pid, "anon_inode:[eventpoll]") < 2;) {
 		if (waitpid(pid, &r.status, WNOHANG) == pid || rl_now() > until) {
@@ -773,7 +759,7 @@ Test(record_unwind, dwarf_agrees_with_perf)
 
 	rl_workload("nofp_threads", wl);
 	rl_need_bpf();
-	need_dwarf();
+	rl_need_dwarf();
 	if (!on_path("perf", perf, sizeof(perf)))
 		cr_skip_test("no perf here (linux-perf)");
 	free(run_all(prec, 90, &r));

@@ -163,23 +163,6 @@ static uint64_t absdiff(uint64_t a, uint64_t b)
 	return a > b ? a - b : b - a;
 }
 
-/* stkrec ARGS... -i cap: its stdout. */
-static char *stkrec_out(char *const args[])
-{
-	char *argv[24] = { (char *)rl_stkrec() };
-	static struct rl_run r;
-	int i, n = 1;
-
-	for (i = 0; args[i] && n < 21; i++)
-		argv[n++] = args[i];
-	argv[n++] = "-i";
-	argv[n++] = cap;
-	argv[n] = NULL;
-	rl_run(argv, 60, 0, &r);
-	cr_assert_eq(rl_code(&r), 0, "stkrec %s: exit %d: %s", args[0], rl_code(&r), r.err);
-	return r.out;
-}
-
 /* --- a thread blocked through the whole recording ------------------------- */
 
 /* One wait, open at both ends: from when blk-waiter blocked (as the kernel
@@ -212,19 +195,19 @@ static void blocked_through(bool system_wide)
 	cr_assert_eq(o->ustack, CAP_STACK_LOST, "another task's user stack cannot be read");
 
 	/* the views: the part seen is the whole recording */
-	s = stkrec_out((char *[]){ "report", "--top-waits", "--comm", "blk-waiter", NULL });
+	s = rl_stkrec_on(cap, (char *[]){ "report", "--top-waits", "--comm", "blk-waiter", NULL });
 	snprintf(line, sizeof(line), " %12" PRIu64 " %12" PRIu64 "  ",
 		 us(w.end_ns - w.start_ns), us(w.end_ns - w.start_ns));
 	cr_assert_not_null(strstr(s, line), "top-waits, want%s:\n%s", line, s);
 	cr_assert_eq(rl_count_lines_with(s, "  open both"), 1, "%s", s);
 	cr_assert_not_null(strstr(s, "pipe_read\n"), "%s", s);
-	s = stkrec_out((char *[]){ "report", "--top-waits", "--json", "--comm", "blk-waiter",
+	s = rl_stkrec_on(cap, (char *[]){ "report", "--top-waits", "--json", "--comm", "blk-waiter",
 				   NULL });
 	cr_assert_not_null(strstr(s, "\"open\": \"both\", \"began\": \""), "%s", s);
-	s = stkrec_out((char *[]){ "script", "--folded", "--comm", "blk-waiter", NULL });
+	s = rl_stkrec_on(cap, (char *[]){ "script", "--folded", "--comm", "blk-waiter", NULL });
 	cr_assert_eq(rl_lines(s), 1, "%s", s);
 	cr_assert_not_null(strstr(s, " open:both [Missed User Stack];"), "%s", s);
-	s = stkrec_out((char *[]){ "report", "--folded", "--comm", "blk-waiter", NULL });
+	s = rl_stkrec_on(cap, (char *[]){ "report", "--folded", "--comm", "blk-waiter", NULL });
 	snprintf(line, sizeof(line), "pipe_read %" PRIu64 "\n", us(w.end_ns - w.start_ns));
 	cr_assert_eq(rl_lines(s), 1, "%s", s);
 	cr_assert_not_null(strstr(s, line), "folded, want ...%s%s", line, s);
@@ -266,7 +249,7 @@ Test(record_waits, began_before_and_woke_during)
 	/* it ended where the thread ran again, as any wait: before it said so */
 	cr_assert_leq(o->start + o->duration, b.woke_ns);
 	cr_assert_leq(b.woke_ns - (o->start + o->duration), SINCE_SLACK_NS);
-	s = stkrec_out((char *[]){ "script", "--comm", "blk-waiter", "--open-waits", NULL });
+	s = rl_stkrec_on(cap, (char *[]){ "script", "--comm", "blk-waiter", "--open-waits", NULL });
 	cr_assert_eq(rl_count_lines_with(s, "offcpu: "), 1, "%s", s);
 	cr_assert_not_null(strstr(s, " open:start\n"), "the start as the kernel kept it:\n%s", s);
 	cr_assert_not_null(strstr(s, "hrtimer_nanosleep"), "%s", s);
@@ -331,7 +314,7 @@ Test(record_waits, stopped_process_state_t)
 	cr_assert_eq(w.n, 1);
 	cr_assert_eq(w.w[0].open, CAP_OFFCPU_OPEN_START | CAP_OFFCPU_OPEN_END);
 	cr_assert_eq(w.w[0].state & 0xff, 0x4, "__TASK_STOPPED, state %#x", w.w[0].state);
-	s = stkrec_out((char *[]){ "script", "--comm", "blk-waiter", NULL });
+	s = rl_stkrec_on(cap, (char *[]){ "script", "--comm", "blk-waiter", NULL });
 	snprintf(want, sizeof(want), " state %#x open:both\n", w.w[0].state);
 	cr_assert_not_null(strstr(s, want), "%s", s);
 	cr_assert_not_null(strstr(s, "do_signal_stop"), "%s", s);
@@ -374,12 +357,12 @@ Test(record_waits, offcpu_table_by_wait_site)
 	snprintf(script, sizeof(script), "%s 1000 10 & %s 4 10 10 & %s 20 30 & wait", sleeper,
 		 mutex, pipe_);
 	record((char *[]){ "--", "/bin/sh", "-c", script, NULL });
-	s = stkrec_out((char *[]){ "report", NULL });
+	s = rl_stkrec_on(cap, (char *[]){ "report", NULL });
 	cr_assert(has_row(s, "^# Overhead +Command +Wait site +User symbol$"), "%s", s);
 	for (i = 0; i < sizeof(rows) / sizeof(rows[0]); i++)
 		cr_assert(has_row(s, rows[i]), "no row %s in:\n%s", rows[i], s);
 	/* -g keeps perf's rows by the innermost frame */
-	s = stkrec_out((char *[]){ "report", "-g", NULL });
+	s = rl_stkrec_on(cap, (char *[]){ "report", "-g", NULL });
 	cr_assert_not_null(strstr(s, "[k] __schedule\n"), "%s", s);
 }
 

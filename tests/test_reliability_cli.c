@@ -87,7 +87,7 @@ static const struct bad_cmd cases[] = {
 	{ CONFLICT, { "report", "-m", "9", "-M", "3" }, "-M is below -m" },
 	{ CONFLICT, { "report", "--json" }, "--json needs --top-waits" },
 	{ CONFLICT, { "report", "--icicle" }, "--icicle needs --svg" },
-	{ CONFLICT, { "report", "-d" }, "-d, -a and --pid need --folded" },
+	{ CONFLICT, { "report", "-d" }, "-d, -a, --pid and --wakers need --folded" },
 	{ CONFLICT, { "report", "-g", "--folded" }, "-g and --sort apply to the default view" },
 	/* START after END can only be told once the capture gives the day */
 	{ CONFLICT, { "report", "--time", "5,1", "-i", "@" }, "--time: START is after END" },

@@ -584,9 +584,9 @@ Test(reliability_pipe, file_named_dash_is_a_file)
 	cr_assert_eq(rl_code(&r1), 0, "%s", r1.err);
 	cr_assert_eq(rl_code(&r2), 0, "%s", r2.err);
 	cr_assert(strstr(r1.out, "capture:      ./-\n"), "%s", r1.out);
-	cr_assert(strstr(r1.out, "events:       offcpu 8, cpu 8, bio 8\n"), "%s", r1.out);
+	cr_assert(strstr(r1.out, "events:       offcpu 8, cpu 8, bio 8, wakeup 0\n"), "%s", r1.out);
 	cr_assert(strstr(r2.out, "capture:      <stdin>\n"), "%s", r2.out);
-	cr_assert(strstr(r2.out, "events:       offcpu 40, cpu 40, bio 40\n"), "%s", r2.out);
+	cr_assert(strstr(r2.out, "events:       offcpu 40, cpu 40, bio 40, wakeup 0\n"), "%s", r2.out);
 	free(ba);
 	free(bb);
 }

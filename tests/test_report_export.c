@@ -710,7 +710,7 @@ Test(export_cli, a_bad_path_is_one_line_and_exit_1)
 	/* one file view at a time, and each needs its FILE */
 	cr_assert_eq(report_cli("--pprof %s --chrome-trace %s", files[0], files[1]), 2);
 	expect_file(files[3], "stkrec report: choose one of --folded, --top-waits, --biotop, "
-			      "--svg, --pprof, --speedscope and --chrome-trace\n"
+			      "--chain, --svg, --pprof, --speedscope and --chrome-trace\n"
 			      "Try 'stkrec report -h' for more information.\n");
 	/* filters that match nothing: the one line, and still a document */
 	for (i = 0; i < 3; i++) {

@@ -328,6 +328,11 @@ sub_section 6 unwind BENCH_UNWIND_JSON "${BENCH_UNWIND:-1}"
 # --- 7. report --pprof, --speedscope, --chrome-trace -----------------------------------
 sub_section 7 export BENCH_EXPORT_JSON "${BENCH_EXPORT:-1}"
 
+# --- 8. record -e wakeup: its cost, for the default set ------------------------------
+[ "${BENCH_WAKEUP:-1}" = 0 ] ||
+	head_ "8. record -e wakeup: perf bench sched pipe, unpinned, alone / default kinds / + wakeup"
+sub_section 8 wakeup BENCH_WAKEUP_JSON "${BENCH_WAKEUP:-1}"
+
 jq -n \
 	--arg kernel "$(uname -r)" --arg model "$MODEL" --argjson cpus "$(nproc)" \
 	--arg layout "$LAYOUT" --argjson loops "$LOOPS" --argjson rounds "$ROUNDS" \
@@ -344,6 +349,7 @@ jq -n \
 	--argjson bmiss "$BMISS" --argjson bmissb "$BMISSB" \
 	--argjson ceil "$CEIL" --arg ceilw "$CEILW" --slurpfile steps "$TMP/ceil" \
 	--slurpfile unwind "$TMP/unwind.json" --slurpfile export "$TMP/export.json" \
+	--slurpfile wakeup "$TMP/wakeup.json" \
 	--argjson uloops "$ULOOPS" --argjson ua "$UA" --argjson ub "$UB" --argjson uc "$UC" \
 	--argjson ulb "$ULB" --argjson ulc "$ULC" --argjson ublost "$UBLOST" --argjson uclost "$UCLOST" \
 	--argjson uev "$UEV" --argjson ucb "$UCB" --argjson ubpe "$UBPE" --argjson upn "$UPN" \
@@ -374,6 +380,7 @@ jq -n \
 		 folded: {stkrec_s: $tf, stkrec_events_per_s: $rf}},
 	ceiling: {events_per_s_no_loss: $ceil, workload: $ceilw, steps: $steps},
 	unwind: $unwind[0],
-	export: $export[0]
+	export: $export[0],
+	wakeup: $wakeup[0]
 }' > "$RES"
 echo "results: $RES, table: $TABLE"

@@ -43,7 +43,7 @@ check_lost() {
 	"$STKREC" info "$T/$name.cap" >"$T/$name.info" 2>&1
 	lost=$(grep '^lost events:' "$T/$name.info")
 	case "$lost" in
-	*"offcpu 0, cpu 0, bio 0, sideband 0") ok "$name.lost0" ;;
+	*"offcpu 0, cpu 0, bio 0, sideband 0, wakeup 0") ok "$name.lost0" ;;
 	*) fail "$name.lost0" "$lost" ;;
 	esac
 	if grep -q '^WARNING' "$T/$name.info"; then
@@ -131,7 +131,7 @@ check_default() {
 	check_lost default
 	ev=$(grep '^events:' "$T/default.info")
 	case "$ev" in
-	*"offcpu 0,"* | *" cpu 0,"* | *"bio 0") fail default.events "$ev" ;;
+	*"offcpu 0,"* | *" cpu 0,"* | *"bio 0,"*) fail default.events "$ev" ;;
 	*) ok default.events ;;
 	esac
 }
@@ -227,9 +227,51 @@ check_dwarf() {
 	fi
 }
 
+# A thread blocked in read() through the whole recording (the task
+# iterators): one wait, open at both ends, in pipe_read.
+check_waits() {
+	"$W/blocker" pipe >"$T/blocker.out" 2>&1 &
+	bp=$!
+	sleep 1
+	record waits -e offcpu -p "$bp" -d 1 || { kill "$bp"; return; }
+	kill "$bp"
+	check_lost waits
+	"$STKREC" script -i "$T/waits.cap" --folded --comm blk-waiter >"$T/waits.script" 2>&1
+	n=$(grep -c 'offcpu: ' "$T/waits.script")
+	if [ "$n" -eq 1 ] && grep -q ' open:both .*pipe_read' "$T/waits.script"; then
+		ok waits.open_both
+	else
+		fail waits.open_both "$n waits: $(head -c 300 "$T/waits.script" | tr '\n' '|')"
+	fi
+}
+
+# Who woke each wait (sched_waking): the pipe reader by the writer, and an
+# O_DIRECT writer's waits by the completion of its own 64 KiB requests.
+check_wakeup() {
+	record wakeup -e offcpu,wakeup -- "$W/pipewait" 10 30 || return
+	check_lost wakeup
+	"$STKREC" report -i "$T/wakeup.cap" --folded --wakers --comm pipe-reader \
+		>"$T/wakeup.folded" 2>&1
+	if grep -qE '^pipe-reader;.*pipe_read;.*;--;.*;pipewait [0-9]+$' "$T/wakeup.folded"; then
+		ok wakeup.pipe_writer
+	else
+		fail wakeup.pipe_writer "$(head -c 300 "$T/wakeup.folded" | tr '\n' '|')"
+	fi
+	record wakeio -e offcpu,wakeup,bio -- "$W/odirect" "$MNT/wakeio.dat" 8 65536 || return
+	"$STKREC" report -i "$T/wakeio.cap" --folded --wakers --comm odirect >"$T/wakeio.folded" 2>&1
+	n=$(grep -c ';\[io [^ ]* W 64K\] [0-9]*$' "$T/wakeio.folded")
+	if [ "$n" -ge 1 ]; then
+		ok wakeup.io_request
+	else
+		fail wakeup.io_request "no wait joined to a 64K write: $(grep -c . "$T/wakeio.folded") lines: $(grep 'io_schedule\|\[io' "$T/wakeio.folded" | head -2 | tr '\n' '|')"
+	fi
+}
+
 echo
 echo "kernel $(uname -r) $(uname -m)"
 check_default
+check_waits
+check_wakeup
 check_btf
 check_offcpu
 check_cpu

@@ -28,7 +28,7 @@ OUT=$(mkdir -p "${KERNEL_OUT:-build/kernels}" && cd "${KERNEL_OUT:-build/kernels
 STKREC=$(realpath "${STKREC:-build/stkrec}")
 WDIR=$(realpath "${STKREC_WORKLOADS:-build/workloads}")
 TIMEOUT=${KERNEL_TIMEOUT:-300}
-WORKLOADS="sleeper mutexwait cpuburn odirect nofp_threads"
+WORKLOADS="sleeper mutexwait cpuburn odirect nofp_threads blocker pipewait"
 
 die() { echo "run.sh: $*" >&2; exit 1; }
 cant() { echo "run.sh: $*" >&2; exit 77; }

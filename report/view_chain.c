@@ -1,0 +1,202 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+/*
+ * --chain TID|PID (Brendan Gregg's chain graphs, as text): a thread's
+ * longest wait, who woke it, what that waker was itself waiting on just
+ * before it woke the thread, who woke that, and so on, a few hops, each
+ * with its times, where it waited and the waker's innermost frames. The
+ * chain ends at an interrupt, a waker that had not waited (it was
+ * running), a wait without a recorded waker, or the hop limit.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdlib.h>
+#include "report/views_int.h"
+
+#define CHAIN_HOPS 5   /* default depth */
+#define SHOW_FRAMES 4  /* innermost frames of a waker's stack shown */
+
+struct chain {
+	const struct report_ctx *ctx;
+	const struct cap_offcpu *e; /* model__offcpu() */
+	uint32_t *by_end;           /* indexes into e, by (tid, end) */
+	size_t n;
+	struct rframe *fr;
+	FILE *out;
+};
+
+static uint64_t end_of(const struct cap_offcpu *e)
+{
+	return e->start + e->duration;
+}
+
+static int cmp_end(const void *pa, const void *pb, void *arg)
+{
+	const struct cap_offcpu *e = arg;
+	const struct cap_offcpu *a = &e[*(const uint32_t *)pa], *b = &e[*(const uint32_t *)pb];
+
+	if (a->tid != b->tid)
+		return a->tid < b->tid ? -1 : 1;
+	return end_of(a) < end_of(b) ? -1 : end_of(a) > end_of(b);
+}
+
+/* tid's last wait that ended at or before t, or NULL. */
+static const struct cap_offcpu *wait_before(const struct chain *c, uint32_t tid, uint64_t t)
+{
+	size_t lo = 0, hi = c->n, mid;
+	const struct cap_offcpu *w;
+
+	while (lo < hi) {
+		mid = lo + (hi - lo) / 2;
+		w = &c->e[c->by_end[mid]];
+		if (w->tid < tid || (w->tid == tid && end_of(w) <= t))
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo && c->e[c->by_end[lo - 1]].tid == tid ? &c->e[c->by_end[lo - 1]] : NULL;
+}
+
+/* The filtered thread id's longest wait, else that of any thread of the
+ * process id. */
+static const struct cap_offcpu *longest(const struct chain *c, uint32_t id)
+{
+	const struct model *m = c->ctx->model;
+	const struct cap_offcpu *best = NULL, *e;
+	uint64_t from, seen, most = 0;
+	int pass;
+	size_t i;
+
+	for (pass = 0; pass < 2 && !best; pass++) {
+		for (i = 0, e = c->e; i < c->n; i++, e++) {
+			if ((pass ? e->pid : e->tid) != id ||
+			    !filter__offcpu(c->ctx->filter, m, e, model__comm_id(m, e->tid, e->start)))
+				continue;
+			seen = model__offcpu_seen(m, e, &from);
+			if (!best || seen > most) {
+				best = e;
+				most = seen;
+			}
+		}
+	}
+	return best;
+}
+
+/* " f1 <- f2 <- ..." of frames [from, to), at most SHOW_FRAMES. */
+static void show_frames(FILE *out, const struct rframe *fr, int from, int to)
+{
+	int i;
+
+	for (i = from; i < to && i < from + SHOW_FRAMES; i++)
+		fprintf(out, "%s%s", i > from ? " <- " : " ", fr[i].name);
+}
+
+static int show_wait(struct chain *c, int hop, const struct cap_offcpu *e)
+{
+	const struct model *m = c->ctx->model;
+	char from_s[32], to_s[32];
+	uint64_t from, seen = model__offcpu_seen(m, e, &from);
+	int n, nk, w, u;
+
+	view_fmt_reltime(m, from, from_s, sizeof(from_s));
+	view_fmt_reltime(m, end_of(e), to_s, sizeof(to_s));
+	fprintf(c->out, "%2d  %s %" PRIu32 "/%" PRIu32 " waited %" PRIu64 ".%03" PRIu64
+		" ms, %s to %s%s%s\n", hop, model__comm_name(m, model__comm_id(m, e->tid, e->start)),
+		e->pid, e->tid, seen / 1000000, seen / 1000 % 1000, from_s, to_s,
+		(e->open & CAP_OFFCPU_OPEN_START) ? " (began before the recording)" : "",
+		(e->open & CAP_OFFCPU_OPEN_END) ? " (still waiting at the end)" : "");
+	n = view_frames(c->ctx, e->pid, e->start, e->ustack, e->kstack, c->fr, &nk);
+	if (n < 0)
+		return n;
+	w = view_wait_site(c->ctx, c->fr, nk);
+	u = view_user_site(c->fr, nk, n);
+	fprintf(c->out, "      in [k] %s", n ? c->fr[w].name : "[unknown]");
+	if (u >= 0)
+		fprintf(c->out, "  [.] %s", c->fr[u].name);
+	fputc('\n', c->out);
+	return 0;
+}
+
+/* The waker line(s); *next: the waker's thread to follow, 0 to stop. */
+static int show_waker(struct chain *c, const struct cap_wakeup *wk, uint32_t *next)
+{
+	const struct model *m = c->ctx->model;
+	const struct cap_bio *b;
+	char at[32], label[48];
+	int n, nk;
+
+	view_fmt_reltime(m, wk->time, at, sizeof(at));
+	n = view_waker_frames(c->ctx, wk, c->fr, &nk);
+	if (n < 0)
+		return n;
+	fprintf(c->out, "      woken at %s by %s", at, view_waker_comm(c->ctx, wk));
+	if (wk->waker_tid)
+		fprintf(c->out, " %" PRIu32 "/%" PRIu32, wk->waker_pid, wk->waker_tid);
+	fputs(":", c->out);
+	show_frames(c->out, c->fr, nk, n);
+	if (nk)
+		fputs(n > nk ? " |" : "", c->out);
+	show_frames(c->out, c->fr, view_wake_site(c->fr, nk), nk);
+	fputc('\n', c->out);
+	b = view_wake_bio(c->ctx, wk, c->fr, nk);
+	if (b) {
+		view_bio_label(c->ctx, b, label, sizeof(label));
+		fprintf(c->out, "      the completion of %s (sector %" PRIu64 ", %" PRIu64
+			" us issue to completion)\n", label, b->sector,
+			view_ns_to_us(b->complete_time - b->issue_time));
+	}
+	*next = wk->waker_tid;
+	return 0;
+}
+
+static int walk(struct chain *c, const struct cap_offcpu *e, unsigned hops)
+{
+	const struct cap_wakeup *wk;
+	uint32_t next;
+	unsigned hop;
+	int err = 0;
+
+	for (hop = 0; e && !err; hop++) {
+		err = show_wait(c, hop, e);
+		wk = err ? NULL : model__waker(c->ctx->model, e);
+		if (!err && !wk) {
+			fprintf(c->out, "      no waker: %s\n", e->open & CAP_OFFCPU_OPEN_END ?
+				"still waiting" : e->state ? "none recorded" : "it was preempted");
+			break;
+		}
+		err = err ?: show_waker(c, wk, &next);
+		if (err || !next || hop + 1 >= hops)
+			break;
+		e = wait_before(c, next, wk->time);
+		if (!e)
+			fprintf(c->out, "      %" PRIu32 " had not waited before (running)\n", next);
+	}
+	return err;
+}
+
+int view_chain(struct report_ctx *ctx, FILE *out)
+{
+	struct chain c = { .ctx = ctx, .out = out };
+	const struct cap_offcpu *first;
+	size_t i;
+	int err;
+
+	c.e = model__offcpu(ctx->model, &c.n);
+	c.by_end = malloc((c.n ? c.n : 1) * sizeof(*c.by_end));
+	c.fr = malloc(VIEW_MAX_FRAMES * sizeof(*c.fr));
+	err = c.by_end && c.fr ? 0 : -ENOMEM;
+	for (i = 0; !err && i < c.n; i++)
+		c.by_end[i] = i;
+	if (!err && c.n)
+		qsort_r(c.by_end, c.n, sizeof(*c.by_end), cmp_end, (void *)c.e);
+	first = err ? NULL : longest(&c, ctx->opts.chain_id);
+	if (!err && !first)
+		err = -ENOENT;
+	if (!err) {
+		fprintf(out, "# the waits behind the longest wait of %" PRIu32 "\n",
+			ctx->opts.chain_id);
+		err = walk(&c, first, ctx->opts.chain_hops ? ctx->opts.chain_hops : CHAIN_HOPS);
+	}
+	free(c.by_end);
+	free(c.fr);
+	return err;
+}

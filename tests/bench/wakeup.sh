@@ -1,0 +1,118 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+# make bench, section 8: what record -e wakeup costs, to decide whether it
+# belongs in the default set. perf bench sched pipe (every switch has a
+# wakeup) alone (A), under stkrec record -a with the default kinds (B) and
+# with wakeup added (W), the order rotated each round, medians: ops/s, the
+# BPF programs' ns per call (bpf_stats, read from the recorder's own
+# program ids before it stops), capture bytes per event, the recorder's CPU
+# per 1M events.
+#
+# Run by run.sh (STKREC, BENCH_TMP, BENCH_TABLE, BENCH_WAKEUP_JSON), or
+# alone as root from the checkout: tests/bench/wakeup.sh writes
+# build/bench/wakeup.txt and wakeup.json. Environment: STKREC, BENCH_OUT
+# (build/bench), BENCH_WAKEUP_ROUNDS (5), BENCH_WAKEUP_LOOPS (100000).
+set -euo pipefail
+
+STKREC=$(realpath "${STKREC:-build/stkrec}")
+OUT=${BENCH_OUT:-build/bench}
+ROUNDS=${BENCH_WAKEUP_ROUNDS:-5}
+LOOPS=${BENCH_WAKEUP_LOOPS:-100000}
+mkdir -p "$OUT"
+if [ -n "${BENCH_TMP:-}" ]; then
+	TMP=$BENCH_TMP/wakeup
+	mkdir -p "$TMP"
+else
+	TMP=$(mktemp -d /var/tmp/stkrec-bench-wakeup.XXXXXX)
+	trap 'rm -rf "$TMP"' EXIT
+fi
+TABLE=${BENCH_TABLE:-$OUT/wakeup.txt}
+JSON=${BENCH_WAKEUP_JSON:-$OUT/wakeup.json}
+[ -n "${BENCH_TABLE:-}" ] || : > "$TABLE"
+
+die() { echo "bench: $*" >&2; exit 1; }
+[ "$(id -u)" = 0 ] || die "needs root (BPF, bpf_stats)"
+for t in perf jq bpftool /usr/bin/time; do
+	command -v "$t" >/dev/null || die "$t missing (make bench installs it)"
+done
+median() { sort -n | awk '{a[NR]=$1} END {if (NR==0) {print 0} else if (NR%2) {print a[(NR+1)/2]} else {printf "%.1f\n", (a[NR/2]+a[NR/2+1])/2}}'; }
+ops() { awk '/ops\/sec/ {v=$1} END {print v+0}'; }
+row() { printf '%-44s %s\n' "$1" "$2" | tee -a "$TABLE"; }
+prog_ids() { grep -h '^prog_id:' /proc/"$1"/fdinfo/* 2>/dev/null | awk '{print $2}' | sort -u; }
+# "ns_per_call" of the recorder PID's program NAME (bpftool shows 15 chars)
+prog_ns() {
+	local id
+	for id in $(prog_ids "$1"); do
+		bpftool prog show id "$id" -j 2>/dev/null || true
+	done | jq -s -r --arg n "$2" '[.[] | select(.name | startswith($n))] |
+		if length > 0 and (.[0].run_cnt // 0) > 0 then
+		"\((.[0].run_time_ns // 0) / .[0].run_cnt | floor)" else "0" end'
+}
+
+# record TAG EVENTS: one pipe run under stkrec record -a -e EVENTS; appends
+# "ops switch_ns waking_ns events wakeups bytes cpu_s" to $TMP/TAG
+record_round() {
+	local tag=$1 ev=$2 rp="" k o sw wk
+	/usr/bin/time -f '%U %S' -o "$TMP/$tag.time" "$STKREC" record -a -e "$ev" \
+		-o "$TMP/$tag.cap" >/dev/null 2>"$TMP/$tag.err" &
+	local tp=$!
+	# attached once its sched_switch program has run
+	for k in $(seq 300); do
+		[ -n "$rp" ] || rp=$(pgrep -P "$tp" || true)
+		if [ -n "$rp" ]; then
+			sw=$(prog_ns "$rp" stkrec_switch)
+			[ -z "$sw" ] || [ "$sw" = 0 ] || break
+		fi
+		kill -0 "$tp" 2>/dev/null || die "stkrec record -e $ev exited: $(tail -3 "$TMP/$tag.err")"
+		sleep 0.1
+	done
+	[ "$k" -lt 300 ] || die "stkrec record -e $ev did not attach in 30 s"
+	sleep 1
+	o=$(perf bench sched pipe -l "$LOOPS" 2>&1 | ops)
+	sw=$(prog_ns "$rp" stkrec_switch)
+	wk=$(prog_ns "$rp" stkrec_waking)
+	kill -INT "$rp"
+	wait "$tp" || die "stkrec record -e $ev failed: $(tail -3 "$TMP/$tag.err")"
+	"$STKREC" info --json "$TMP/$tag.cap" > "$TMP/$tag.json"
+	read -r u s < "$TMP/$tag.time"
+	echo "$o $sw $wk $(jq '.events.offcpu + .events.cpu + .events.bio + .events.wakeup' \
+		"$TMP/$tag.json") $(jq '.events.wakeup' "$TMP/$tag.json") $(stat -c %s \
+		"$TMP/$tag.cap") $(awk -v u="$u" -v s="$s" 'BEGIN {print u + s}')" >> "$TMP/$tag"
+}
+
+STATS=$(sysctl -n kernel.bpf_stats_enabled)
+sysctl -q -w kernel.bpf_stats_enabled=1
+: > "$TMP/a"; : > "$TMP/b"; : > "$TMP/w"
+for i in $(seq "$ROUNDS"); do
+	for x in $(echo "a b w a b" | cut -d' ' -f$(( (i - 1) % 3 + 1 ))-$(( (i - 1) % 3 + 3 ))); do
+		case $x in
+		a) perf bench sched pipe -l "$LOOPS" 2>&1 | ops >> "$TMP/a" ;;
+		b) record_round b offcpu,cpu,bio ;;
+		w) record_round w offcpu,cpu,bio,wakeup ;;
+		esac
+	done
+	echo "  round $i: A $(tail -1 "$TMP/a")  B $(tail -1 "$TMP/b" | cut -d' ' -f1)  W $(tail -1 "$TMP/w" | cut -d' ' -f1) ops/s"
+done
+sysctl -q -w kernel.bpf_stats_enabled="$STATS"
+
+col() { awk -v c="$2" '{print $c}' "$TMP/$1" | median; }
+per() { awk -v a="$2" -v b="$3" '{printf "%.3f\n", $b ? $a / $b : 0}' "$TMP/$1" | median; }
+A=$(median < "$TMP/a")
+for t in b w; do
+	declare "OPS_$t=$(col $t 1)" "SW_$t=$(col $t 2)" "EV_$t=$(col $t 4)"
+	declare "BPE_$t=$(per $t 6 4)" "CPU_$t=$(awk '{printf "%.3f\n", $4 ? $7 * 1e6 / $4 : 0}' "$TMP/$t" | median)"
+done
+WK=$(col w 3); NW=$(col w 5)
+LB=$(awk -v a="$A" -v b="$OPS_b" 'BEGIN {printf "%+.1f", a ? 100 * (b - a) / a : 0}')
+LW=$(awk -v a="$A" -v b="$OPS_w" 'BEGIN {printf "%+.1f", a ? 100 * (b - a) / a : 0}')
+row "A alone" "$A ops/s"
+row "B record -a (offcpu,cpu,bio)" "$OPS_b ops/s ($LB%), $EV_b events, $BPE_b B/event, $CPU_b CPU s per 1M events, sched_switch $SW_b ns/call"
+row "W record -a (+wakeup)" "$OPS_w ops/s ($LW%), $EV_w events of which $NW wakeups, $BPE_w B/event, $CPU_w CPU s per 1M events, sched_switch $SW_w ns/call, sched_waking $WK ns/call"
+EXTRA=$(awk -v b="$LB" -v w="$LW" 'BEGIN {printf "%.1f", b - w}')
+row "wakeup's extra cost" "$EXTRA points of pipe throughput; in the default set only if <= 2 points"
+cat > "$JSON" <<EOF
+{"alone_ops": $A, "default_ops": $OPS_b, "wakeup_ops": $OPS_w, "default_loss_pct": $LB,
+ "wakeup_loss_pct": $LW, "extra_points": $EXTRA, "waking_ns_per_call": $WK,
+ "switch_ns_default": $SW_b, "switch_ns_wakeup": $SW_w, "bytes_per_event_default": $BPE_b,
+ "bytes_per_event_wakeup": $BPE_w, "cpu_s_per_1m_default": $CPU_b, "cpu_s_per_1m_wakeup": $CPU_w}
+EOF
