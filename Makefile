@@ -232,8 +232,9 @@ fuzz: deps
 	done
 
 # --- setup, demo, install ----------------------------------------------------
+# golang-go: `go tool pprof` reads the --pprof files in the tests.
 DEB_PKGS := clang llvm libbpf-dev bpftool libelf-dev libdw-dev libzstd-dev zlib1g-dev liblzma-dev dwz elfutils \
-	libcriterion-dev pkg-config zstd make gcc libxml2-utils python3 chromium nodejs libc6-dbg
+	libcriterion-dev pkg-config zstd make gcc libxml2-utils python3 chromium nodejs libc6-dbg golang-go
 
 # $(call apt_install,PACKAGES,OPTIONS): install those not installed yet.
 apt_install = missing=$$(for p in $(1); do \
@@ -271,12 +272,14 @@ kernel-deps:
 	$(Q)[ "$(HOST_ARCH)" != x86 ] || $(MAKE) --no-print-directory cross-deps-arm64 || \
 		echo "warning: cannot install the arm64 cross tools: the arm64 kernel will skip"
 
-# The flame graph browser test: npm (Debian ships it apart from nodejs,
-# NodeSource's nodejs bundles it) and the locked playwright-core.
+# The browser tests (flame graphs, speedscope): npm (Debian ships it apart
+# from nodejs, NodeSource's nodejs bundles it) and the locked playwright-core
+# and speedscope (its built page).
 browser-deps: deps
 	$(Q)command -v npm >/dev/null || { export DEBIAN_FRONTEND=noninteractive; \
 		apt-get update -qq && apt-get install -y -qq npm >/dev/null; } || exit 1
-	$(Q)[ -d tests/browser/node_modules/playwright-core ] || \
+	$(Q)[ -d tests/browser/node_modules/playwright-core ] && \
+		[ -d tests/browser/node_modules/speedscope ] || \
 		npm ci --prefix tests/browser --no-audit --no-fund --loglevel=error
 
 demo: deps

@@ -135,6 +135,10 @@ bool model__is_kthread(const struct model *m, uint32_t tid);
 const struct model_map *model__find_map(const struct model *m, uint32_t pid,
 					uint64_t time, uint64_t ip);
 const struct model_dso *model__dso(const struct model *m, uint32_t idx);
+/* Execs of pid at or before `time`: two times of one pid with the same
+ * count see the same process image (model__find_map() looks no further
+ * back than its last exec), so views cache named stacks per (pid, count). */
+uint32_t model__exec_epoch(const struct model *m, uint32_t pid, uint64_t time);
 
 /* Kernel symbols from KSYM records (finalized); never NULL after load. */
 const struct ksymtab *model__ksymtab(const struct model *m);

@@ -451,6 +451,11 @@ const struct model_dso *model__dso(const struct model *m, uint32_t idx)
 	return idx < m->nr_dsos ? &m->dsos[idx] : NULL;
 }
 
+uint32_t model__exec_epoch(const struct model *m, uint32_t pid, uint64_t time)
+{
+	return epoch_of(m, pid, time);
+}
+
 const struct ksymtab *model__ksymtab(const struct model *m)
 {
 	return m->ksymtab;

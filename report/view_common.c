@@ -253,14 +253,170 @@ void view_fmt_walltime(const struct model *m, uint64_t t, char *buf, size_t len)
 
 void view_json_chars(FILE *out, const char *s)
 {
-	for (; *s; s++) {
-		unsigned char c = *s;
+	const char *run = s;
+	unsigned char c;
 
-		if (c == '"' || c == '\\')
-			fprintf(out, "\\%c", c);
-		else if (c < 0x20)
+	/* runs that need no escape go out in one piece: the exports write
+	 * millions of names */
+	for (; (c = *s); s++) {
+		if (c != '"' && c != '\\' && c >= 0x20)
+			continue;
+		fwrite_unlocked(run, 1, s - run, out);
+		if (c < 0x20)
 			fprintf(out, "\\u%04x", c);
 		else
-			fputc(c, out);
+			fprintf(out, "\\%c", c);
+		run = s + 1;
 	}
+	fwrite_unlocked(run, 1, s - run, out);
+}
+
+void view_json_str(FILE *out, const char *s, const char *more)
+{
+	putc_unlocked('"', out);
+	view_json_chars(out, s);
+	view_json_chars(out, more);
+	putc_unlocked('"', out);
+}
+
+void view_json_stack(const struct report_ctx *ctx, const struct rframe *fr, int n,
+		     FILE *out)
+{
+	char src[VIEW_SRCLINE_MAX];
+	int i;
+
+	putc_unlocked('[', out);
+	for (i = n - 1; i >= 0; i--) {
+		view_json_str(out, fr[i].name, view_srcline(ctx, fr[i].srcfile, fr[i].line, src));
+		if (i)
+			fputs_unlocked(", ", out);
+	}
+	putc_unlocked(']', out);
+}
+
+char *view_put_u64(char *p, uint64_t v)
+{
+	char tmp[20], *t = tmp + sizeof(tmp);
+	size_t n;
+
+	do {
+		*--t = '0' + v % 10;
+		v /= 10;
+	} while (v);
+	n = tmp + sizeof(tmp) - t;
+	memcpy(p, t, n);
+	return p + n;
+}
+
+char *view_put_us(char *p, uint64_t t, uint64_t base)
+{
+	uint64_t d = t >= base ? t - base : base - t;
+
+	if (t < base)
+		*p++ = '-';
+	p = view_put_u64(p, d / 1000);
+	*p++ = '.';
+	*p++ = '0' + d % 1000 / 100;
+	*p++ = '0' + d % 100 / 10;
+	*p++ = '0' + d % 10;
+	return p;
+}
+
+const char *view_disk(const struct model *m, uint32_t major, uint32_t minor, char *buf)
+{
+	const char *name = model__blockdev(m, major, minor);
+
+	if (name)
+		return name;
+	snprintf(buf, VIEW_DISK_MAX, "%" PRIu32 ":%" PRIu32, major, minor);
+	return buf;
+}
+
+/* ---- events one at a time ---------------------------------------------- */
+
+/* Does the caller want kind, and does -e select it? */
+static bool wanted(const struct filter *f, unsigned kinds, enum cap_kind kind)
+{
+	return (kinds & 1u << kind) && filter__kind(f, kind);
+}
+
+int view_events(const struct report_ctx *ctx, unsigned kinds, struct view_event **out,
+		size_t *nout)
+{
+	const struct filter *f = ctx->filter;
+	const struct model *m = ctx->model;
+	size_t i, n0, n1, n2, n3, k = 0;
+	const struct cap_offcpu *off = model__offcpu(m, &n0);
+	const struct cap_cpu *cpu = model__cpu(m, &n1);
+	const struct cap_bio *bio = model__bio(m, &n2);
+	const struct cap_wakeup *w = model__wakeups(m, &n3);
+	const uint32_t *bcomm = model__bio_comms(m);
+	struct view_event *v;
+
+	v = malloc((n0 + n1 + n2 + n3 + 1) * sizeof(*v));
+	if (!v)
+		return -ENOMEM;
+	for (i = 0; wanted(f, kinds, CAP_KIND_OFFCPU) && i < n0; i++) {
+		if (filter__offcpu(f, m, &off[i], model__comm_id(m, off[i].tid, off[i].start)))
+			v[k++] = (struct view_event){ off[i].start, i, off[i].pid, off[i].tid,
+						      CAP_KIND_OFFCPU };
+	}
+	for (i = 0; wanted(f, kinds, CAP_KIND_CPU) && i < n1; i++) {
+		if (filter__task(f, m, cpu[i].pid, cpu[i].tid,
+				 model__comm_id(m, cpu[i].tid, cpu[i].time), cpu[i].time))
+			v[k++] = (struct view_event){ cpu[i].time, i, cpu[i].pid, cpu[i].tid,
+						      CAP_KIND_CPU };
+	}
+	for (i = 0; wanted(f, kinds, CAP_KIND_BIO) && i < n2; i++) {
+		if (filter__task(f, m, bio[i].pid, bio[i].tid, bcomm[i], bio[i].complete_time))
+			v[k++] = (struct view_event){ bio[i].complete_time, i, bio[i].pid,
+						      bio[i].tid, CAP_KIND_BIO };
+	}
+	for (i = 0; wanted(f, kinds, CAP_KIND_WAKEUP) && i < n3; i++) {
+		if (filter__task(f, m, w[i].pid, w[i].tid, model__comm_id(m, w[i].tid, w[i].time),
+				 w[i].time))
+			v[k++] = (struct view_event){ w[i].time, i, w[i].pid, w[i].tid,
+						      CAP_KIND_WAKEUP };
+	}
+	*out = v;
+	*nout = k;
+	return 0;
+}
+
+void view_event_info(const struct report_ctx *ctx, const struct view_event *e,
+		     struct view_evinfo *out)
+{
+	const struct filter *f = ctx->filter;
+	const struct model *m = ctx->model;
+	size_t n;
+
+	if (e->kind == CAP_KIND_OFFCPU) {
+		const struct cap_offcpu *o = model__offcpu(m, &n) + e->idx;
+
+		*out = (struct view_evinfo){ o->start, o->start + o->duration, o->pid, o->tid,
+					     0, o->cpu, o->ustack, o->kstack };
+	} else if (e->kind == CAP_KIND_CPU) {
+		const struct cap_cpu *c = model__cpu(m, &n) + e->idx;
+
+		*out = (struct view_evinfo){ c->time, c->time, c->pid, c->tid, 0, c->cpu,
+					     c->ustack, c->kstack };
+	} else {
+		const struct cap_bio *b = model__bio(m, &n) + e->idx;
+
+		*out = (struct view_evinfo){ b->issue_time, b->complete_time, b->pid, b->tid,
+					     model__bio_comms(m)[e->idx], -1, b->ustack,
+					     b->kstack };
+	}
+	if (e->kind != CAP_KIND_BIO)
+		out->comm = model__comm_id(m, out->tid, out->start);
+	out->ustack = filter__ustack(f, out->ustack);
+	out->kstack = filter__kstack(f, out->kstack);
+}
+
+struct idmap_key view_stack_key(const struct model *m, const struct view_evinfo *e)
+{
+	return (struct idmap_key){
+		(uint64_t)e->pid << 32 | model__exec_epoch(m, e->pid, e->start),
+		(uint64_t)e->ustack << 32 | e->kstack,
+	};
 }

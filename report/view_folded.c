@@ -131,25 +131,20 @@ static int fold_bio(struct folded *fo, const struct report_ctx *ctx, struct rfra
 	const uint32_t *comms = model__bio_comms(m);
 	const struct cap_bio *b;
 	size_t i, n, start;
-	const char *disk;
-	char dev[32];
+	char dev[VIEW_DISK_MAX];
 	int err = 0;
 
 	b = model__bio(m, &n);
 	for (i = 0; i < n && !err; i++, b++) {
 		if (!filter__task(ctx->filter, m, b->pid, b->tid, comms[i], b->complete_time))
 			continue;
-		disk = model__blockdev(m, b->major, b->minor);
-		if (!disk) {
-			snprintf(dev, sizeof(dev), "%" PRIu32 ":%" PRIu32, b->major, b->minor);
-			disk = dev;
-		}
 		start = fo->len;
 		err = fold_frame(fo, model__comm_name(m, comms[i]), "");
 		if (!err && (b->ustack || b->kstack))
 			err = fold_stacks(fo, ctx, b->pid, b->issue_time, filter__ustack(f, b->ustack),
 					 filter__kstack(f, b->kstack), fr);
-		err = err ?: fold_frame(fo, disk, "") ?: fold_line(fo, start, b->bytes);
+		err = err ?: fold_frame(fo, view_disk(m, b->major, b->minor, dev), "") ?:
+		      fold_line(fo, start, b->bytes);
 	}
 	return err;
 }

@@ -19,61 +19,15 @@
 #include <string.h>
 #include "report/views_int.h"
 
-struct sev {
-	uint64_t time;
-	uint32_t idx;
-	uint8_t kind;
-};
-
-static int cmp_sev(const void *pa, const void *pb)
+static int cmp_event(const void *pa, const void *pb)
 {
-	const struct sev *a = pa, *b = pb;
+	const struct view_event *a = pa, *b = pb;
 
 	if (a->time != b->time)
 		return a->time < b->time ? -1 : 1;
 	if (a->kind != b->kind)
 		return a->kind < b->kind ? -1 : 1;
 	return a->idx < b->idx ? -1 : a->idx > b->idx;
-}
-
-static int collect(const struct report_ctx *ctx, struct sev **out, size_t *nout)
-{
-	const struct filter *f = ctx->filter;
-	const struct model *m = ctx->model;
-	size_t i, n0, n1, n2, k = 0;
-	const struct cap_offcpu *off = model__offcpu(m, &n0);
-	const struct cap_cpu *cpu = model__cpu(m, &n1);
-	const struct cap_bio *bio = model__bio(m, &n2);
-	const uint32_t *bcomm = model__bio_comms(m);
-	size_t n3;
-	const struct cap_wakeup *w = model__wakeups(m, &n3);
-	struct sev *v;
-
-	v = malloc((n0 + n1 + n2 + n3 + 1) * sizeof(*v));
-	if (!v)
-		return -ENOMEM;
-	for (i = 0; filter__kind(f, CAP_KIND_OFFCPU) && i < n0; i++) {
-		if (filter__offcpu(f, m, &off[i], model__comm_id(m, off[i].tid, off[i].start)))
-			v[k++] = (struct sev){ off[i].start, i, CAP_KIND_OFFCPU };
-	}
-	for (i = 0; filter__kind(f, CAP_KIND_CPU) && i < n1; i++) {
-		if (filter__task(f, m, cpu[i].pid, cpu[i].tid,
-				 model__comm_id(m, cpu[i].tid, cpu[i].time), cpu[i].time))
-			v[k++] = (struct sev){ cpu[i].time, i, CAP_KIND_CPU };
-	}
-	for (i = 0; filter__kind(f, CAP_KIND_BIO) && i < n2; i++) {
-		if (filter__task(f, m, bio[i].pid, bio[i].tid, bcomm[i], bio[i].complete_time))
-			v[k++] = (struct sev){ bio[i].complete_time, i, CAP_KIND_BIO };
-	}
-	for (i = 0; filter__kind(f, CAP_KIND_WAKEUP) && i < n3; i++) {
-		if (filter__task(f, m, w[i].pid, w[i].tid, model__comm_id(m, w[i].tid, w[i].time),
-				 w[i].time))
-			v[k++] = (struct sev){ w[i].time, i, CAP_KIND_WAKEUP };
-	}
-	qsort(v, k, sizeof(*v), cmp_sev);
-	*out = v;
-	*nout = k;
-	return 0;
 }
 
 static void print_head(const struct report_ctx *ctx, const char *comm, uint32_t pid,
@@ -161,33 +115,25 @@ static const char *open_mark(uint32_t open)
 	return marks[open & 7];
 }
 
-static int print_sampled(const struct report_ctx *ctx, const struct sev *s,
+static int print_sampled(const struct report_ctx *ctx, const struct view_event *e,
 			 struct rframe *fr, FILE *out)
 {
-	const struct filter *f = ctx->filter;
 	const struct model *m = ctx->model;
-	const struct cap_offcpu *off = NULL;
-	uint32_t pid, tid, us, ks, cpu;
+	struct view_evinfo ev;
 	size_t nev;
 	int n;
 
-	if (s->kind == CAP_KIND_OFFCPU) {
-		off = model__offcpu(m, &nev) + s->idx;
-		pid = off->pid, tid = off->tid, cpu = off->cpu;
-		us = off->ustack, ks = off->kstack;
-	} else {
-		const struct cap_cpu *e = model__cpu(m, &nev) + s->idx;
+	view_event_info(ctx, e, &ev);
+	print_head(ctx, model__comm_name(m, ev.comm), ev.pid, ev.tid, ev.cpu, ev.start, out);
+	if (e->kind == CAP_KIND_OFFCPU) {
+		const struct cap_offcpu *off = model__offcpu(m, &nev) + e->idx;
 
-		pid = e->pid, tid = e->tid, cpu = e->cpu, us = e->ustack, ks = e->kstack;
-	}
-	print_head(ctx, model__comm_name(m, model__comm_id(m, tid, s->time)), pid, tid,
-		   cpu, s->time, out);
-	if (off)
 		fprintf(out, "offcpu: %" PRIu64 " us state 0x%" PRIx32 "%s",
 			view_ns_to_us(off->duration), off->state, open_mark(off->open));
-	else
+	} else {
 		fputs("cpu:", out);
-	n = view_frames(ctx, pid, s->time, filter__ustack(f, us), filter__kstack(f, ks), fr, NULL);
+	}
+	n = view_frames(ctx, ev.pid, ev.start, ev.ustack, ev.kstack, fr, NULL);
 	if (n < 0)
 		return n;
 	print_stack(ctx, fr, n, out);
@@ -195,8 +141,8 @@ static int print_sampled(const struct report_ctx *ctx, const struct sev *s,
 }
 
 /* The completion line, then the submitter's stacks where recorded. */
-static int print_bio(const struct report_ctx *ctx, const struct sev *s, struct rframe *fr,
-		     FILE *out)
+static int print_bio(const struct report_ctx *ctx, const struct view_event *s,
+		     struct rframe *fr, FILE *out)
 {
 	const struct model *m = ctx->model;
 	const struct filter *f = ctx->filter;
@@ -228,8 +174,8 @@ static int print_bio(const struct report_ctx *ctx, const struct sev *s, struct r
 }
 
 /* The waker's line, then its stacks. */
-static int print_wakeup(const struct report_ctx *ctx, const struct sev *s, struct rframe *fr,
-			FILE *out)
+static int print_wakeup(const struct report_ctx *ctx, const struct view_event *s,
+			struct rframe *fr, FILE *out)
 {
 	const struct model *m = ctx->model;
 	size_t nev;
@@ -255,7 +201,7 @@ static int print_wakeup(const struct report_ctx *ctx, const struct sev *s, struc
 
 int view_script(struct report_ctx *ctx, FILE *out)
 {
-	struct sev *v = NULL;
+	struct view_event *v = NULL;
 	struct rframe *fr;
 	size_t i, n = 0;
 	int err;
@@ -263,7 +209,9 @@ int view_script(struct report_ctx *ctx, FILE *out)
 	fr = malloc(VIEW_MAX_FRAMES * sizeof(*fr));
 	if (!fr)
 		return -ENOMEM;
-	err = collect(ctx, &v, &n);
+	err = view_events(ctx, VIEW_EVENTS_ALL, &v, &n);
+	if (!err)
+		qsort(v, n, sizeof(*v), cmp_event);
 	for (i = 0; !err && i < n; i++) {
 		if (v[i].kind == CAP_KIND_BIO)
 			err = print_bio(ctx, &v[i], fr, out);

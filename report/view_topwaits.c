@@ -38,30 +38,6 @@ static const char *open_name(uint32_t open)
 	return s && e ? "both" : s ? "start" : e ? "end" : NULL;
 }
 
-/* One JSON string of s and then more (a frame's name and its srcline). */
-static void json_str(FILE *out, const char *s, const char *more)
-{
-	fputc('"', out);
-	view_json_chars(out, s);
-	view_json_chars(out, more);
-	fputc('"', out);
-}
-
-/* A stack as a JSON array, outermost first. */
-static void json_stack(const struct report_ctx *ctx, const struct rframe *fr, int n, FILE *out)
-{
-	char src[VIEW_SRCLINE_MAX];
-	int i;
-
-	fputc('[', out);
-	for (i = n - 1; i >= 0; i--) {
-		json_str(out, fr[i].name, view_srcline(ctx, fr[i].srcfile, fr[i].line, src));
-		if (i)
-			fputs(", ", out);
-	}
-	fputc(']', out);
-}
-
 /* Who woke the longest wait, its innermost frames (user, then kernel),
  * and the request whose completion did. */
 static int print_waker_text(const struct report_ctx *ctx, const struct agg_group *g,
@@ -140,14 +116,14 @@ static void print_json(const struct report_ctx *ctx, const struct agg_group *g,
 
 	view_fmt_walltime(ctx->model, g->max_time, when, sizeof(when));
 	fprintf(out, "%s\n  {\"comm\": ", first ? "" : ",");
-	json_str(out, model__comm_name(ctx->model, g->max_comm), "");
+	view_json_str(out, model__comm_name(ctx->model, g->max_comm), "");
 	fprintf(out, ", \"pid\": %" PRIu32 ", \"max_tid\": %" PRIu32
 		", \"count\": %" PRIu64 ", \"total_us\": %" PRIu64 ", \"max_us\": %" PRIu64
 		", \"max_time\": \"%s\"", g->pid, g->max_tid, g->count,
 		view_ns_to_us(g->total), view_ns_to_us(g->max), when);
 	print_json_open(ctx, g, out);
 	fputs(", \"stack\": ", out);
-	json_stack(ctx, fr, n, out);
+	view_json_stack(ctx, fr, n, out);
 }
 
 /* "waker": who woke the longest wait, its stack and the request. */
@@ -166,15 +142,15 @@ static int print_waker_json(const struct report_ctx *ctx, const struct agg_group
 	if (n < 0)
 		return n;
 	fputs(", \"waker\": {\"comm\": ", out);
-	json_str(out, view_waker_comm(ctx, w), "");
+	view_json_str(out, view_waker_comm(ctx, w), "");
 	fprintf(out, ", \"pid\": %" PRIu32 ", \"tid\": %" PRIu32 ", \"stack\": ", w->waker_pid,
 		w->waker_tid);
-	json_stack(ctx, fr, n, out);
+	view_json_stack(ctx, fr, n, out);
 	b = view_wake_bio(ctx, w, fr, nk);
 	if (b) {
 		disk = model__blockdev(ctx->model, b->major, b->minor);
 		fputs(", \"io\": {\"disk\": ", out);
-		json_str(out, disk ? disk : "?", "");
+		view_json_str(out, disk ? disk : "?", "");
 		fprintf(out, ", \"major\": %" PRIu32 ", \"minor\": %" PRIu32 ", \"op\": \"%c\""
 			", \"bytes\": %" PRIu32 ", \"sector\": %" PRIu64 ", \"latency_us\": %"
 			PRIu64 "}", b->major, b->minor, ops[b->op < 4 ? b->op : 4], b->bytes,

@@ -7,7 +7,9 @@
  *
  * Every view aggregates first -- by (pid, comm, user stack, kernel stack)
  * in one hash table -- and names the distinct stacks afterwards, so the
- * cost per event is a couple of hash lookups whatever the symbolization.
+ * cost per event is a couple of hash lookups whatever the symbolization;
+ * the views of every event (script, speedscope, Chrome) name each distinct
+ * stack once and look it up per event.
  * The helpers they share, private to report/view_*.c, are in views_int.h.
  */
 #ifndef STKREC_REPORT_VIEWS_H
@@ -37,6 +39,9 @@ struct report_opts {
 	uint64_t count;     /* biotop intervals to print; 0: all */
 	uint32_t max_rows;  /* biotop and top-waits rows; 0: biotop 20, top-waits all */
 	bool icicle;        /* svg: root at the top */
+	/* pprof, speedscope: the CPU time one CPU sample stands for (the
+	 * recording's sampling period); 0: unknown, samples are counted only */
+	uint64_t cpu_period_ns;
 	bool wakers;        /* folded --wakers: offwaketime's waiter;--;waker */
 	uint32_t chain_id;  /* --chain TID|PID: the waits behind its longest */
 	uint32_t chain_hops; /* ... followed this far (0: the default) */
@@ -60,6 +65,14 @@ int view_chain(struct report_ctx *ctx, FILE *out);
 /* Flame graph of view_fold_kind()'s folded stacks, or of block I/O with
  * -e bio alone (view_svg.c). */
 int view_svg(struct report_ctx *ctx, FILE *out);
+
+/* Exports for other viewers, each streamed to `out` as it is built. */
+/* pprof's profile.proto, gzip-compressed (view_pprof.c). */
+int view_pprof(struct report_ctx *ctx, FILE *out);
+/* speedscope's JSON file format (view_speedscope.c). */
+int view_speedscope(struct report_ctx *ctx, FILE *out);
+/* Trace Event Format JSON, for Perfetto and chrome://tracing (view_chrome.c). */
+int view_chrome(struct report_ctx *ctx, FILE *out);
 
 /* ---- folded stacks as data (view_folded.c) ---------------------------- */
 

@@ -9,6 +9,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 #include "report/idmap.h"
 #include "report/views.h"
 
@@ -132,5 +133,64 @@ const char *view_srcline(const struct report_ctx *ctx, const char *file, int lin
 
 /* "seconds.microseconds" of a monotonic time since the capture start. */
 void view_fmt_reltime(const struct model *m, uint64_t t, char *buf, size_t len);
+
+/* The name of a block device, or "MAJ:MIN" in buf (VIEW_DISK_MAX bytes)
+ * when the capture names none. */
+#define VIEW_DISK_MAX 32
+const char *view_disk(const struct model *m, uint32_t major, uint32_t minor, char *buf);
+
+/* ---- events one at a time: script and the exports (view_common.c) ----- */
+
+/* One event that passed the filters: its kind, its index in
+ * model__offcpu(), model__cpu() or model__bio(), its task, and the time
+ * the filters place it at (switch-out, sample, completion). */
+struct view_event {
+	uint64_t time;
+	uint32_t idx;
+	uint32_t pid, tid;
+	uint8_t kind;
+};
+
+/* The events of the kinds selected (by -e) and wanted (a mask of 1 <<
+ * CAP_KIND_*) that pass the filters, in model order (off-CPU, CPU, block
+ * I/O, then wakeups: a wakeup's task is the thread it woke): *out is
+ * malloc()ed, for the caller to sort and free. 0 or -ENOMEM. */
+#define VIEW_EVENTS_STACKS (1u << CAP_KIND_OFFCPU | 1u << CAP_KIND_CPU | 1u << CAP_KIND_BIO)
+#define VIEW_EVENTS_ALL (VIEW_EVENTS_STACKS | 1u << CAP_KIND_WAKEUP)
+int view_events(const struct report_ctx *ctx, unsigned kinds, struct view_event **out,
+		size_t *n);
+
+/* What the views print of an off-CPU, CPU or block I/O event. */
+struct view_evinfo {
+	uint64_t start;       /* off-CPU: switch-out; CPU: the sample; block
+	                       * I/O: issue. Its stacks were taken then. */
+	uint64_t end;         /* switch-in, the sample, completion */
+	uint32_t pid, tid;
+	uint32_t comm;        /* model__comm_name() id */
+	int32_t cpu;          /* -1 for block I/O */
+	uint32_t ustack, kstack; /* with -U/-K applied */
+};
+void view_event_info(const struct report_ctx *ctx, const struct view_event *e,
+		     struct view_evinfo *out);
+
+/* Events with the same key have the same frames (view_frames()): a view
+ * names each key once. */
+struct idmap_key view_stack_key(const struct model *m, const struct view_evinfo *e);
+
+/* ---- JSON and numbers for the exports (view_common.c) ------------------ */
+
+/* s as a JSON string, quotes included, with more ("" for nothing)
+ * appended inside it. */
+void view_json_str(FILE *out, const char *s, const char *more);
+/* fr[0..n), innermost first, as a JSON array of names outermost first,
+ * each with its --srcline suffix: top-waits --json's and the Chrome
+ * trace's "stack". */
+void view_json_stack(const struct report_ctx *ctx, const struct rframe *fr, int n,
+		     FILE *out);
+/* Decimal v at p (at most 20 bytes); returns the end. */
+char *view_put_u64(char *p, uint64_t v);
+/* t - base in microseconds with three decimals, "-" first when negative
+ * ("1234.567", at most 25 bytes); returns the end. */
+char *view_put_us(char *p, uint64_t t, uint64_t base);
 
 #endif /* STKREC_REPORT_VIEWS_INT_H */

@@ -17,6 +17,7 @@
 #include "src/commands.h"
 #include "src/input.h"
 #include "src/log.h"
+#include "src/record_opts.h"
 #include "src/report_cli.h"
 #include "src/util.h"
 
@@ -24,6 +25,18 @@
 
 enum view_id {
 	VIEW_PERF, VIEW_FOLDED, VIEW_TOPWAITS, VIEW_BIOTOP, VIEW_SCRIPT, VIEW_SVG, VIEW_CHAIN,
+	VIEW_PPROF, VIEW_SPEEDSCOPE, VIEW_CHROME,
+};
+
+/* The views that write a file (FILE, or '-' for stdout), and their options. */
+static const struct {
+	const char *opt;
+	int (*fn)(struct report_ctx *ctx, FILE *out);
+} file_views[] = {
+	[VIEW_SVG] = { "--svg", view_svg },
+	[VIEW_PPROF] = { "--pprof", view_pprof },
+	[VIEW_SPEEDSCOPE] = { "--speedscope", view_speedscope },
+	[VIEW_CHROME] = { "--chrome-trace", view_chrome },
 };
 
 struct cli {
@@ -34,7 +47,7 @@ struct cli {
 	bool view_set;
 	struct report_common com;
 	struct report_opts opts;
-	const char *svg_path;
+	const char *out_path; /* of the file views */
 	unsigned report_only; /* report-only options seen (bit per option) */
 	unsigned folded_only;
 };
@@ -44,7 +57,7 @@ enum {
 	OPT_COMM = 256, OPT_TIME, OPT_STATE, OPT_SYMFS, OPT_INLINE, OPT_SRCLINE,
 	OPT_DEBUG_DIR, OPT_MAX_MEMORY, OPT_OPEN_WAITS,
 	OPT_PID_FRAME = REPORT_COMMON_OPT_END, OPT_TOPWAITS, OPT_JSON, OPT_BIOTOP,
-	OPT_SVG, OPT_ICICLE, OPT_WAKERS, OPT_CHAIN,
+	OPT_SVG, OPT_ICICLE, OPT_WAKERS, OPT_CHAIN, OPT_PPROF, OPT_SPEEDSCOPE, OPT_CHROME,
 };
 
 static const struct option common_opts[] = {
@@ -86,6 +99,9 @@ static const struct option long_opts[] = {
 	{ "icicle", no_argument, NULL, OPT_ICICLE },
 	{ "wakers", no_argument, NULL, OPT_WAKERS },
 	{ "chain", required_argument, NULL, OPT_CHAIN },
+	{ "pprof", required_argument, NULL, OPT_PPROF },
+	{ "speedscope", required_argument, NULL, OPT_SPEEDSCOPE },
+	{ "chrome-trace", required_argument, NULL, OPT_CHROME },
 	{ 0 },
 };
 
@@ -181,7 +197,17 @@ static void usage_report(FILE *f)
 		   "                        -e bio) into FILE, '-':\n"
 		   "                        stdout. Opens in a browser: click zooms, Ctrl-F\n"
 		   "                        searches\n"
-		   "    --icicle            root at the top, stacks growing down\n\n"
+		   "    --icicle            root at the top, stacks growing down\n"
+		   "Exports for other viewers (FILE, '-': stdout; every filter applies):\n"
+		   "  --pprof FILE          gzip-compressed profile.proto for go tool pprof,\n"
+		   "                        Pyroscope, Parca: samples per stack and thread,\n"
+		   "                        labels comm, pid, tid; CPU time at the recorded\n"
+		   "                        rate (read from the capture's command line)\n"
+		   "  --speedscope FILE     speedscope JSON: per thread, off-CPU waits and block\n"
+		   "                        I/O as timelines, CPU samples as a sampled profile\n"
+		   "  --chrome-trace FILE   Trace Event Format JSON for ui.perfetto.dev and\n"
+		   "                        chrome://tracing: a track per thread (off-CPU\n"
+		   "                        intervals, CPU samples) and per block device\n\n"
 		   "%s%s\n"
 		   "Missing stacks show as [Missed User Stack] / [Missed Kernel Stack] (not\n"
 		   "taken) or [lost stack] (definition lost with a damaged block).\n\n"
@@ -198,6 +224,8 @@ static void usage_report(FILE *f)
 		   "    stkrec report --time 2.5,4 --comm nginx  # a window, one program\n"
 		   "    stkrec report --symfs /srv/rootfs    # binaries copied from the target\n"
 		   "    stkrec report -e cpu --svg cpu.svg   # CPU flame graph\n"
+		   "    stkrec report --pprof x.pb.gz && go tool pprof -top x.pb.gz\n"
+		   "    stkrec report -p 185 --chrome-trace x.json   # open in ui.perfetto.dev\n"
 		   "    ssh prod stkrec record -o - -d 30 | stkrec report -i -  # over ssh\n",
 		input_help, report_common_help);
 }
@@ -253,7 +281,8 @@ static int parse_sort(const char *s, struct report_opts *o)
 static int set_view(struct cli *c, enum view_id v)
 {
 	if (c->view_set && c->view != v) {
-		log_usage_error(c->cmd, "choose one of --folded, --top-waits, --biotop and --svg");
+		log_usage_error(c->cmd, "choose one of --folded, --top-waits, --biotop, --chain, "
+				"--svg, --pprof, --speedscope and --chrome-trace");
 		return -EINVAL;
 	}
 	c->view = v;
@@ -398,9 +427,13 @@ static int opt_view(struct cli *c, int opt, const char *arg)
 		c->report_only |= 1;
 		return set_view(c, VIEW_BIOTOP);
 	case OPT_SVG:
+	case OPT_PPROF:
+	case OPT_SPEEDSCOPE:
+	case OPT_CHROME:
 		c->report_only |= 1;
-		c->svg_path = arg;
-		return set_view(c, VIEW_SVG);
+		c->out_path = arg;
+		return set_view(c, opt == OPT_SVG ? VIEW_SVG : opt == OPT_PPROF ? VIEW_PPROF :
+				   opt == OPT_SPEEDSCOPE ? VIEW_SPEEDSCOPE : VIEW_CHROME);
 	case OPT_ICICLE:
 		c->report_only |= 1;
 		c->opts.icicle = true;
@@ -548,18 +581,70 @@ static int parse_args(struct cli *c, int argc, char **argv)
 	return err ? err : check_combinations(c);
 }
 
-/* --svg FILE: the file is created only once the capture has loaded. */
-static int write_svg(struct cli *c, struct report_ctx *ctx)
+/* --svg, --pprof, ... FILE: the file is created only once the capture has
+ * loaded. The exports write hundreds of megabytes in small pieces: a large
+ * buffer makes that a few thousand write(2)s. */
+static int write_file(struct cli *c, struct report_ctx *ctx)
 {
-	FILE *f = strcmp(c->svg_path, "-") ? fopen(c->svg_path, "w") : stdout;
+	FILE *f = strcmp(c->out_path, "-") ? fopen(c->out_path, "w") : stdout;
 	int err;
 
 	if (!f)
 		return -errno;
-	err = view_svg(ctx, f);
+	if (f != stdout)
+		setvbuf(f, NULL, _IOFBF, 1u << 20);
+	errno = 0;
+	err = file_views[c->view].fn(ctx, f);
+	if (!err && ferror(f)) /* a write failed: its errno, as fclose's would be */
+		err = errno ? -errno : -EIO;
 	if (f != stdout && fclose(f) && !err)
 		err = -errno;
 	return err;
+}
+
+/* The CPU time one sample stands for: the recording's -F HZ or -c NS, read
+ * back by record's own parser from the command line the capture keeps (a
+ * capture records no rate of its own). 0 when it is not a line `stkrec
+ * record` takes here (-C of a CPU this host lacks, a line cut at 1023
+ * bytes). */
+static uint64_t recorded_period(const struct model *m)
+{
+	char *dup = strdup(model__header(m)->cmdline), *argv[520], *save = NULL, *tok;
+	char why[256];
+	struct record_opts o;
+	uint64_t period = 0;
+	int argc = 0;
+
+	if (!dup)
+		return 0;
+	tok = strtok_r(dup, " ", &save);
+	if (tok && !strcmp(tok, "stkrec")) /* as record writes it */
+		while ((tok = strtok_r(NULL, " ", &save)) && argc < 519)
+			argv[argc++] = tok;
+	argv[argc] = NULL;
+	if (argc && !strcmp(argv[0], "record")) {
+		if (record_opts__parse(argc, argv, &o, why, sizeof(why)) == 0)
+			period = o.period ? o.period : (1000000000ull + o.freq / 2) / o.freq;
+		record_opts__free(&o);
+	}
+	free(dup);
+	return period;
+}
+
+static void set_cpu_period(struct cli *c, struct report_ctx *ctx)
+{
+	if ((c->view != VIEW_PPROF && c->view != VIEW_SPEEDSCOPE) ||
+	    !filter__kind(&c->com.flt, CAP_KIND_CPU) ||
+	    !model__nr_events(ctx->model, CAP_KIND_CPU))
+		return;
+	ctx->opts.cpu_period_ns = recorded_period(ctx->model);
+	if (!ctx->opts.cpu_period_ns)
+		log_warn("%s: no sampling rate in the capture's command line ('%s'): CPU "
+			 "samples are counted, without CPU time", input__name(c->input),
+			 model__header(ctx->model)->cmdline);
+	else
+		log_debug(1, "%s: one CPU sample stands for %" PRIu64 " ns", input__name(c->input),
+			  ctx->opts.cpu_period_ns);
 }
 
 static int run_view(struct cli *c, struct report_ctx *ctx)
@@ -574,7 +659,10 @@ static int run_view(struct cli *c, struct report_ctx *ctx)
 			log_warn("folded: off-CPU time shown; '-e cpu' gives the CPU samples");
 		return view_folded(ctx, stdout);
 	case VIEW_SVG:
-		return write_svg(c, ctx);
+	case VIEW_PPROF:
+	case VIEW_SPEEDSCOPE:
+	case VIEW_CHROME:
+		return write_file(c, ctx);
 	case VIEW_TOPWAITS:
 		return view_topwaits(ctx, stdout);
 	case VIEW_BIOTOP:
@@ -700,10 +788,11 @@ static int report_run(struct cli *c)
 	}
 	ctx.model = m;
 	ctx.res = res;
+	set_cpu_period(c, &ctx);
 	if (filter__none_match(&c->com.flt, m)) {
-		/* one line, not empty tables; JSON stays a document */
+		/* one line, not empty tables; JSON and files stay documents */
 		log_warn("%s: no events match the filters", c->input);
-		err = c->opts.json ? run_view(c, &ctx) : 0;
+		err = c->opts.json || c->out_path ? run_view(c, &ctx) : 0;
 	} else {
 		err = run_view(c, &ctx);
 	}
@@ -715,8 +804,7 @@ static int report_run(struct cli *c)
 		goto out;
 	}
 	if (err) {
-		log_error("%s: %s", c->view == VIEW_SVG ? c->svg_path : c->cmd,
-			  cap_strerror(err));
+		log_error("%s: %s", c->out_path ? c->out_path : c->cmd, cap_strerror(err));
 		goto out;
 	}
 	report_common_sym_stats(input__name(c->input), res);

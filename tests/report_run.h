@@ -42,28 +42,42 @@ static inline void teardown(void)
 	free(cap_path);
 }
 
-/* Run a view with filter f (bound here) and options o; output as a string. */
-static inline char *run(view_fn fn, struct filter *f, const struct report_opts *o)
+/* Run a view with filter f (bound here; NULL: none), options o and symbol
+ * options so (NULL: the defaults) into out. */
+static inline void run_into(view_fn fn, struct filter *f, const struct report_opts *o,
+			    const struct symbolizer_opts *so, FILE *out)
 {
 	struct report_ctx ctx = { .model = model, .filter = f };
 	struct filter none = { 0 };
-	char *buf = NULL;
-	size_t len = 0;
-	FILE *out;
 
 	if (!f)
 		ctx.filter = f = &none;
 	if (o)
 		ctx.opts = *o;
 	cr_assert_eq(filter__bind(f, model), 0);
-	cr_assert_eq(resolver__new(model, NULL, &ctx.res), 0);
-	out = open_memstream(&buf, &len);
-	cr_assert_not_null(out);
+	cr_assert_eq(resolver__new(model, so, &ctx.res), 0);
 	cr_assert_eq(fn(&ctx, out), 0);
-	fclose(out);
 	resolver__free(ctx.res);
 	if (f == &none)
 		filter__free(&none);
+}
+
+/* Run a view with filter f (bound here) and options o; output as a string. */
+static inline char *run(view_fn fn, struct filter *f, const struct report_opts *o)
+{
+	FILE *out = tmpfile();
+	char *buf;
+	long len;
+
+	cr_assert_not_null(out);
+	run_into(fn, f, o, NULL, out);
+	len = ftell(out);
+	buf = malloc(len + 1);
+	cr_assert(len >= 0 && buf);
+	rewind(out);
+	cr_assert_eq(fread(buf, 1, len, out), (size_t)len);
+	buf[len] = '\0';
+	fclose(out);
 	return buf;
 }
 

@@ -10,15 +10,13 @@
  */
 #include <criterion/criterion.h>
 #include <limits.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/wait.h>
 #include <unistd.h>
+#include "tests/util_e2e.h"
 #include "tests/util_report.h"
 
-#define CHROMIUM "/usr/bin/chromium"
 /* cpuburn's samples are its CPU time: run ahead of any other load on the
  * machine, so that both captures have samples enough to show the split */
 #define NICE "nice -n -10"
@@ -26,16 +24,9 @@
 static char *caps[2], *out_path, *err_path, svg_path[PATH_MAX];
 static const char *bin;
 
-static const char *env_or(const char *name, const char *def)
-{
-	const char *v = getenv(name);
-
-	return v && *v ? v : def;
-}
-
 static void setup(void)
 {
-	bin = env_or("STKREC", "build/stkrec");
+	bin = e2e_env("STKREC", "build/stkrec");
 	if (access(bin, X_OK))
 		cr_skip_test("%s not built", bin);
 	caps[0] = rc_tmpname("cdiffa");
@@ -60,26 +51,10 @@ static void teardown(void)
 	caps[0] = caps[1] = out_path = err_path = NULL;
 }
 
-/* system() of a formatted line; returns the exit status (or -1). */
-static int shell(const char *fmt, ...)
-{
-	char *cmd;
-	va_list ap;
-	int st;
-
-	va_start(ap, fmt);
-	st = vasprintf(&cmd, fmt, ap);
-	va_end(ap);
-	cr_assert_geq(st, 0);
-	st = system(cmd);
-	free(cmd);
-	return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
-}
-
 /* "stkrec ARGS" with stdout and stderr kept; the exit status. */
 static int run(const char *args)
 {
-	return shell("TZ=UTC %s %s >%s 2>%s", bin, args, out_path, err_path);
+	return e2e_shell("TZ=UTC %s %s >%s 2>%s", bin, args, out_path, err_path);
 }
 
 static char *out(void)
@@ -98,16 +73,12 @@ static char *err(void)
 	return s;
 }
 
-static bool have(const char *cmd)
-{
-	return shell("command -v %s >/dev/null 2>&1", cmd) == 0;
-}
 
 static void assert_xml(const char *path)
 {
-	if (!have("xmllint"))
+	if (!e2e_have("xmllint"))
 		cr_skip_test("xmllint not installed (Debian libxml2-utils)");
-	cr_assert_eq(shell("xmllint --noout %s", path), 0, "xmllint rejected %s", path);
+	cr_assert_eq(e2e_shell("xmllint --noout %s", path), 0, "xmllint rejected %s", path);
 }
 
 /* ---- synthetic captures: usage and exit codes ---------------------------- */
@@ -363,28 +334,6 @@ Test(svg_cli, report_svg_to_stdout_and_file)
 
 /* ---- the real recorder ----------------------------------------------------- */
 
-/* Record `launcher workload ARGS` into cap; skips when recording cannot
- * work here. */
-static void record(const char *cap, const char *ropts, const char *launcher, const char *name,
-		   const char *args)
-{
-	char rel[PATH_MAX], wl[PATH_MAX], *e;
-	int st;
-
-	if (geteuid() != 0)
-		cr_skip_test("recording needs root");
-	snprintf(rel, sizeof(rel), "%s/%s", env_or("STKREC_WORKLOADS", "build/workloads"), name);
-	if (!realpath(rel, wl))
-		cr_skip_test("workload %s not built (make test-build)", rel);
-	st = shell("%s record -o %s %s -- %s %s %s >%s 2>%s", bin, cap, ropts, launcher, wl,
-		   args, out_path, err_path);
-	e = err();
-	if (st == 1 && (strstr(e, "cannot load the BPF") || strstr(e, "has no BTF")))
-		cr_skip_test("BPF cannot load here: %s", e);
-	cr_assert_eq(st, 0, "record failed: %s", e);
-	free(e);
-}
-
 struct frow {
 	long long a, b, change;
 	char pct[32];
@@ -494,8 +443,8 @@ Test(diff_e2e, cpuburn_split_flipped, .timeout = 120)
 {
 	char args[PATH_MAX * 3], *s;
 
-	record(caps[0], "-e cpu -F 999", NICE, "cpuburn", "1500 25");
-	record(caps[1], "-e cpu -F 999", NICE, "cpuburn", "1500 75");
+	e2e_record(bin, caps[0], "-e cpu -F 999", NICE, "cpuburn", "1500 25", out_path);
+	e2e_record(bin, caps[1], "-e cpu -F 999", NICE, "cpuburn", "1500 75", out_path);
 	snprintf(args, sizeof(args), "diff --comm cpuburn %s %s", caps[0], caps[1]);
 	cr_assert_eq(run(args), 0);
 	s = out();
@@ -507,39 +456,23 @@ Test(diff_e2e, cpuburn_split_flipped, .timeout = 120)
 
 /* ---- flame graphs of real captures in a browser ----------------------------- */
 
-/* node_modules is not committed: install the locked playwright-core once. */
-static void browser_setup(const char *dir)
-{
-	if (shell("test -d '%s/node_modules/playwright-core'", dir) == 0)
-		return;
-	if (!have("npm"))
-		cr_skip_test("npm not installed: cannot install playwright-core");
-	cr_assert_eq(shell("npm ci --prefix '%s' --no-audit --no-fund >/dev/null 2>&1", dir), 0,
-		     "npm ci in %s failed", dir);
-}
-
 /* flame_check.js on svg: expected frames, zoom on click; screenshots are
  * kept in $STKREC_SHOTS when set. */
 static void browser_check(const char *svg, const char *tag, const char *args)
 {
-	char dir[PATH_MAX], tmp[] = "/tmp/stkrec-diffshot-XXXXXX", png[PATH_MAX];
-	const char *keep = getenv("STKREC_SHOTS");
+	const char *keep = getenv("STKREC_SHOTS"), *dir = e2e_browser_dir();
+	char tmp[] = "/tmp/stkrec-diffshot-XXXXXX", png[PATH_MAX];
 	int rc;
 
-	if (access(CHROMIUM, X_OK) != 0)
-		cr_skip_test("chromium not installed (Debian package chromium)");
-	if (!have("node"))
-		cr_skip_test("node not installed (Debian package nodejs)");
-	snprintf(dir, sizeof(dir), "%s/tests/browser", env_or("STKREC_SRCDIR", "."));
-	browser_setup(dir);
 	cr_assert_not_null(mkdtemp(tmp));
 	snprintf(png, sizeof(png), "%s/%s.png", keep && *keep ? keep : tmp, tag);
-	rc = shell("node '%s/flame_check.js' %s %s %s > %s/log 2>&1", dir, svg, png, args, tmp);
+	rc = e2e_shell("node '%s/flame_check.js' %s %s %s > %s/log 2>&1", dir, svg, png, args,
+		       tmp);
 	if (rc != 0)
-		shell("cat %s/log", tmp);
+		e2e_shell("cat %s/log", tmp);
 	cr_assert_eq(rc, 0, "browser checks of %s failed", tag);
 	cr_expect_eq(access(png, R_OK), 0, "screenshot written");
-	shell("rm -rf %s", tmp);
+	e2e_shell("rm -rf %s", tmp);
 }
 
 static void expect_in_file(const char *path, const char *const *words, int n)
@@ -562,8 +495,8 @@ Test(svg_e2e, cpu_and_diff_flame_graphs_in_chromium, .timeout = 600)
 						  "<title>burn_a (", "<title>burn_b (" };
 	char args[PATH_MAX * 3];
 
-	record(caps[0], "-e cpu -F 999", NICE, "cpuburn", "1000 25");
-	record(caps[1], "-e cpu -F 999", NICE, "cpuburn", "1000 75");
+	e2e_record(bin, caps[0], "-e cpu -F 999", NICE, "cpuburn", "1000 25", out_path);
+	e2e_record(bin, caps[1], "-e cpu -F 999", NICE, "cpuburn", "1000 75", out_path);
 	snprintf(args, sizeof(args), "report -i %s --svg %s", caps[0], svg_path);
 	cr_assert_eq(run(args), 0);
 	assert_xml(svg_path);
@@ -586,7 +519,7 @@ Test(svg_e2e, offcpu_flame_graph_in_chromium, .timeout = 300)
 					     "<title>do_nanosleep (" };
 	char args[PATH_MAX * 3];
 
-	record(caps[0], "-e offcpu", "", "sleeper", "600 10");
+	e2e_record(bin, caps[0], "-e offcpu", "", "sleeper", "600 10", out_path);
 	snprintf(args, sizeof(args), "report -i %s --svg %s", caps[0], svg_path);
 	cr_assert_eq(run(args), 0);
 	assert_xml(svg_path);

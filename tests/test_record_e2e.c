@@ -22,6 +22,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 #include "format/capture.h"
+#include "tests/util_e2e.h"
 
 /* --- running the recorder -------------------------------------------- */
 
@@ -29,18 +30,11 @@ static char cap_path[] = "/tmp/stkrec-e2e-XXXXXX";
 static char out_path[PATH_MAX];
 static char stdout_buf[4096];
 
-static const char *env_or(const char *name, const char *def)
-{
-	const char *v = getenv(name);
-
-	return v && *v ? v : def;
-}
-
 static void workload(const char *name, char *out, size_t len)
 {
 	char rel[PATH_MAX];
 
-	snprintf(rel, sizeof(rel), "%s/%s", env_or("STKREC_WORKLOADS", "build/workloads"), name);
+	snprintf(rel, sizeof(rel), "%s/%s", e2e_env("STKREC_WORKLOADS", "build/workloads"), name);
 	if (!realpath(rel, out))
 		cr_skip_test("workload %s not built (make test-build)", rel);
 	(void)len;
@@ -63,7 +57,7 @@ static void slurp(const char *path, char *buf, size_t len)
 static void record(char *const args[])
 {
 	char *argv[32], err_path[PATH_MAX], errbuf[4096];
-	const char *bin = env_or("STKREC", "build/stkrec");
+	const char *bin = e2e_env("STKREC", "build/stkrec");
 	int i, n = 0, st, fo, fe;
 	pid_t pid;
 
@@ -106,13 +100,7 @@ static void record(char *const args[])
 
 static long long stdout_value(const char *key)
 {
-	char pat[64];
-	const char *p;
-
-	snprintf(pat, sizeof(pat), "%s=", key);
-	p = strstr(stdout_buf, pat);
-	cr_assert_not_null(p, "workload printed no %s: '%s'", key, stdout_buf);
-	return atoll(p + strlen(pat));
+	return e2e_value_of(stdout_buf, key);
 }
 
 /* --- the capture, in memory ------------------------------------------- */
@@ -631,7 +619,7 @@ static void info_text(char *buf, size_t len)
 	size_t n;
 	FILE *p;
 
-	snprintf(cmd, sizeof(cmd), "%s info %s", env_or("STKREC", "build/stkrec"), cap_path);
+	snprintf(cmd, sizeof(cmd), "%s info %s", e2e_env("STKREC", "build/stkrec"), cap_path);
 	p = popen(cmd, "r");
 	cr_assert_not_null(p);
 	n = fread(buf, 1, len - 1, p);

@@ -48,7 +48,7 @@ static void put(const char *p, const void *buf, size_t len)
 }
 
 /* The commands every hostile file goes through; "-" is the file. */
-static const char *const views[][4] = {
+static const char *const views[][5] = {
 	{ "info", "-", NULL },
 	{ "info", "--json", "-", NULL },
 	{ "report", "--folded", "-i", "-" },
@@ -56,6 +56,9 @@ static const char *const views[][4] = {
 	{ "report", "--top-waits", "-i", "-" },
 	{ "report", "--biotop", "-i", "-" },
 	{ "script", "-i", "-", NULL },
+	{ "report", "--pprof", "/dev/stdout", "-i", "-" },
+	{ "report", "--speedscope", "/dev/stdout", "-i", "-" },
+	{ "report", "--chrome-trace", "/dev/stdout", "-i", "-" },
 };
 #define NR_VIEWS (sizeof(views) / sizeof(views[0]))
 
@@ -67,7 +70,7 @@ static int run_view_r(size_t v, const char *p, const char *what, struct rl_run *
 	char *argv[8] = { (char *)rl_stkrec() }, prefix[PATH_MAX + 16];
 	int i, code;
 
-	for (i = 0; i < 4 && views[v][i]; i++)
+	for (i = 0; i < 5 && views[v][i]; i++)
 		argv[i + 1] = strcmp(views[v][i], "-") ? (char *)views[v][i] : (char *)p;
 	argv[i + 1] = NULL;
 	rl_run(argv, TIMEOUT, AS_LIMIT, r);

@@ -12,21 +12,15 @@
 #include <string.h>
 #include <sys/wait.h>
 #include <unistd.h>
+#include "tests/util_e2e.h"
 #include "tests/util_report.h"
 
 static char *cap, *out_path;
 static const char *bin;
 
-static const char *env_or(const char *name, const char *def)
-{
-	const char *v = getenv(name);
-
-	return v && *v ? v : def;
-}
-
 static void setup(void)
 {
-	bin = env_or("STKREC", "build/stkrec");
+	bin = e2e_env("STKREC", "build/stkrec");
 	cap = rc_tmpname("e2e");
 	out_path = rc_tmpname("e2e-out");
 }
@@ -43,42 +37,12 @@ static void teardown(void)
  * is returned. Skips when recording cannot work here. */
 static char *record(const char *ropts, const char *name, const char *args)
 {
-	char wl[PATH_MAX], rel[PATH_MAX], cmd[PATH_MAX * 2], *err_path, *err, *out;
-	int st;
+	char *out;
 
-	if (geteuid() != 0)
-		cr_skip_test("recording needs root");
-	if (access(bin, X_OK))
-		cr_skip_test("no stkrec binary at %s", bin);
-	snprintf(rel, sizeof(rel), "%s/%s", env_or("STKREC_WORKLOADS", "build/workloads"), name);
-	if (!realpath(rel, wl))
-		cr_skip_test("workload %s not built (make test-build)", rel);
-	err_path = rc_tmpname("e2e-err");
-	snprintf(cmd, sizeof(cmd), "%s record -o %s %s -- %s %s >%s 2>%s", bin, cap, ropts, wl,
-		 args, out_path, err_path);
-	st = system(cmd);
-	err = rc_slurp(err_path, NULL);
-	unlink(err_path);
-	free(err_path);
-	if (WIFEXITED(st) && WEXITSTATUS(st) == 1 && err &&
-	    (strstr(err, "cannot load the BPF") || strstr(err, "has no BTF")))
-		cr_skip_test("BPF cannot load here: %s", err);
-	cr_assert(WIFEXITED(st) && WEXITSTATUS(st) == 0, "record failed: %s", err);
-	free(err);
+	e2e_record(bin, cap, ropts, "", name, args, out_path);
 	out = rc_slurp(out_path, NULL);
 	cr_assert_not_null(out);
 	return out;
-}
-
-static long long value_of(const char *text, const char *key)
-{
-	char pat[64];
-	const char *p;
-
-	snprintf(pat, sizeof(pat), "%s=", key);
-	p = strstr(text, pat);
-	cr_assert_not_null(p, "no %s in '%s'", key, text);
-	return atoll(p + strlen(pat));
 }
 
 /* Run `stkrec CMD -i CAP ARGS` and return its stdout (exit status 0). */
@@ -98,7 +62,7 @@ TestSuite(report_e2e, .init = setup, .fini = teardown);
 Test(report_e2e, sleeper_folded_names_and_time)
 {
 	char *wout = record("-e offcpu", "sleeper", "600 10"), *s, *p, args[64];
-	long long tid = value_of(wout, "tid"), wall = value_of(wout, "wall_ns");
+	long long tid = e2e_value_of(wout, "tid"), wall = e2e_value_of(wout, "wall_ns");
 	unsigned long long sum = 0;
 	bool named = false;
 
@@ -133,7 +97,7 @@ Test(report_e2e, cpuburn_perf_view_split)
 	char *wout = record("-e cpu -F 499", "cpuburn", "1500 25"), *s, *a, *b, args[64];
 	double pa, pb;
 
-	snprintf(args, sizeof(args), "-p %lld --sort sym", value_of(wout, "pid"));
+	snprintf(args, sizeof(args), "-p %lld --sort sym", e2e_value_of(wout, "pid"));
 	s = report("report", args);
 	a = strstr(s, "[.] burn_a\n");
 	b = strstr(s, "[.] burn_b\n");
@@ -163,7 +127,7 @@ Test(report_e2e, odirect_script_bytes_exact)
 	close(fd);
 	snprintf(args, sizeof(args), "%s 32 65536", target);
 	wout = record("-e bio", "odirect", args);
-	snprintf(args, sizeof(args), "-e bio -p %lld", value_of(wout, "pid"));
+	snprintf(args, sizeof(args), "-e bio -p %lld", e2e_value_of(wout, "pid"));
 	s = report("script", args);
 	/* "COMM PID/TID [---] SECONDS: bio: BYTES bytes OP DISK ...", then the
 	 * submitter's stack, one tab-indented line per frame */
@@ -191,7 +155,7 @@ Test(report_e2e, odirect_script_bytes_exact)
 	}
 	/* each synchronous 64 KiB O_DIRECT pwrite is one request of its own */
 	cr_assert_eq(ndata, 32, "%u requests of 64 KiB", ndata);
-	cr_assert_eq(data, (unsigned long long)value_of(wout, "bytes"));
+	cr_assert_eq(data, (unsigned long long)e2e_value_of(wout, "bytes"));
 	cr_assert(!nmeta || first_meta >= last_data,
 		  "metadata at %.6f before the last data write at %.6f", first_meta, last_data);
 	unlink(target);

@@ -8,14 +8,13 @@
 #include <criterion/criterion.h>
 #include <errno.h>
 #include <limits.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include "report/flamegraph.h"
+#include "tests/util_e2e.h"
 
 /* Result of flame__parse_folded(); frames point into the parsed line. */
 struct flame_folded {
@@ -338,13 +337,6 @@ static void write_file(const char *path, const char *text)
 	cr_assert_eq(fclose(f), 0);
 }
 
-static bool have(const char *cmd)
-{
-	char buf[256];
-
-	snprintf(buf, sizeof(buf), "command -v %s >/dev/null 2>&1", cmd);
-	return system(buf) == 0;
-}
 
 /* xmllint --noout: well-formed XML, any byte in the input notwithstanding.
  * Frees svg. Called last in a test: without xmllint the test is skipped,
@@ -358,7 +350,7 @@ static void assert_xml_valid(char *svg)
 	close(fd);
 	write_file(path, svg);
 	free(svg);
-	if (!have("xmllint")) {
+	if (!e2e_have("xmllint")) {
 		unlink(path);
 		cr_skip_test("checking the SVG is well-formed needs xmllint (libxml2-utils)");
 	}
@@ -854,7 +846,6 @@ Test(flame_api, static_without_script)
 
 /* ---- a real browser -------------------------------------------------------- */
 
-#define CHROMIUM "/usr/bin/chromium"
 
 static const char *const sample[] = {
 	"myapp;main;parse_config;read_file;__libc_read 120",
@@ -869,65 +860,24 @@ static const char *const sample[] = {
 	"kworker/0:1;worker_thread;schedule 10",
 };
 
-static const char *srcdir(void)
-{
-	const char *d = getenv("STKREC_SRCDIR");
-
-	return d && *d ? d : ".";
-}
-
-/* system() on a formatted command line; returns its status. */
-static int shell(const char *fmt, ...)
-{
-	char *cmd;
-	va_list ap;
-	int rc;
-
-	va_start(ap, fmt);
-	rc = vasprintf(&cmd, fmt, ap);
-	va_end(ap);
-	cr_assert_geq(rc, 0);
-	rc = system(cmd);
-	free(cmd);
-	return rc;
-}
-
-/* node_modules is not committed: install the locked playwright-core once. */
-static void browser_setup(const char *dir)
-{
-	if (shell("test -d '%s/node_modules/playwright-core'", dir) == 0)
-		return;
-	if (!have("npm"))
-		cr_skip_test("npm not installed: cannot install playwright-core");
-	cr_assert_eq(shell("npm ci --prefix '%s' --no-audit --no-fund"
-			   " >/dev/null 2>&1 || npm install --prefix '%s'"
-			   " --no-audit --no-fund >/dev/null 2>&1", dir, dir),
-		     0, "npm ci in %s failed", dir);
-}
-
 static void run_check(const char *svg_text, const char *args)
 {
-	char dir[PATH_MAX], tmp[] = "/tmp/stkrec-flame-XXXXXX";
+	const char *dir = e2e_browser_dir();
+	char tmp[] = "/tmp/stkrec-flame-XXXXXX";
 	char svg[64], png[64];
 	int rc;
 
-	if (access(CHROMIUM, X_OK) != 0)
-		cr_skip_test("chromium not installed (Debian package chromium)");
-	if (!have("node"))
-		cr_skip_test("node not installed (Debian package nodejs)");
-	snprintf(dir, sizeof(dir), "%s/tests/browser", srcdir());
-	browser_setup(dir);
 	cr_assert_not_null(mkdtemp(tmp));
 	snprintf(svg, sizeof(svg), "%s/flame.svg", tmp);
 	snprintf(png, sizeof(png), "%s/flame.png", tmp);
 	write_file(svg, svg_text);
-	rc = shell("node '%s/flame_check.js' %s %s %s > %s/log 2>&1",
-		   dir, svg, png, args, tmp);
+	rc = e2e_shell("node '%s/flame_check.js' %s %s %s > %s/log 2>&1",
+		       dir, svg, png, args, tmp);
 	if (rc != 0)
-		shell("cat %s/log", tmp);	/* show the failed checks */
+		e2e_shell("cat %s/log", tmp);	/* show the failed checks */
 	cr_assert_eq(rc, 0, "browser checks failed; files in %s", tmp);
 	cr_expect_eq(access(png, R_OK), 0, "screenshot written");
-	shell("rm -rf %s", tmp);
+	e2e_shell("rm -rf %s", tmp);
 }
 
 Test(flame_browser, hover_zoom_search_in_chromium, .timeout = 180)

@@ -31,22 +31,6 @@ static const char prog_src[] =
 static char dir[] = "/tmp/stkrec-srcline-XXXXXX";
 static char exe[sizeof(dir) + 8];
 
-/* File offset of vaddr through the program headers; 0 if not loaded. */
-static uint64_t vaddr_offset(Elf *e, uint64_t vaddr)
-{
-	GElf_Phdr ph;
-	size_t k, n;
-
-	elf_getphdrnum(e, &n);
-	for (k = 0; k < n; k++) {
-		gelf_getphdr(e, k, &ph);
-		if (ph.p_type == PT_LOAD && vaddr >= ph.p_vaddr &&
-		    vaddr < ph.p_vaddr + ph.p_filesz)
-			return vaddr - ph.p_vaddr + ph.p_offset;
-	}
-	return 0;
-}
-
 /* File offset of the lowest address of prog.c's line; 0 if none. */
 static uint64_t line_offset(Dwarf *dw, int line)
 {
@@ -72,7 +56,7 @@ static uint64_t line_offset(Dwarf *dw, int line)
 		}
 		off = next;
 	}
-	return best == UINT64_MAX ? 0 : vaddr_offset(dwarf_getelf(dw), best);
+	return best == UINT64_MAX ? 0 : rc_elf_offset(dwarf_getelf(dw), best);
 }
 
 static uint8_t bid[20];
@@ -141,21 +125,16 @@ static char *run_src(view_fn fn, unsigned kinds, struct report_opts o, bool srcl
 {
 	struct symbolizer_opts so = { .srclines = true };
 	struct filter f = { .kinds = kinds, .pids = malloc(sizeof(uint32_t)), .npids = 1 };
-	struct report_ctx ctx = { .model = model, .filter = &f };
 	char *buf = NULL;
 	size_t len = 0;
 	FILE *out;
 
 	f.pids[0] = 500;
 	o.srcline = srcline;
-	ctx.opts = o;
-	cr_assert_eq(filter__bind(&f, model), 0);
-	cr_assert_eq(resolver__new(model, &so, &ctx.res), 0);
 	out = open_memstream(&buf, &len);
 	cr_assert_not_null(out);
-	cr_assert_eq(fn(&ctx, out), 0);
+	run_into(fn, &f, &o, &so, out);
 	fclose(out);
-	resolver__free(ctx.res);
 	filter__free(&f);
 	return buf;
 }

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 #include <errno.h>
+#include <gelf.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -40,6 +41,11 @@ static const uint64_t u_exec[] = { 0x400500 };
 
 struct cap_writer *rc_open(const char *path)
 {
+	return rc_open_cmdline(path, "stkrec record -a -d 3");
+}
+
+struct cap_writer *rc_open_cmdline(const char *path, const char *cmdline)
+{
 	struct cap_header h = {
 		.major = CAP_VERSION_MAJOR, .minor = CAP_VERSION_MINOR,
 		.start_time = RC_T0, .start_realtime = RC_REAL0,
@@ -53,7 +59,7 @@ struct cap_writer *rc_open(const char *path)
 	strcpy(h.release, "6.18.0-test");
 	strcpy(h.machine, "x86_64");
 	strcpy(h.version, "0.1.0");
-	strcpy(h.cmdline, "stkrec record -a -d 3");
+	snprintf(h.cmdline, sizeof(h.cmdline), "%s", cmdline);
 	return cap_writer__open(path, &h, &o, &w) ? NULL : w;
 }
 
@@ -251,7 +257,7 @@ int rc_write_scene(const char *path, const struct rc_opts *opts)
 {
 	static const struct rc_opts none;
 	const struct rc_opts *o = opts ? opts : &none;
-	struct cap_writer *w = rc_open(path);
+	struct cap_writer *w = o->cmdline ? rc_open_cmdline(path, o->cmdline) : rc_open(path);
 	int err;
 
 	if (!w)
@@ -275,6 +281,23 @@ int rc_write_scene(const char *path, const struct rc_opts *opts)
 		return err;
 	}
 	return cap_writer__finish(w);
+}
+
+uint64_t rc_elf_offset(Elf *e, uint64_t vaddr)
+{
+	GElf_Phdr ph;
+	size_t k, n;
+
+	if (elf_getphdrnum(e, &n))
+		return 0;
+	for (k = 0; k < n; k++) {
+		if (!gelf_getphdr(e, k, &ph))
+			return 0;
+		if (ph.p_type == PT_LOAD && vaddr >= ph.p_vaddr &&
+		    vaddr < ph.p_vaddr + ph.p_filesz)
+			return vaddr - ph.p_vaddr + ph.p_offset;
+	}
+	return 0;
 }
 
 char *rc_tmpname(const char *tag)

@@ -11,6 +11,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <libelf.h>
 #include "format/capture.h"
 
 #define RC_T0 1000000000000ull                 /* monotonic start, ns */
@@ -36,6 +37,7 @@ struct rc_opts {
 	uint8_t real_bid_size;
 	bool truncate;            /* drop the trailer and cut the last block */
 	unsigned extra_cpu;       /* this many more CPU samples (speed tests) */
+	const char *cmdline;      /* the header's; NULL: "stkrec record -a -d 3" */
 };
 
 /* Write the scene to path. 0 or a negative code. */
@@ -43,6 +45,7 @@ int rc_write_scene(const char *path, const struct rc_opts *opts);
 
 /* Low-level pieces for tests that build their own capture. */
 struct cap_writer *rc_open(const char *path);
+struct cap_writer *rc_open_cmdline(const char *path, const char *cmdline);
 int rc_string(struct cap_writer *w, uint32_t id, const char *s);
 int rc_thread(struct cap_writer *w, uint64_t t, uint32_t tid, uint32_t pid, uint32_t flags,
 	      const char *comm);
@@ -54,6 +57,10 @@ int rc_offcpu(struct cap_writer *w, uint64_t start, uint64_t dur, uint32_t tid, 
 	      uint32_t state, uint32_t ustack, uint32_t kstack);
 int rc_cpu(struct cap_writer *w, uint64_t t, uint32_t tid, uint32_t pid, uint32_t ustack,
 	   uint32_t kstack);
+
+/* The file offset of vaddr through an ELF's loaded segments (PT_LOAD); 0
+ * when none holds it. */
+uint64_t rc_elf_offset(Elf *e, uint64_t vaddr);
 
 /* A unique temporary file name (removed by the caller). */
 char *rc_tmpname(const char *tag);

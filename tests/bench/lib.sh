@@ -1,27 +1,62 @@
 # SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
-# Sourced by the sections of make bench that also run alone (unwind.sh,
-# pack.sh): bench_setup NAME WHY sets TMP (BENCH_TMP/NAME from run.sh, else
-# a directory of its own, removed at exit), TABLE (BENCH_TABLE, else
-# OUT/NAME.txt, emptied) and JSON (BENCH_<NAME>_JSON, else OUT/NAME.json),
-# and checks root (WHY says what for) and the stkrec binary. Needs STKREC
-# and OUT.
+# What the scripts of make bench share, sourced by each (run.sh, unwind.sh,
+# pack.sh, wakeup.sh, export.sh): the table they print to ($TABLE),
+# numbers, verdicts, the capture counts from `stkrec info --json`
+# ($STKREC), a section's scratch directory.
 
 die() { echo "bench: $*" >&2; exit 1; }
-
-bench_setup() {
-	local name=$1 why=$2 json_var
-	json_var=BENCH_${name^^}_JSON
-	mkdir -p "$OUT"
+# the median of numbers on stdin; an even count averages the middle two
+median() { sort -n | awk '{a[NR]=$1} END {
+	if (NR == 0) { print 0; exit }
+	if (NR % 2) { print a[(NR+1)/2]; exit }
+	s = sprintf("%.4f", (a[NR/2] + a[NR/2+1]) / 2); sub(/\.?0+$/, "", s); print s }'; }
+# perf bench sched pipe's ops/s from its output on stdin
+ops() { awk '/ops\/sec/ {v=$1} END {print v+0}'; }
+div() { awk -v a="$1" -v b="$2" -v f="${3:-%.2f}" 'BEGIN {printf f, (b != 0) ? a / b : 0}'; }
+row() { printf '%-44s %s\n' "$1" "$2" | tee -a "$TABLE"; }
+head_() { printf '\n== %s\n' "$1" | tee -a "$TABLE"; }
+note() { echo "  $*" | tee -a "$TABLE"; }
+# PASS when "A OP B" holds (awk numbers)
+verdict() { awk -v a="$1" -v b="$3" -v op="$2" 'BEGIN {
+	ok = (op == "<=") ? a <= b : (op == ">=") ? a >= b : 0
+	print ok ? "PASS" : "MISS" }'; }
+# stkrec info --json: one object, "events" and "lost" per kind
+info() { "$STKREC" info --json "$1" > "$1.json" || die "stkrec info $1 failed"; }
+jget() { jq -r "$2" "$1.json"; }
+nevents() { jget "$1" '.events.offcpu + .events.cpu + .events.bio'; }
+# "lost": dropped (ring buffer full, state table full, side band) plus the
+# runs the kernel skipped (not_run: bpf.skipped.*, bio.missed_completions);
+# stacks missed (events kept without a stack) are shown apart.
+nlost() { jget "$1" '.lost.offcpu + .lost.cpu + .lost.bio + .lost.sideband + .not_run'; }
+# section_tmp NAME: TMP is $BENCH_TMP/NAME under run.sh, else a directory
+# of the section's own, removed at exit.
+section_tmp() {
 	if [ -n "${BENCH_TMP:-}" ]; then
-		TMP=$BENCH_TMP/$name
+		TMP=$BENCH_TMP/$1
 		mkdir -p "$TMP"
 	else
-		TMP=$(mktemp -d "/var/tmp/stkrec-bench-$name.XXXXXX")
+		TMP=$(mktemp -d "/var/tmp/stkrec-bench-$1.XXXXXX")
 		trap 'rm -rf "$TMP"' EXIT
 	fi
-	TABLE=${BENCH_TABLE:-$OUT/$name.txt}
-	JSON=${!json_var:-$OUT/$name.json}
+}
+# section NAME WHY: a section script's setup. TMP (section_tmp); TABLE,
+# run.sh's or else OUT/NAME.txt (emptied); JSON, where BENCH_<NAME>_JSON
+# says or else OUT/NAME.json; root (for WHY) and $STKREC checked.
+section() {
+	local var
+	var="BENCH_$(echo "$1" | tr '[:lower:]' '[:upper:]')_JSON"
+	mkdir -p "$OUT"
+	section_tmp "$1"
+	TABLE=${BENCH_TABLE:-$OUT/$1.txt}
+	JSON=${!var:-$OUT/$1.json}
 	[ -n "${BENCH_TABLE:-}" ] || : > "$TABLE"
-	[ "$(id -u)" = 0 ] || die "needs root ($why)"
+	[ "$(id -u)" = 0 ] || die "needs root ($2)"
 	[ -x "$STKREC" ] || die "no stkrec binary at $STKREC"
+}
+# -a records the whole host: another busy program skews every figure.
+idle_warning() {
+	local idle
+	idle=$(vmstat 1 2 | awk 'END {print $15}')
+	[ "$idle" -ge 90 ] ||
+		note "warning: the host was only $idle% idle before the start; figures include that load"
 }

@@ -27,15 +27,11 @@ OUT=${BENCH_OUT:-build/bench}
 SECONDS_=${BENCH_PACK_SECONDS:-10}
 ROUNDS=${BENCH_PACK_ROUNDS:-3}
 . "$(dirname "$0")/lib.sh"
-bench_setup pack BPF
+section pack BPF
 for t in jq awk; do
 	command -v "$t" >/dev/null || die "$t missing (make bench installs it)"
 done
 
-row() { printf '%-44s %s\n' "$1" "$2" | tee -a "$TABLE"; }
-head_() { printf '\n== %s\n' "$1" | tee -a "$TABLE"; }
-median() { sort -n | awk '{a[NR]=$1} END {if (NR==0) {print 0} else if (NR%2) {print a[(NR+1)/2]} else {printf "%.3f\n", (a[NR/2]+a[NR/2+1])/2}}'; }
-verdict() { awk -v v="$1" -v t="$2" 'BEGIN {print (v <= t) ? "PASS" : "MISS"}'; }
 
 # A JIT load beside the host's own: Node's hot loop with its perf map.
 NODE=$(command -v node || true)
@@ -95,8 +91,8 @@ for i in $(seq "$ROUNDS"); do
 done
 TM=$(median < "$TMP/t"); BM=$(median < "$TMP/bpa"); PM=$(median < "$TMP/bpp")
 TARGET_T=$(awk -v s="$SECONDS_" 'BEGIN {print s / 10}')
-row "7a time to write the pack at the end" "$TM s ($(verdict "$TM" "$TARGET_T"): at most $TARGET_T s)"
-row "7b bytes the pack adds per user address" "$BM B ($(verdict "$BM" 64): at most 64)"
+row "7a time to write the pack at the end" "$TM s ($(verdict "$TM" "<=" "$TARGET_T"): at most $TARGET_T s)"
+row "7b bytes the pack adds per user address" "$BM B ($(verdict "$BM" "<=" 64): at most 64)"
 row "   ... per address it names (PACK_ADDR)" "$PM B"
 row "   last round" "$BIN binaries, $SYM symbols, $ADDR addresses packed, $UNN unnamed, $JIT JIT entries"
 jq -n --argjson seconds "$SECONDS_" --argjson rounds "$ROUNDS" --argjson t "$TM" \

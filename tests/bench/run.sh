@@ -17,7 +17,9 @@
 # BENCH_PIN (default 1), BENCH_UNWIND (0 skips section 6, --call-graph
 # dwarf against fp and perf: tests/bench/unwind.sh, which names its own
 # settings and also runs alone), BENCH_PACK (0 skips section 7, the symbol
-# pack's time and size: tests/bench/pack.sh, which also runs alone).
+# pack's time and size), BENCH_WAKEUP (0 skips section 8, what record -e
+# wakeup costs), BENCH_EXPORT (0 skips section 9, the exports for other
+# viewers); each of tests/bench/{pack,wakeup,export}.sh also runs alone.
 set -euo pipefail
 
 STKREC=$(realpath "${STKREC:-build/stkrec}")
@@ -31,8 +33,9 @@ RES="$OUT/results.json"
 TABLE="$OUT/results.txt"
 TMP=$(mktemp -d /var/tmp/stkrec-bench.XXXXXX)
 trap 'rm -rf "$TMP"' EXIT
+# shellcheck source=tests/bench/lib.sh
+. "$(dirname "$0")/lib.sh"
 
-die() { echo "bench: $*" >&2; exit 1; }
 [ "$(id -u)" = 0 ] || die "needs root (BPF and perf -a)"
 [ -x "$STKREC" ] || die "no stkrec binary at $STKREC"
 for t in perf stress-ng zstd jq bpftool vmstat taskset /usr/bin/time; do
@@ -49,34 +52,17 @@ else
 	LAYOUT="unpinned"
 fi
 
-median() { sort -n | awk '{a[NR]=$1} END {if (NR==0) {print 0} else if (NR%2) {print a[(NR+1)/2]} else {printf "%.1f\n", (a[NR/2]+a[NR/2+1])/2}}'; }
 ops() { awk '/ops\/sec/ {v=$1} END {print v+0}'; }
-div() { awk -v a="$1" -v b="$2" -v f="${3:-%.2f}" 'BEGIN {printf f, b ? a / b : 0}'; }
 # change from a to b in percent, signed
 loss() { awk -v a="$1" -v b="$2" 'BEGIN {printf "%+.1f", (a > 0) ? 100 * (b - a) / a : 0}'; }
-# stkrec info --json: one object, "events" and "lost" per kind
-info() { "$STKREC" info --json "$1" > "$1.json" || die "stkrec info $1 failed"; }
-jget() { jq -r "$2" "$1.json"; }
-nevents() { jget "$1" '.events.offcpu + .events.cpu + .events.bio'; }
-# "lost": dropped (ring buffer full, state table full, side band) plus the
-# runs the kernel skipped (not_run: bpf.skipped.*, bio.missed_completions);
-# stacks missed (events kept without a stack) are shown apart.
-nlost() { jget "$1" '.lost.offcpu + .lost.cpu + .lost.bio + .lost.sideband + .not_run'; }
 nmissed() { jget "$1" '.stacks_missed.user + .stacks_missed.kernel'; }
 perf_samples() { perf report -i "$1" --stats 2>/dev/null | awk '/SAMPLE events/ {print $3; exit}'; }
 perf_lost() { perf report -i "$1" --stats 2>/dev/null | awk '/LOST events/ {v=$3} END {print v+0}'; }
-row() { printf '%-44s %s\n' "$1" "$2" | tee -a "$TABLE"; }
-head_() { printf '\n== %s\n' "$1" | tee -a "$TABLE"; }
 : > "$TABLE"
 
 MODEL=$(awk -F': ' '/model name/ {print $2; exit}' /proc/cpuinfo)
 head_ "machine: $(nproc) CPUs, ${MODEL:-unknown CPU}, kernel $(uname -r); $LAYOUT"
-# -a records the whole host: another busy program skews every figure.
-idle() { vmstat 1 2 | awk 'END {print $15}'; }
-IDLE=$(idle)
-[ "$IDLE" -ge 90 ] ||
-	echo "  warning: the host was only $IDLE% idle before the start; figures include that load" |
-	tee -a "$TABLE"
+idle_warning
 
 # --- 1. recording overhead ----------------------------------------------------
 # Two layouts, each with its own alternation. Pinned (workload on CPU 0,
@@ -328,9 +314,9 @@ for f in 25000 50000 100000 200000 400000; do
 done
 row "highest rate with no loss" "$CEIL events/s ($CEILW)"
 
-# section N NAME: tests/bench/NAME.sh, which also runs alone, its JSON into
-# $TMP/NAME.json; BENCH_<NAME>=0 skips it
-section() {
+# section N NAME: tests/bench/NAME.sh with this run's settings, its results
+# in $TMP/NAME.json; BENCH_<NAME>=0 skips it ({} for its results)
+section_run() {
 	local skip=BENCH_${2^^}
 	if [ "${!skip:-1}" != 0 ]; then
 		env STKREC="$STKREC" BENCH_OUT="$OUT" BENCH_TMP="$TMP" BENCH_TABLE="$TABLE" \
@@ -340,14 +326,16 @@ section() {
 		echo '{}' > "$TMP/$2.json"
 	fi
 }
-# --- 6. user stacks from .eh_frame (--call-graph dwarf): tests/bench/unwind.sh ----
-section 6 unwind
-# --- 7. the symbol pack: tests/bench/pack.sh ---------------------------------------
-section 7 pack
-
-# --- 8. record -e wakeup: its cost, for the default set: tests/bench/wakeup.sh ----
-head_ "8. record -e wakeup: perf bench sched pipe, unpinned, alone / default kinds / + wakeup"
-section 8 wakeup
+# --- 6. user stacks from .eh_frame (--call-graph dwarf) ------------------------------
+section_run 6 unwind
+# --- 7. the symbol pack ------------------------------------------------------------
+section_run 7 pack
+# --- 8. record -e wakeup: its cost, for the default set ------------------------------
+[ "${BENCH_WAKEUP:-1}" = 0 ] ||
+	head_ "8. record -e wakeup: perf bench sched pipe, unpinned, alone / default kinds / + wakeup"
+section_run 8 wakeup
+# --- 9. report --pprof, --speedscope, --chrome-trace -------------------------------
+section_run 9 export
 
 jq -n \
 	--arg kernel "$(uname -r)" --arg model "$MODEL" --argjson cpus "$(nproc)" \
@@ -364,8 +352,8 @@ jq -n \
 	--argjson tpg "$TPG" --argjson rg "$RG" --argjson rpg "$RPG" --argjson offb "$OFFB" \
 	--argjson bmiss "$BMISS" --argjson bmissb "$BMISSB" \
 	--argjson ceil "$CEIL" --arg ceilw "$CEILW" --slurpfile steps "$TMP/ceil" \
-	--slurpfile unwind "$TMP/unwind.json" --slurpfile wakeup "$TMP/wakeup.json" \
-	--slurpfile pack "$TMP/pack.json" \
+	--slurpfile unwind "$TMP/unwind.json" --slurpfile pack "$TMP/pack.json" \
+	--slurpfile wakeup "$TMP/wakeup.json" --slurpfile export "$TMP/export.json" \
 	--argjson uloops "$ULOOPS" --argjson ua "$UA" --argjson ub "$UB" --argjson uc "$UC" \
 	--argjson ulb "$ULB" --argjson ulc "$ULC" --argjson ublost "$UBLOST" --argjson uclost "$UCLOST" \
 	--argjson uev "$UEV" --argjson ucb "$UCB" --argjson ubpe "$UBPE" --argjson upn "$UPN" \
@@ -396,7 +384,8 @@ jq -n \
 		 folded: {stkrec_s: $tf, stkrec_events_per_s: $rf}},
 	ceiling: {events_per_s_no_loss: $ceil, workload: $ceilw, steps: $steps},
 	unwind: $unwind[0],
+	pack: $pack[0],
 	wakeup: $wakeup[0],
-	pack: $pack[0]
+	export: $export[0]
 }' > "$RES"
 echo "results: $RES, table: $TABLE"

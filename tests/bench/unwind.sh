@@ -43,8 +43,9 @@ XZ_MB=${BENCH_XZ_MB:-50}
 REPORT_RUNS=${BENCH_REPORT_RUNS:-3}
 PY=${BENCH_PYTHON:-/usr/bin/python3.11}
 FREQ=999
+# shellcheck source=tests/bench/lib.sh
 . "$(dirname "$0")/lib.sh"
-bench_setup unwind "BPF, bpf_stats and perf"
+section unwind "BPF, bpf_stats and perf"
 for t in perf stress-ng jq bpftool xz sort "$PY" timeout /usr/bin/time; do
 	command -v "$t" >/dev/null || die "$t missing"
 done
@@ -56,25 +57,10 @@ done
 # recordings name.
 cp "$WORKLOADS/nofp_threads" "$TMP/nofp_threads"
 
-median() { sort -n | awk '{a[NR]=$1} END {if (NR==0) {print 0} else if (NR%2) {print a[(NR+1)/2]} else {printf "%.1f\n", (a[NR/2]+a[NR/2+1])/2}}'; }
-div() { awk -v a="$1" -v b="$2" -v f="${3:-%.2f}" 'BEGIN {printf f, (b != 0) ? a / b : 0}'; }
-row() { printf '%-44s %s\n' "$1" "$2" | tee -a "$TABLE"; }
-head_() { printf '\n== %s\n' "$1" | tee -a "$TABLE"; }
-note() { echo "  $*" | tee -a "$TABLE"; }
-info() { "$STKREC" info --json "$1" > "$1.json" || die "stkrec info $1 failed"; }
-jget() { jq -r "$2" "$1.json"; }
-nevents() { jget "$1" '.events.offcpu + .events.cpu + .events.bio'; }
-nlost() { jget "$1" '.lost.offcpu + .lost.cpu + .lost.bio + .lost.sideband + .not_run'; }
-# PASS when "A OP B" holds (awk numbers)
-verdict() { awk -v a="$1" -v b="$3" -v op="$2" 'BEGIN {
-	ok = (op == "<=") ? a <= b : (op == ">=") ? a >= b : 0
-	print ok ? "PASS" : "MISS" }'; }
 # fragments of the JSON written at the end, one object a line
 jfrag() { jq -n -c "$@" >> "$TMP/json.$SECTION"; }
 
-IDLE=$(vmstat 1 2 | awk 'END {print $15}')
-[ -n "${BENCH_TABLE:-}" ] || [ "$IDLE" -ge 90 ] ||
-	note "warning: the host was only $IDLE% idle before the start; figures include that load"
+[ -n "${BENCH_TABLE:-}" ] || idle_warning
 
 # --- 6a. completeness -----------------------------------------------------------
 # Inputs made here, the same each run: xz's is log-like lines (timestamps,

@@ -19,13 +19,10 @@ OUT=${BENCH_OUT:-build/bench}
 ROUNDS=${BENCH_WAKEUP_ROUNDS:-5}
 LOOPS=${BENCH_WAKEUP_LOOPS:-100000}
 . "$(dirname "$0")/lib.sh"
-bench_setup wakeup "BPF, bpf_stats"
+section wakeup "BPF, bpf_stats"
 for t in perf jq bpftool /usr/bin/time; do
 	command -v "$t" >/dev/null || die "$t missing (make bench installs it)"
 done
-median() { sort -n | awk '{a[NR]=$1} END {if (NR==0) {print 0} else if (NR%2) {print a[(NR+1)/2]} else {printf "%.1f\n", (a[NR/2]+a[NR/2+1])/2}}'; }
-ops() { awk '/ops\/sec/ {v=$1} END {print v+0}'; }
-row() { printf '%-44s %s\n' "$1" "$2" | tee -a "$TABLE"; }
 prog_ids() { grep -h '^prog_id:' /proc/"$1"/fdinfo/* 2>/dev/null | awk '{print $2}' | sort -u; }
 # "ns_per_call" of the recorder PID's program NAME (bpftool shows 15 chars)
 prog_ns() {

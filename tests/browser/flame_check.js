@@ -14,24 +14,10 @@
  */
 'use strict';
 
-const fs = require('fs');
-const os = require('os');
 const path = require('path');
-const { chromium } = require('playwright-core');
+const { check, withPage, runChecks } = require('./browser');
 
-const CHROMIUM = process.env.CHROMIUM || '/usr/bin/chromium';
-const ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic',
-	'--no-first-run', '--disable-background-networking',
-	'--disable-component-update', '--disable-sync'];
 const SEARCH_FILL = 'rgb(230,0,230)';
-
-let failed = 0;
-
-function check(ok, what) {
-	console.log(`${ok ? 'ok' : 'FAIL'}: ${what}`);
-	if (!ok)
-		failed++;
-}
 
 function parseArgs(argv) {
 	const a = { expect: [], click: null, search: null };
@@ -160,28 +146,6 @@ async function checkSearch(page, a) {
 	check(cleared.every(f => f.fill !== SEARCH_FILL), 'Reset Search clears');
 }
 
-/* A fresh profile per browser, so no state leaks between runs. */
-async function withPage(js, fn) {
-	const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'stkrec-chromium-'));
-	let ctx;
-
-	try {
-		ctx = await chromium.launchPersistentContext(dir, {
-			executablePath: CHROMIUM, headless: true, args: ARGS,
-			viewport: { width: 1280, height: 800 },
-			javaScriptEnabled: js,
-		});
-		const page = ctx.pages()[0] || await ctx.newPage();
-
-		page.setDefaultTimeout(30000);	/* a loaded machine */
-		await fn(page);
-	} finally {
-		if (ctx)
-			await ctx.close();
-		fs.rmSync(dir, { recursive: true, force: true });
-	}
-}
-
 async function interactive(page, a) {
 	const errors = [];
 
@@ -216,17 +180,4 @@ async function run(a) {
 	await withPage(false, page => scriptless(page, a));
 }
 
-const watchdog = setTimeout(() => {
-	console.log('FAIL: timed out');
-	process.exit(2);
-}, 170000);
-
-run(parseArgs(process.argv.slice(2))).then(() => {
-	clearTimeout(watchdog);
-	console.log(failed ? `${failed} checks failed` : 'all checks passed');
-	process.exit(failed ? 1 : 0);
-}, e => {
-	clearTimeout(watchdog);
-	console.log(`ERROR: ${e.message}`);
-	process.exit(2);
-});
+runChecks(() => run(parseArgs(process.argv.slice(2))));

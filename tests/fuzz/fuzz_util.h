@@ -110,6 +110,11 @@ static void fuzz_run_views(struct report_ctx *ctx)
 	view_script(ctx, devnull);
 	ctx->opts.script_folded = true;
 	view_script(ctx, devnull);
+	ctx->opts = base;
+	ctx->opts.cpu_period_ns = 1000000;
+	view_pprof(ctx, devnull);
+	view_speedscope(ctx, devnull);
+	view_chrome(ctx, devnull);
 }
 #endif
 

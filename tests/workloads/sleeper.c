@@ -2,7 +2,8 @@
 /*
  * Test workload: one thread named "sleeper-nap" sleeps in sleeper_nap()
  * (nanosleep) NAP_MS at a time for TOTAL_MS, then prints its tid and its
- * wall time, so a test can compare them with the recorded off-CPU time.
+ * wall time (and its pid), so a test can compare them with the recorded
+ * off-CPU time.
  * usage: sleeper [TOTAL_MS [NAP_MS]]   (default 1000 10)
  */
 #define _GNU_SOURCE /* pthread_setname_np, O_DIRECT */
@@ -65,6 +66,6 @@ int main(int argc, char **argv)
 		return 1;
 	pthread_setname_np(t, "sleeper-nap");
 	pthread_join(t, NULL);
-	printf("tid=%d\nwall_ns=%lld\n", tid, wall_ns);
+	printf("pid=%d\ntid=%d\nwall_ns=%lld\n", getpid(), tid, wall_ns);
 	return 0;
 }
