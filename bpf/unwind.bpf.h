@@ -256,8 +256,9 @@ static __always_inline long step(struct unwind_ctx *c, const bool cross)
 	/* a return address may be past its function's end (noreturn calls):
 	 * the call instruction is one byte before it */
 	look = c->exact ? c->pc : c->pc - 1;
-	m = frame_map(c, look);
-	if (!m && !c->vma_asked) {
+	/* fp recordings load no rows: the verifier drops what follows them */
+	m = dwarf_unwind ? frame_map(c, look) : NULL;
+	if (!m && !c->vma_asked && dwarf_unwind) {
 		c->status = UNWIND_VMA; /* this frame again, once the kernel said */
 		return 1;
 	}
@@ -329,7 +330,7 @@ static __always_inline int unwind_run(struct unwind_ctx *c, struct task_struct *
 	if (!c->maps && counted)
 		count_stat(STKREC_STAT_UNWIND_NO_TABLES + kind);
 	bpf_loop(STKREC_MAX_STACK, cross ? unwind_step_task : unwind_step, c, 0);
-	if (c->status == UNWIND_VMA) {
+	if (dwarf_unwind && c->status == UNWIND_VMA) {
 		c->vma_asked = true;
 		look = c->exact ? c->pc : c->pc - 1;
 		bpf_find_vma(task, look, vma_file, c, 0);
