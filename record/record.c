@@ -52,6 +52,7 @@ void record_opts__init(struct record_opts *o)
 	o->state = -1;
 	o->storage_entries = RECORD_DEFAULT_STORAGE;
 	o->ringbuf_size = RECORD_DEFAULT_RINGBUF;
+	o->call_graph = RECORD_CG_DWARF;
 	o->unwind_rows = RECORD_DEFAULT_UNWIND_ROWS;
 }
 

@@ -75,7 +75,8 @@ struct record_opts {
 	bool kernel_threads;         /* -k */
 	bool user_stacks_only;       /* -U */
 	bool kernel_stacks_only;     /* -K */
-	enum record_call_graph call_graph; /* --call-graph */
+	enum record_call_graph call_graph; /* --call-graph (default dwarf) */
+	bool call_graph_set;         /* --call-graph given, not the default */
 	uint32_t unwind_rows;        /* dwarf: rows of unwind tables the kernel holds */
 	uint64_t freq;               /* -F: samples/s per CPU (freq mode) */
 	uint64_t period;             /* -c: cpu-clock ns between samples; 0: use freq */

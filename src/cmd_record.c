@@ -166,9 +166,16 @@ static int preflight(struct record_opts *o)
 	}
 	if ((o->events & RECORD_EV_OFFCPU) && !kf.present[KF_TASK_ITER])
 		log_warn("record: %s", kfeatures__explain(KF_TASK_ITER, why, sizeof(why)));
+	/* the default: dwarf where the kernel can and user stacks are taken;
+	 * frame pointers else, said only when --call-graph dwarf was asked */
+	if (!o->call_graph_set && (o->kernel_stacks_only || o->kernel_threads))
+		o->call_graph = RECORD_CG_FP;
 	f = o->call_graph == RECORD_CG_DWARF ? kfeatures__dwarf_missing(&kf) : -1;
 	if (f != -1) {
-		log_warn("record: %s", kfeatures__explain(f, why, sizeof(why)));
+		if (o->call_graph_set)
+			log_warn("record: %s", kfeatures__explain(f, why, sizeof(why)));
+		else
+			log_debug(1, "record: %s", kfeatures__explain(f, why, sizeof(why)));
 		o->call_graph = RECORD_CG_FP;
 	}
 	return check_targets(o);

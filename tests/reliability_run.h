@@ -330,19 +330,38 @@ static inline void rl_need_bpf(void)
 		cr_skip_test("BPF cannot load here");
 }
 
-/* Skip unless record --call-graph dwarf can run: x86-64, Linux 5.17+. */
-static inline void rl_need_dwarf(void)
+/* Why record --call-graph dwarf cannot run here (x86-64, Linux 5.17+),
+ * or NULL: record's default is then dwarf, else fp. */
+static inline const char *rl_no_dwarf(void)
 {
+	static char why[128];
 	struct utsname u;
 	int maj = 0, min = 0;
 
 #ifndef __x86_64__
-	cr_skip_test("--call-graph dwarf unwinds on x86-64 only");
+	return "--call-graph dwarf unwinds on x86-64 only";
 #endif
 	uname(&u);
 	sscanf(u.release, "%d.%d", &maj, &min);
-	if (maj < 5 || (maj == 5 && min < 17))
-		cr_skip_test("--call-graph dwarf needs Linux 5.17+, this is %s", u.release);
+	if (maj > 5 || (maj == 5 && min >= 17))
+		return NULL;
+	snprintf(why, sizeof(why), "--call-graph dwarf needs Linux 5.17+, this is %s", u.release);
+	return why;
+}
+
+static inline void rl_need_dwarf(void)
+{
+	if (rl_no_dwarf())
+		cr_skip_test("%s", rl_no_dwarf());
+}
+
+/* The burst load's pinger in read(), folded, as record's default walks
+ * it: from glibc's .eh_frame the whole chain; by frame pointers (no
+ * dwarf here) glibc's functions have none and hide the thread function. */
+static inline const char *rl_burst_read_chain(void)
+{
+	return rl_no_dwarf() ? "burst;start_thread;__read" :
+			       "burst;__GI___clone3;start_thread;pinger;__read;";
 }
 
 /* stkrec ARGS... -i CAP to its end (exit 0 asserted): its stdout, in a

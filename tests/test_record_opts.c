@@ -54,6 +54,8 @@ Test(record_opts, defaults)
 	cr_assert_not(o.idle);
 	cr_assert_not(o.user_stacks_only || o.kernel_stacks_only);
 	cr_assert_not(o.no_pack, "files are packed by default");
+	cr_assert_eq(o.call_graph, RECORD_CG_DWARF, "dwarf by default");
+	cr_assert_not(o.call_graph_set);
 }
 
 Test(record_opts, every_option)
@@ -93,6 +95,12 @@ Test(record_opts, long_forms_and_threads)
 	cr_assert_str_eq(o.output, "y.cap");
 	cr_assert_eq(PARSE("--no-pack", "-e", "cpu"), 0, "%s", err);
 	cr_assert(o.no_pack);
+	cr_assert_eq(PARSE("--call-graph", "fp"), 0, "%s", err);
+	cr_assert_eq(o.call_graph, RECORD_CG_FP);
+	cr_assert(o.call_graph_set);
+	cr_assert_eq(PARSE("--call-graph", "dwarf"), 0, "%s", err);
+	cr_assert_eq(o.call_graph, RECORD_CG_DWARF);
+	cr_assert(o.call_graph_set);
 }
 
 Test(record_opts, command_after_double_dash)

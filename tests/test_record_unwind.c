@@ -125,7 +125,8 @@ static char *run_all(char *const argv[], double timeout, struct rl_run *r)
 
 /* stkrec record -o CAP -F HZ -e EVENTS [--call-graph dwarf] -- CMD...;
  * dwarf false: the default, frame pointers. */
-static void record(bool dwarf, const char *events, char *const cmd[])
+/* mode: --call-graph MODE, or NULL for record's default (dwarf) */
+static void record_mode(const char *mode, const char *events, char *const cmd[])
 {
 	char *argv[32] = { (char *)rl_stkrec(), "record", "-o", cap, "-F", HZ, "-e",
 			   (char *)events };
@@ -133,18 +134,24 @@ static void record(bool dwarf, const char *events, char *const cmd[])
 	struct rl_run r;
 
 	rl_need_bpf();
-	if (dwarf) {
+	if (!mode || !strcmp(mode, "dwarf"))
 		rl_need_dwarf();
+	if (mode) {
 		argv[n++] = "--call-graph";
-		argv[n++] = "dwarf";
+		argv[n++] = (char *)mode;
 	}
 	argv[n++] = "--";
 	for (i = 0; cmd[i] && n < 31; i++)
 		argv[n++] = cmd[i];
 	argv[n] = NULL;
 	free(run_all(argv, 90, &r));
-	cr_assert_eq(rl_code(&r), 0, "stkrec record%s -- %s: exit %d: %s",
-		     dwarf ? " --call-graph dwarf" : "", cmd[0], rl_code(&r), r.err);
+	cr_assert_eq(rl_code(&r), 0, "stkrec record --call-graph %s -- %s: exit %d: %s",
+		     mode ? mode : "(default)", cmd[0], rl_code(&r), r.err);
+}
+
+static void record(bool dwarf, const char *events, char *const cmd[])
+{
+	record_mode(dwarf ? "dwarf" : "fp", events, cmd);
 }
 
 /* --- counting stacks ---------------------------------------------------- */
@@ -797,7 +804,8 @@ Test(record_unwind, dwarf_agrees_with_perf)
 
 /* --- what info says ------------------------------------------------------ */
 
-static void expect_info_mode(bool dwarf)
+/* info after record --call-graph MODE (NULL: the default) */
+static void expect_info_mode(const char *mode, bool dwarf)
 {
 	char *argv[] = { (char *)rl_stkrec(), "info", cap, NULL };
 	const char *want = dwarf ? "^call graph:[ \t]+dwarf( |$)" : "^call graph:[ \t]+fp( |$)";
@@ -806,7 +814,7 @@ static void expect_info_mode(bool dwarf)
 	regex_t re;
 
 	rl_workload("nofp_threads", wl);
-	record(dwarf, "cpu", (char *[]){ wl, "300", NULL });
+	record_mode(mode, "cpu", (char *[]){ wl, "300", NULL });
 	rl_run(argv, 60, 0, &r);
 	cr_assert_eq(rl_code(&r), 0, "stkrec info: %s", r.err);
 	/* "call graph:   dwarf (user stacks unwound in the kernel ...)" */
@@ -816,14 +824,33 @@ static void expect_info_mode(bool dwarf)
 	regfree(&re);
 }
 
-Test(record_unwind, info_says_dwarf)
+Test(record_unwind, info_says_dwarf_by_default)
 {
-	expect_info_mode(true);
+	expect_info_mode(NULL, true);
 }
 
-Test(record_unwind, info_says_fp_by_default)
+Test(record_unwind, info_says_fp_when_asked)
 {
-	expect_info_mode(false);
+	expect_info_mode("fp", false);
+}
+
+/* -K takes no user stacks: the default walks none, loads no rows */
+Test(record_unwind, kernel_stacks_only_is_fp)
+{
+	char wl[PATH_MAX];
+	char *rec[] = { (char *)rl_stkrec(), "record", "-o", cap, "-K", "-e", "cpu", "--", wl,
+			"300", NULL };
+	char *argv[] = { (char *)rl_stkrec(), "info", cap, NULL };
+	struct rl_run r;
+
+	rl_workload("nofp_threads", wl);
+	rl_need_bpf();
+	rl_need_dwarf();
+	free(run_all(rec, 90, &r));
+	cr_assert_eq(rl_code(&r), 0, "stkrec record -K: %s", r.err);
+	rl_run(argv, 60, 0, &r);
+	cr_assert_eq(rl_code(&r), 0, "stkrec info: %s", r.err);
+	cr_assert_not_null(strstr(r.out, "call graph:   fp"), "%s", r.out);
 }
 
 /* --- the workloads themselves ---------------------------------------------- */

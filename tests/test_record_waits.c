@@ -359,19 +359,14 @@ static bool has_row(const char *table, const char *pattern)
 	return hit;
 }
 
-/* The nanosleep, mutex and pipe waits of the three workloads are rows of
+/* The nanosleep, mutex and pipe waits of the three workloads as rows of
  * their own, by the kernel function they waited in (6.1 and 6.18 name
  * the futex and pipe ones differently) and the user function that
  * called: with frame pointers, the caller of the function that called
- * the C library's wrapper (which has none). */
-Test(record_waits, offcpu_table_by_wait_site)
+ * the C library's wrapper (which has none; mode "fp"), unwound from the
+ * CFI the function itself (mode NULL, record's default: dwarf). */
+static void wait_site_rows(const char *mode, const char *const rows[], size_t nr)
 {
-	static const char *const rows[] = {
-		"sleeper-nap +\\[k\\] hrtimer_nanosleep +\\[\\.\\] sleeper_loop$",
-		"pipe-reader +\\[k\\] (anon_)?pipe_read +\\[\\.\\] pipe_reader_loop$",
-		"mutex-worker +\\[k\\] futex_(do_wait|wait_queue) +\\[\\.\\] worker$",
-		"mutex-worker +\\[k\\] hrtimer_nanosleep +\\[\\.\\] worker$",
-	};
 	char sleeper[PATH_MAX], mutex[PATH_MAX], pipe_[PATH_MAX], script[3 * PATH_MAX + 64];
 	char *s;
 	size_t i;
@@ -380,16 +375,46 @@ Test(record_waits, offcpu_table_by_wait_site)
 	rl_workload("mutexwait", mutex);
 	rl_workload("pipewait", pipe_);
 	rl_need_bpf();
+	if (!mode)
+		rl_need_dwarf();
 	snprintf(script, sizeof(script), "%s 1000 10 & %s 4 10 10 & %s 20 30 & wait", sleeper,
 		 mutex, pipe_);
-	record((char *[]){ "--", "/bin/sh", "-c", script, NULL });
+	if (mode)
+		record((char *[]){ "--call-graph", (char *)mode, "--", "/bin/sh", "-c", script,
+				   NULL });
+	else
+		record((char *[]){ "--", "/bin/sh", "-c", script, NULL });
 	s = rl_stkrec_on(cap, (char *[]){ "report", NULL });
 	cr_assert(has_row(s, "^# Overhead +Command +Wait site +User symbol$"), "%s", s);
-	for (i = 0; i < sizeof(rows) / sizeof(rows[0]); i++)
+	for (i = 0; i < nr; i++)
 		cr_assert(has_row(s, rows[i]), "no row %s in:\n%s", rows[i], s);
 	/* -g keeps perf's rows by the innermost frame */
 	s = rl_stkrec_on(cap, (char *[]){ "report", "-g", NULL });
 	cr_assert_not_null(strstr(s, "[k] __schedule\n"), "%s", s);
+}
+
+Test(record_waits, offcpu_table_by_wait_site)
+{
+	static const char *const rows[] = {
+		"sleeper-nap +\\[k\\] hrtimer_nanosleep +\\[\\.\\] sleeper_nap$",
+		"pipe-reader +\\[k\\] (anon_)?pipe_read +\\[\\.\\] pipe_reader_wait$",
+		"mutex-worker +\\[k\\] futex_(do_wait|wait_queue) +\\[\\.\\] wait_lock$",
+		"mutex-worker +\\[k\\] hrtimer_nanosleep +\\[\\.\\] hold_lock$",
+	};
+
+	wait_site_rows(NULL, rows, sizeof(rows) / sizeof(rows[0]));
+}
+
+Test(record_waits, offcpu_table_by_wait_site_fp)
+{
+	static const char *const rows[] = {
+		"sleeper-nap +\\[k\\] hrtimer_nanosleep +\\[\\.\\] sleeper_loop$",
+		"pipe-reader +\\[k\\] (anon_)?pipe_read +\\[\\.\\] pipe_reader_loop$",
+		"mutex-worker +\\[k\\] futex_(do_wait|wait_queue) +\\[\\.\\] worker$",
+		"mutex-worker +\\[k\\] hrtimer_nanosleep +\\[\\.\\] worker$",
+	};
+
+	wait_site_rows("fp", rows, sizeof(rows) / sizeof(rows[0]));
 }
 
 /* --- each --switch-output file ------------------------------------------- */
