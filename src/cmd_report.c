@@ -156,7 +156,7 @@ const char report_common_help[] =
 
 static const char input_help[] =
 	"Capture:\n"
-	"  -e, --event KIND,...  offcpu, cpu, bio (default: all in the capture)\n"
+	"  -e, --event KIND,...  offcpu, cpu, bio, wakeup (default: all in the capture)\n"
 	"  -i, --input FILE      capture to read (default " DEFAULT_INPUT "); '-': standard\n"
 	"                        input, read once (a file named '-': ./-)\n";
 

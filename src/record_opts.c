@@ -270,7 +270,7 @@ static int parse_one(int c, const char *arg, struct record_opts *o, struct seen 
 		return 0;
 	case 'e':
 		if (record_opts__parse_events(arg, &o->events))
-			return fail(err, len, "-e: '%s': event kinds are offcpu, cpu, bio", arg);
+			return fail(err, len, "-e: '%s': event kinds are offcpu, cpu, bio, wakeup", arg);
 		return 0;
 	case 'a':
 		s->all = true;

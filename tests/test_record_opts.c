@@ -161,7 +161,7 @@ static struct bad bad_cases[] = {
 	BAD("-F: 'abc' is not a number", "-F", "abc"),
 	BAD("-F: '10x' is not a number", "-F", "10x"),
 	BAD("-c: '0' is out of range", "-c", "0"),
-	BAD("-e: 'offcpu,disk': event kinds are offcpu, cpu, bio", "-e", "offcpu,disk"),
+	BAD("-e: 'offcpu,disk': event kinds are offcpu, cpu, bio, wakeup", "-e", "offcpu,disk"),
 	BAD("-e: ',cpu'", "-e", ",cpu"),
 	BAD("-e: ''", "-e", ""),
 	BAD("-p, -t, -u and -k are mutually exclusive", "-p", "1", "-t", "2"),
