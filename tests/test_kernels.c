@@ -105,9 +105,10 @@ static void assert_checks(const char *kernel, bool x86, const char *out)
 	const char *fail;
 	size_t i, j;
 
+	/* the first failure, then everything the run printed (~60 lines) */
 	fail = strstr(out, "\nFAIL ");
-	cr_assert_null(fail, "%s: %.*s", kernel, (int)strcspn(fail ? fail + 1 : "", "\n"),
-		       fail ? fail + 1 : "");
+	cr_assert_null(fail, "%s: %.*s\n%s", kernel, (int)strcspn(fail ? fail + 1 : "", "\n"),
+		       fail ? fail + 1 : "", out);
 	ASSERT_NAMES(kernel, out, checks);
 	if (x86)
 		ASSERT_NAMES(kernel, out, dwarf_checks_x86);

@@ -17,7 +17,9 @@
 # (cache and logs, default build/kernels), KERNEL_ACCEL (auto, kvm or tcg;
 # auto tries KVM where /dev/kvm exists and falls back to TCG when KVM cannot
 # run the kernel), KERNEL_TIMEOUT (seconds per boot, default 300: a run takes ~20),
-# KERNEL_PKG (a package name instead of the current one).
+# KERNEL_PKG (a package name instead of the current one), KERNEL_APPEND
+# (more kernel parameters, e.g. loglevel=7 for every kernel message; the
+# default, 4, shows errors: stall and hung-task reports).
 # Exit: 0 when the checks ran (whatever they said), 77 when this machine
 # cannot run the kernel (the reason on stderr), 1 on a harness failure.
 set -euo pipefail
@@ -225,7 +227,7 @@ boot() {
 	: >"$log"
 	$(qemu_cmd "$accel" "$kdir") -m 2048 -smp 2 -nographic -no-reboot \
 		-kernel "$kdir/vmlinuz" -initrd "$kdir/initrd.img" \
-		-append "console=$(console) panic=-1 loglevel=3" -net none \
+		-append "console=$(console) panic=-1 loglevel=4 ${KERNEL_APPEND:-}" -net none \
 		-drive "file=$kdir/disk.img,if=virtio,format=raw" \
 		</dev/null >"$log" 2>&1 &
 	pid=$!
@@ -237,7 +239,7 @@ boot() {
 		fi
 		if [ $t -ge $((TIMEOUT * 2)) ]; then
 			kill $pid; wait $pid 2>/dev/null || true
-			echo "FAIL boot: no end after ${TIMEOUT}s ($accel)"
+			echo "FAIL boot: no end after ${TIMEOUT}s ($accel): $(tr -d '\r' <"$log" | grep -v '^$' | tail -5 | tr '\n' '|')"
 			return 1
 		fi
 		sleep 0.5
