@@ -127,7 +127,7 @@ static void assert_checks(const char *kernel, bool x86, const char *out)
 
 static void matrix_kernel(const char *kernel)
 {
-	char *out = NULL;
+	char *out = NULL, *hung;
 	int st = run_kernel(kernel, &out);
 #if defined(__x86_64__)
 	bool host_x86 = true;
@@ -139,6 +139,9 @@ static void matrix_kernel(const char *kernel)
 	if (st == 77)
 		cr_skip_test("kernel %s cannot run here: %s", kernel, out);
 	cr_assert_eq(st, 0, "tests/kernels/run.sh %s failed (exit %d):\n%s", kernel, st, out);
+	hung = strstr(out, "note boot.hung: ");
+	if (hung) /* the first boot made no progress; the second is judged */
+		cr_log_warn("%s: %.*s", kernel, (int)strcspn(hung, "\n"), hung);
 	assert_checks(kernel, x86, out);
 	free(out);
 }

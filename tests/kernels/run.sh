@@ -220,8 +220,8 @@ console() {
 }
 
 # Boot once; 0 when the checks finished, 2 when KVM cannot run this
-# kernel (qemu fails, or the guest is not up within a minute), 1 on a
-# timeout or a guest that died.
+# kernel (qemu fails, or the guest is not up within a minute), 3 on a
+# timeout, 1 when the guest died.
 boot() {
 	local accel=$1 kdir=$2 log=$3 pid t=0
 	: >"$log"
@@ -239,8 +239,7 @@ boot() {
 		fi
 		if [ $t -ge $((TIMEOUT * 2)) ]; then
 			kill $pid; wait $pid 2>/dev/null || true
-			echo "FAIL boot: no end after ${TIMEOUT}s ($accel): $(tr -d '\r' <"$log" | grep -v '^$' | tail -5 | tr '\n' '|')"
-			return 1
+			return 3
 		fi
 		sleep 0.5
 		t=$((t + 1))
@@ -250,6 +249,13 @@ boot() {
 	[ "$accel" = kvm ] && ! grep -aq 'stkrec-guest-up' "$log" && return 2
 	echo "FAIL boot: the guest stopped before the checks ended ($accel): $(tr -d '\r' <"$log" | tail -5 | tr '\n' '|')"
 	return 1
+}
+
+# The guest's disk: an empty ext4 file system.
+fresh_disk() {
+	rm -f "$1"
+	truncate -s 256M "$1"
+	mkfs.ext4 -q -F "$1"
 }
 
 run_qemu() {
@@ -269,9 +275,7 @@ run_qemu() {
 	fetch_kernel "$pkg" "$kdir"
 	build_base "$kdir/base.cpio.gz"
 	cat "$kdir/modules.cpio.gz" "$kdir/base.cpio.gz" >"$kdir/initrd.img"
-	rm -f "$kdir/disk.img"
-	truncate -s 256M "$kdir/disk.img"
-	mkfs.ext4 -q -F "$kdir/disk.img"
+	fresh_disk "$kdir/disk.img"
 	log=$kdir/console.log
 	accel=${KERNEL_ACCEL:-auto}
 	if [ "$accel" = auto ]; then
@@ -288,6 +292,21 @@ run_qemu() {
 		echo 1 >"$OUT/kvm-broken"
 		st=0
 		boot tcg "$kdir" "$log" || st=$?
+	fi
+	# A guest that stopped making progress: seen twice in about 30
+	# rt-amd64 boots under TCG (2026-11-26, once in CI), in the first
+	# recording, not since the kernel's error messages are on. Said in a note
+	# (tests/test_kernels.c warns), its console kept as console.log.hung,
+	# and the kernel boots once more.
+	if [ $st = 3 ]; then
+		echo "note boot.hung: no end after ${TIMEOUT}s ($accel), booting again; the console's end: $(tr -d '\r' <"$log" | grep -v '^$' | tail -6 | tr '\n' '|')"
+		cp "$log" "$log.hung"
+		fresh_disk "$kdir/disk.img"
+		st=0
+		boot "$accel" "$kdir" "$log" || st=$?
+		if [ $st = 3 ]; then
+			echo "FAIL boot: no end after ${TIMEOUT}s ($accel), twice: $(tr -d '\r' <"$log" | grep -v '^$' | tail -5 | tr '\n' '|')"
+		fi
 	fi
 	tr -d '\r' <"$log" | grep -aE '^(ok|FAIL|skip|note|kernel) |^checks done$' || true
 	return 0
