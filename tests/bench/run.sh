@@ -209,7 +209,13 @@ big_record() {
 	/usr/bin/time -f '%U %S %M' -o "$TMP/$2.time" \
 		"$STKREC" record -a -F 999 -d "$1" -o "$TMP/$2.cap" 2>"$TMP/$2.err" &
 	REC=$!
-	sleep 1
+	local k
+	for k in $(seq 50); do
+		RP=$(pgrep -P "$REC" || true)
+		[ -z "$RP" ] || break
+		sleep 0.1
+	done
+	wait_attached "$RP" || die "stkrec record did not attach: $(tail -3 "$TMP/$2.err")"
 	pipes_for "$(($1 - 2))"
 }
 head_ "4. recorder cost: ${BIG_SECONDS} s of $PAIRS pipe pairs (unpinned); RSS also after 4 s of the same"
@@ -291,7 +297,7 @@ ceil_step() {
 	shift
 	"$STKREC" record -a -F 999 -d 5 -o "$TMP/ceil.cap" 2>/dev/null &
 	local rec=$!
-	sleep 0.8
+	wait_attached "$rec" || die "stkrec record did not attach"
 	"$@" >/dev/null 2>&1 || true
 	wait "$rec" || die "stkrec record failed"
 	info "$TMP/ceil.cap"
