@@ -2,7 +2,8 @@
 # What the scripts of make bench share, sourced by each (run.sh, unwind.sh,
 # pack.sh, wakeup.sh, export.sh): the table they print to ($TABLE),
 # numbers, verdicts, the capture counts from `stkrec info --json`
-# ($STKREC), a section's scratch directory.
+# ($STKREC), a section's scratch directory, when a recorder has attached
+# and what its BPF programs cost.
 
 die() { echo "bench: $*" >&2; exit 1; }
 # the median of numbers on stdin; an even count averages the middle two
@@ -73,4 +74,15 @@ wait_attached() {
 		sleep 0.1
 	done
 	return 1
+}
+# the BPF program ids the recorder PID holds
+prog_ids() { grep -h '^prog_id:' /proc/"$1"/fdinfo/* 2>/dev/null | awk '{print $2}' | sort -u; }
+# "run_time_ns run_cnt" of the recorder PID's program NAME (the raw_tp
+# variant's name starts the same; bpftool shows 15 characters)
+prog_stats() {
+	local id
+	for id in $(prog_ids "$1"); do
+		bpftool prog show id "$id" -j 2>/dev/null || true
+	done | jq -s -r --arg n "$2" '[.[] | select(.name | startswith($n))] |
+		if length > 0 then "\(.[0].run_time_ns // 0) \(.[0].run_cnt // 0)" else "0 0" end'
 }

@@ -228,16 +228,6 @@ note "(misses' stacks, folded: $OUT/unwind-*.misses (stkrec dwarf), unwind-*.per
 # The load: nofp_threads (two threads burning CPU without frame pointers,
 # two sleeping and locking) and perf bench sched pipe (context switches at
 # full rate), COST_S seconds, unpinned, recorded with -a -F 999.
-prog_ids() { grep -h '^prog_id:' /proc/"$1"/fdinfo/* 2>/dev/null | awk '{print $2}' | sort -u; }
-# "run_time_ns run_cnt" of the recorder PID's program NAME (the raw_tp
-# variant's name starts the same; bpftool shows 15 characters)
-prog_stats() {
-	local id
-	for id in $(prog_ids "$1"); do
-		bpftool prog show id "$id" -j 2>/dev/null || true
-	done | jq -s -r --arg n "$2" '[.[] | select(.name | startswith($n))] |
-		if length > 0 then "\(.[0].run_time_ns // 0) \(.[0].run_cnt // 0)" else "0 0" end'
-}
 utime() { awk '{print $14 + 0}' "/proc/$1/stat" 2>/dev/null || echo 0; }
 mix_load() {
 	"$TMP/nofp_threads" $((COST_S * 1000)) 50 &

@@ -23,16 +23,8 @@ section wakeup "BPF, bpf_stats"
 for t in perf jq bpftool /usr/bin/time; do
 	command -v "$t" >/dev/null || die "$t missing (make bench installs it)"
 done
-prog_ids() { grep -h '^prog_id:' /proc/"$1"/fdinfo/* 2>/dev/null | awk '{print $2}' | sort -u; }
-# "ns_per_call" of the recorder PID's program NAME (bpftool shows 15 chars)
-prog_ns() {
-	local id
-	for id in $(prog_ids "$1"); do
-		bpftool prog show id "$id" -j 2>/dev/null || true
-	done | jq -s -r --arg n "$2" '[.[] | select(.name | startswith($n))] |
-		if length > 0 and (.[0].run_cnt // 0) > 0 then
-		"\((.[0].run_time_ns // 0) / .[0].run_cnt | floor)" else "0" end'
-}
+# ns per call of the recorder PID's program NAME, 0 before it ran
+prog_ns() { prog_stats "$1" "$2" | awk '{print ($2 > 0) ? int($1 / $2) : 0}'; }
 
 # record TAG EVENTS: one pipe run under stkrec record -a -e EVENTS; appends
 # "ops switch_ns waking_ns events wakeups bytes cpu_s" to $TMP/TAG
