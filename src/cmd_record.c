@@ -172,7 +172,8 @@ static int preflight(struct record_opts *o)
 		o->call_graph = RECORD_CG_FP;
 	/* PREEMPT_RT: fp unless dwarf is asked, until the guest freezes seen
 	 * on Debian's 6.1-rt with dwarf recordings are explained (README) */
-	if (!o->call_graph_set && kf.present[KF_PREEMPT_RT] && o->call_graph == RECORD_CG_DWARF) {
+	if (!o->call_graph_set && kf.present[KF_PREEMPT_RT] &&
+	    o->call_graph == RECORD_CG_DWARF) {
 		log_debug(1, "record: PREEMPT_RT kernel: --call-graph fp (dwarf when asked)");
 		o->call_graph = RECORD_CG_FP;
 	}
