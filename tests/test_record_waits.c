@@ -294,7 +294,9 @@ Test(record_waits, blocked_during_and_open_at_the_stop)
 	int fo, fe;
 	pid_t rec;
 
-	blocker_start(&b, "later", "1000");
+	/* 4 s of naps: the recorder attaches within them (dwarf's verifier
+	 * alone takes ~1.5 s; with 1 s the naps ended first in one run) */
+	blocker_start(&b, "later", "4000");
 	snprintf(pid, sizeof(pid), "%d", b.pid);
 	rec = rl_spawn(argv, &fo, &fe, 0);
 	cr_assert(said(&b, "blocked", &b.blocked_ns), "the blocker did not block");
