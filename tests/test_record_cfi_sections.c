@@ -182,21 +182,13 @@ static const char overlap_asm[] =
 
 Test(record_cfi_sections, eh_frame_wins_inside_a_debug_frame_fde)
 {
-	char asm_path[PATH_MAX], flags[2 * PATH_MAX];
 	struct stkrec_cfi_row *rows;
 	const struct stkrec_cfi_row *r;
 	const char *bin;
 	uint64_t f;
 	size_t nr, i;
-	FILE *out;
 
-	snprintf(asm_path, sizeof(asm_path), "%s/overlap.s", cfit_dir);
-	out = fopen(asm_path, "w");
-	cr_assert_not_null(out);
-	fputs(overlap_asm, out);
-	fclose(out);
-	snprintf(flags, sizeof(flags), "-O2 '%s'", asm_path);
-	bin = cfit_build("overlap", flags, NULL);
+	bin = cfit_build_asm("overlap", overlap_asm);
 	f = cfit_symbol(bin, "f_both");
 	cr_assert_neq(f, 0);
 	cfit_load(bin, &rows, &nr);
@@ -303,21 +295,13 @@ Test(record_cfi_sections, rare_instructions)
 		{ "r6", 15, STKREC_CFA_NONE, 0, 0 }, { "r6", 16, STKREC_CFA_SP, 32, 0 },
 		{ "r6", 31, STKREC_CFA_SP, 32, 0 },
 	};
-	char asm_path[PATH_MAX], flags[2 * PATH_MAX];
 	const struct stkrec_cfi_row *r;
 	struct stkrec_cfi_row *rows;
 	const char *bin;
 	uint64_t a;
 	size_t nr, i;
-	FILE *out;
 
-	snprintf(asm_path, sizeof(asm_path), "%s/rare.s", cfit_dir);
-	out = fopen(asm_path, "w");
-	cr_assert_not_null(out);
-	fputs(rare_asm, out);
-	fclose(out);
-	snprintf(flags, sizeof(flags), "-O2 '%s'", asm_path);
-	bin = cfit_build("rare", flags, NULL);
+	bin = cfit_build_asm("rare", rare_asm);
 	cfit_load(bin, &rows, &nr);
 	cfit_well_formed(rows, nr);
 	for (i = 0; i < sizeof(want) / sizeof(want[0]); i++) {

@@ -376,3 +376,17 @@ uint8_t cfit_kind_at(const struct stkrec_cfi_row *rows, size_t nr, uint64_t pc)
 
 	return r ? r->kind : 0xff;
 }
+/* cfit_dir/name built from prog.c and the assembly text asm (name.s). */
+const char *cfit_build_asm(const char *name, const char *text)
+{
+	char path[PATH_MAX], flags[2 * PATH_MAX];
+	FILE *out;
+
+	snprintf(path, sizeof(path), "%s/%s.s", cfit_dir, name);
+	out = fopen(path, "w");
+	cr_assert_not_null(out);
+	fputs(text, out);
+	fclose(out);
+	snprintf(flags, sizeof(flags), "-O2 '%s'", path);
+	return cfit_build(name, flags, NULL);
+}

@@ -55,6 +55,8 @@ void cfit_teardown(void);
 /* cfit_dir/name built with cc FLAGS from source (prog.c when NULL); skips
  * the test where cc refuses the flags. */
 const char *cfit_build(const char *name, const char *flags, const char *source);
+/* cfit_dir/name built -O2 from prog.c and the assembly text (name.s). */
+const char *cfit_build_asm(const char *name, const char *text);
 /* path's rows, asserted loaded and not empty. */
 void cfit_load(const char *path, struct stkrec_cfi_row **rows, size_t *nr);
 /* Skips the test when path is not installed. */
