@@ -167,16 +167,12 @@ static int preflight(struct record_opts *o)
 	if ((o->events & RECORD_EV_OFFCPU) && !kf.present[KF_TASK_ITER])
 		log_warn("record: %s", kfeatures__explain(KF_TASK_ITER, why, sizeof(why)));
 	/* the default: dwarf where the kernel can and user stacks are taken;
-	 * frame pointers else, said only when --call-graph dwarf was asked */
-	if (!o->call_graph_set && (o->kernel_stacks_only || o->kernel_threads))
-		o->call_graph = RECORD_CG_FP;
-	/* PREEMPT_RT: fp unless dwarf is asked, until the guest freezes seen
+	 * frame pointers else, said only when --call-graph dwarf was asked.
+	 * PREEMPT_RT: fp unless dwarf is asked, until the guest freezes seen
 	 * on Debian's 6.1-rt with dwarf recordings are explained (README) */
-	if (!o->call_graph_set && kf.present[KF_PREEMPT_RT] &&
-	    o->call_graph == RECORD_CG_DWARF) {
-		log_debug(1, "record: PREEMPT_RT kernel: --call-graph fp (dwarf when asked)");
+	if (!o->call_graph_set &&
+	    (o->kernel_stacks_only || o->kernel_threads || kf.present[KF_PREEMPT_RT]))
 		o->call_graph = RECORD_CG_FP;
-	}
 	f = o->call_graph == RECORD_CG_DWARF ? kfeatures__dwarf_missing(&kf) : -1;
 	if (f != -1) {
 		if (o->call_graph_set)
