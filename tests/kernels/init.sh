@@ -19,6 +19,9 @@ while [ ! -b /dev/vda ] && [ $i -lt 100 ]; do
 	i=$((i + 1))
 done
 if mount -t ext4 /dev/vda /mnt; then
+	# for a hang's dump (run.sh, hang_dump.py), read from the disk image
+	grep ' [tT] ' /proc/kallsyms >/mnt/kallsyms
+	sync
 	STKREC=/bin/stkrec W=/w T=/tmp sh /check.sh /dev/vda /mnt
 else
 	echo "FAIL guest.disk: cannot mount /dev/vda ($(ls /dev | tr '\n' ' '))"

@@ -219,6 +219,23 @@ console() {
 	esac
 }
 
+# A guest that stopped making progress: where its vCPUs are. Three
+# samples of every vCPU's instruction pointer through qemu's monitor, named
+# from the guest's own kallsyms (init.sh writes them to the disk at boot;
+# Debian ships no System.map), then an NMI: HANG_PARAMS make the kernel
+# panic with every CPU's backtrace on the console.
+hang_dump() {
+	local kdir=$1
+	rm -f "$kdir/kallsyms"
+	debugfs -R "dump /kallsyms $kdir/kallsyms" "$kdir/disk.img" >/dev/null 2>&1 || true
+	python3 "$SRC/hang_dump.py" "$kdir/monitor.sock" "$kdir/kallsyms"
+	sleep 15
+}
+
+# Kernel parameters for hang_dump: an NMI from the monitor panics the
+# guest and prints all CPUs' backtraces (panic_print bit 6, Linux 5.18+).
+HANG_PARAMS="unknown_nmi_panic=1 panic_print=0x40"
+
 # Boot once; 0 when the checks finished, 2 when KVM cannot run this
 # kernel (qemu fails, or the guest is not up within a minute), 3 on a
 # timeout, 1 when the guest died.
@@ -227,8 +244,9 @@ boot() {
 	: >"$log"
 	$(qemu_cmd "$accel" "$kdir") -m 2048 -smp 2 -nographic -no-reboot \
 		-kernel "$kdir/vmlinuz" -initrd "$kdir/initrd.img" \
-		-append "console=$(console) panic=-1 loglevel=4 ${KERNEL_APPEND:-}" -net none \
+		-append "console=$(console) panic=-1 loglevel=4 $HANG_PARAMS ${KERNEL_APPEND:-}" -net none \
 		-drive "file=$kdir/disk.img,if=virtio,format=raw" \
+		-monitor "unix:$kdir/monitor.sock,server=on,wait=off" \
 		</dev/null >"$log" 2>&1 &
 	pid=$!
 	while kill -0 $pid 2>/dev/null; do
@@ -238,6 +256,7 @@ boot() {
 			return 2
 		fi
 		if [ $t -ge $((TIMEOUT * 2)) ]; then
+			hang_dump "$kdir" >"$log.dump" 2>&1 || true
 			kill $pid; wait $pid 2>/dev/null || true
 			return 3
 		fi
@@ -312,6 +331,8 @@ run_qemu() {
 	return 0
 }
 
+# freeze.sh sources this file for its functions
+[ "${BASH_SOURCE[0]}" = "$0" ] || return 0
 case $KERNEL in
 host) run_host ;;
 *) run_qemu ;;
