@@ -5,8 +5,8 @@
 # the recorder in MODE:
 #   dwarf, fp  every recording with that --call-graph
 #   none       the same workloads, no recorder
-# A boot either reaches "checks done", dies, or makes no progress within
-# KERNEL_TIMEOUT (default 240 s; a boot takes ~40 s under TCG): then
+# A boot either reaches "checks done", dies, or makes no progress (no
+# heartbeat from the guest) for KERNEL_TIMEOUT seconds (default 120): then
 # hang_dump.py samples each vCPU's RIP through qemu's monitor and sends an
 # NMI, so the console shows every CPU's backtrace. Each hang's console and
 # dump are kept in KERNEL_OUT/freeze/. Prints a line per boot, then
@@ -17,7 +17,7 @@ set -euo pipefail
 MODE=${2:?usage: freeze.sh KERNEL MODE N}
 N=${3:?usage: freeze.sh KERNEL MODE N}
 case $MODE in dwarf | fp | none) ;; *) echo "freeze.sh: MODE is dwarf, fp or none" >&2; exit 2 ;; esac
-KERNEL_TIMEOUT=${KERNEL_TIMEOUT:-240}
+KERNEL_TIMEOUT=${KERNEL_TIMEOUT:-120}
 # shellcheck source=run.sh
 . "$(dirname "$0")/run.sh" "$1"
 KERNEL_APPEND="${KERNEL_APPEND:-} STKREC_PROBE=$MODE"

@@ -7,8 +7,11 @@
 export PATH=/bin
 echo stkrec-guest-up
 mount -t proc proc /proc
-mount -t sysfs sys /sys
+# the heartbeat that tells run.sh this guest still makes progress: a
+# kernel message (one line, never cut by another writer on the console)
 mount -t devtmpfs dev /dev
+while :; do echo "<3>stkrec-alive" >/dev/kmsg; sleep 5; done &
+mount -t sysfs sys /sys
 mount -t tmpfs tmp /tmp
 for m in $(cat /modules.load); do
 	modprobe "$m" || echo "modprobe $m failed"
