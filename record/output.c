@@ -19,6 +19,8 @@
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
+#include <sys/resource.h>
+#include <sys/syscall.h>
 #include <sys/utsname.h>
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
@@ -444,6 +446,8 @@ int recorder__scan_proc(struct recorder *r, uint64_t now)
  * files stay as large or as long as --switch-output says and memory holds
  * one file's tables more, not a queue of them.
  */
+#define TAIL_NICE 10
+
 struct file_tail {
 	struct cap_writer *w;
 	struct intern *in;
@@ -495,8 +499,10 @@ static void tail_finish(struct file_tail *t)
 	t->err = err;
 }
 
+/* Niced: on a busy host the drain, not the pack, gets the CPU first. */
 static void *tail_thread(void *arg)
 {
+	setpriority(PRIO_PROCESS, (id_t)syscall(SYS_gettid), TAIL_NICE);
 	tail_finish(arg);
 	return NULL;
 }
