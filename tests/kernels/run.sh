@@ -238,7 +238,10 @@ hang_dump() {
 
 # Kernel parameters for hang_dump: an NMI from the monitor panics the
 # guest and prints all CPUs' backtraces (panic_print bit 6, Linux 5.18+).
-HANG_PARAMS="unknown_nmi_panic=1 panic_print=0x40"
+# no_timer_check: a TCG guest on a busy host fails the IO-APIC timer's
+# calibration and panics at 0.03 s ("IO-APIC + timer doesn't work!", seen
+# once in 6 rt boots at load 20), a check of the emulator, not the kernel.
+HANG_PARAMS="unknown_nmi_panic=1 panic_print=0x40 no_timer_check"
 
 # Boot once; 0 when the checks finished, 2 when KVM cannot run this
 # kernel (qemu fails, or the guest is not up within a minute), 3 when the
