@@ -7,14 +7,20 @@
  * keys, kernel identity and modules, block devices; then the threads and
  * mappings of the /proc scan), because the interners and tables start
  * empty for it. It closes with the waits still open (waits.c), LOST (the
- * drops since the last LOST), STAT (this file's numbers) and END. With --switch-output the recording goes
- * to FILE.<timestamp> files, as perf record's, each a complete capture.
+ * drops since the last LOST), STAT (this file's numbers), its symbol pack
+ * and END. With --switch-output the recording goes to FILE.<timestamp>
+ * files, as perf record's, each a complete capture; a file switched from
+ * gets its pack and END on a thread of its own (struct file_tail).
  */
 #include <errno.h>
+#include <pthread.h>
+#include <stdlib.h>
 #include <stdio.h>
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
+#include <sys/resource.h>
+#include <sys/syscall.h>
 #include <sys/utsname.h>
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
@@ -333,18 +339,6 @@ static int write_stats(struct recorder *r, uint64_t now)
 	return 0;
 }
 
-static int write_end(struct recorder *r, uint32_t reason, int32_t error, uint64_t now)
-{
-	struct cap_end e = {
-		.time = now,
-		.reason = reason,
-		.error = reason == CAP_STOP_ERROR ? error : 0,
-		.status = reason == CAP_STOP_SWITCH ? -1 : command__status(&r->cmd),
-	};
-
-	return cap_writer__append(r->w, CAP_REC_END, &e, sizeof(e), NULL, 0);
-}
-
 static int write_defs(struct recorder *r, const char **step)
 {
 	int err;
@@ -391,6 +385,7 @@ int recorder__open_output(struct recorder *r, const char **step)
 	if (err)
 		return err;
 	r->file_start_ns = h.start_time;
+	r->switch_from_ns = h.start_time;
 	memcpy(r->events_base, r->events, sizeof(r->events_base));
 	err = write_defs(r, step);
 	if (!err)
@@ -438,61 +433,196 @@ int recorder__scan_proc(struct recorder *r, uint64_t now)
 	return err < 0 ? err : 0;
 }
 
-/* The file's symbol pack (FORMAT.md §4.18), from the file as written so
- * far, read back: the definitions it holds are what the pack needs. A
- * pack that fails costs the pack, not the recording (r->pack_err says). */
-static int write_pack(struct recorder *r, uint64_t now)
+/*
+ * The end of a file: its symbol pack (FORMAT.md §4.18), named from the
+ * file as written so far, read back, then END. At a --switch-output this
+ * runs on a thread of its own while the drain goes on into the next file:
+ * the pack opens every binary the file's stacks hit, 0.3 s on a quiet
+ * host and seconds beside a load, and a drain stopped that long lets the
+ * ring buffer overflow. The tail owns the old file's writer, its interner
+ * and its JIT maps; nothing else touches them until it is joined. One tail
+ * at a time: the next switch waits for it (a pack slower than the period
+ * stops the drain then, and what overflows is counted lost), so that the
+ * files stay as large or as long as --switch-output says and memory holds
+ * one file's tables more, not a queue of them.
+ */
+#define TAIL_NICE 10
+
+struct file_tail {
+	struct cap_writer *w;
+	struct intern *in;
+	struct jitmaps *jm;       /* NULL: --no-pack */
+	char path[PATH_MAX + 32];
+	struct cap_end end;
+	uint64_t now;             /* JIT maps read now are this recent */
+	pthread_t thread;
+	/* out, read once joined */
+	struct cap_pack_info pack;
+	uint64_t pack_ns, final_bytes;
+	int pack_err, err;
+};
+
+/* A pack that fails costs the pack, not the file (t->pack_err says). */
+static void tail_pack(struct file_tail *t)
 {
-	struct pack_opts o = { .jit = r->jm, .now = now };
+	struct pack_opts o = { .jit = t->jm, .now = t->now };
 	struct packer *p = NULL;
 	uint64_t t0 = now_ns();
 	int err;
 
-	memset(&r->pack, 0, sizeof(r->pack));
-	err = cap_writer__flush(r->w);
-	if (err)
-		return err;
 	err = pack__new(&o, &p);
 	if (!err)
-		err = pack__scan(p, r->path);
+		err = pack__scan(p, t->path);
 	if (!err)
-		err = pack__write(p, r->w, r->in, &r->pack);
+		err = pack__write(p, t->w, t->in, &t->pack);
 	pack__free(p);
-	jitmaps__clear(r->jm);
-	r->pack_ns += now_ns() - t0;
-	r->packs += !err;
-	r->pack_err = err;
-	return 0; /* a writer that failed says so again at the next record */
+	t->pack_ns = now_ns() - t0;
+	t->pack_err = err;
 }
 
-/* Finish the current file as a complete capture; it is closed (r->w NULL)
- * whatever happens: a failed write leaves what the file holds readable. */
-int recorder__close_output(struct recorder *r, uint32_t reason, int32_t error, uint64_t now)
+/* The file is closed (t->w NULL) whatever happens: a failed write leaves
+ * what the file holds readable. */
+static void tail_finish(struct file_tail *t)
+{
+	int err = cap_writer__flush(t->w);
+
+	if (!err && t->jm)
+		tail_pack(t);
+	if (!err)
+		err = cap_writer__append(t->w, CAP_REC_END, &t->end, sizeof(t->end), NULL, 0);
+	t->final_bytes = cap_writer__file_size(t->w);
+	if (!err)
+		err = cap_writer__finish_size(t->w, &t->final_bytes);
+	else
+		cap_writer__free(t->w);
+	t->w = NULL;
+	t->err = err;
+}
+
+/* Niced: on a busy host the drain, not the pack, gets the CPU first. */
+static void *tail_thread(void *arg)
+{
+	setpriority(PRIO_PROCESS, (id_t)syscall(SYS_gettid), TAIL_NICE);
+	tail_finish(arg);
+	return NULL;
+}
+
+/* What a finished tail tells the recorder; frees what it owned. */
+static int tail_done(struct recorder *r, struct file_tail *t, bool own)
+{
+	int err = t->err;
+
+	if (t->jm) {
+		r->pack = t->pack;
+		r->pack_ns += t->pack_ns;
+		r->packs += !t->pack_err;
+		r->pack_err = t->pack_err;
+	}
+	r->final_bytes = t->final_bytes;
+	if (own) {
+		jitmaps__free(t->jm);
+		intern__free(t->in);
+		free(t);
+	}
+	return err;
+}
+
+int recorder__join_tail(struct recorder *r)
+{
+	struct file_tail *t = r->tail;
+
+	if (!t)
+		return 0;
+	r->tail = NULL;
+	pthread_join(t->thread, NULL);
+	return tail_done(r, t, true);
+}
+
+/* The waits still open, LOST and STAT: what only the recorder knows. */
+static int close_head(struct recorder *r, uint64_t now)
 {
 	int err = recorder__write_open_waits(r, now);
 
-	/* the pack names the stacks of every event, open waits included */
-	if (!err && r->jm)
-		err = write_pack(r, now);
 	if (!err)
 		err = recorder__write_lost(r);
 	if (!err)
 		err = write_stats(r, now);
-	if (!err)
-		err = write_end(r, reason, error, now);
-	/* the size the capture ends with, which a pipe cannot be asked */
-	r->final_bytes = cap_writer__file_size(r->w);
-	if (!err)
-		err = cap_writer__finish_size(r->w, &r->final_bytes);
-	else
-		cap_writer__free(r->w);
-	r->w = NULL;
 	return err;
+}
+
+static void end_of(const struct recorder *r, uint32_t reason, int32_t error, uint64_t now,
+		   struct cap_end *e)
+{
+	*e = (struct cap_end){
+		.time = now,
+		.reason = reason,
+		.error = reason == CAP_STOP_ERROR ? error : 0,
+		.status = reason == CAP_STOP_SWITCH ? -1 : command__status(&r->cmd),
+	};
+}
+
+int recorder__close_output(struct recorder *r, uint32_t reason, int32_t error, uint64_t now)
+{
+	struct file_tail t = { .w = r->w, .in = r->in, .jm = r->jm, .now = now };
+	int err = recorder__join_tail(r), e2 = close_head(r, now);
+
+	snprintf(t.path, sizeof(t.path), "%s", r->path);
+	end_of(r, reason, error, now, &t.end);
+	memset(&r->pack, 0, sizeof(r->pack));
+	if (e2) {
+		cap_writer__free(t.w);
+		t.w = NULL;
+		t.err = e2;
+	} else {
+		tail_finish(&t);
+	}
+	r->w = NULL;
+	if (r->jm)
+		jitmaps__clear(r->jm);
+	e2 = tail_done(r, &t, false);
+	return err ? err : e2;
+}
+
+/* The current file handed to a tail thread, to finish beside the drain:
+ * the recorder goes on with a new interner and new JIT maps. Without the
+ * memory for that, the file finishes here. */
+static int close_async(struct recorder *r, uint64_t now)
+{
+	struct file_tail *t = calloc(1, sizeof(*t));
+	struct jitmaps *jm = NULL;
+	int err;
+
+	if (!t || (r->jm && jitmaps__new(&jm))) {
+		free(t);
+		return recorder__close_output(r, CAP_STOP_SWITCH, 0, now);
+	}
+	err = recorder__join_tail(r);
+	if (!err)
+		err = close_head(r, now);
+	if (err) {
+		cap_writer__free(r->w);
+		r->w = NULL;
+		jitmaps__free(jm);
+		free(t);
+		return err;
+	}
+	*t = (struct file_tail){ .w = r->w, .in = r->in, .jm = r->jm, .now = now };
+	snprintf(t->path, sizeof(t->path), "%s", r->path);
+	end_of(r, CAP_STOP_SWITCH, 0, now, &t->end);
+	r->w = NULL;
+	r->in = NULL;
+	r->jm = t->jm ? jm : NULL;
+	if (pthread_create(&t->thread, NULL, tail_thread, t)) {
+		tail_finish(t); /* no thread: finish it here */
+		return tail_done(r, t, true);
+	}
+	r->tail = t;
+	return 0;
 }
 
 bool recorder__switch_due(const struct recorder *r, uint64_t now)
 {
-	if (r->opts.switch_ns && now - r->file_start_ns >= r->opts.switch_ns)
+	if (r->opts.switch_ns && now - r->switch_from_ns >= r->opts.switch_ns)
 		return true;
 	return r->opts.switch_bytes && cap_writer__file_size(r->w) >= r->opts.switch_bytes;
 }
@@ -513,7 +643,7 @@ int recorder__switch_output(struct recorder *r, uint64_t now)
 	const char *step;
 	int err;
 
-	err = recorder__close_output(r, CAP_STOP_SWITCH, 0, now);
+	err = close_async(r, now);
 	forget_defs(r);
 	if (!err)
 		err = recorder__open_output(r, &step);

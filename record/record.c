@@ -569,6 +569,7 @@ int recorder__run(struct recorder *r)
 		return CAP_ERR_INVAL; /* already run */
 	r->stop = CAP_STOP_SIGNAL;
 	r->start_ns = now_ns();
+	r->switch_from_ns = r->start_ns;
 	if (r->cmd.pid) {
 		err = command__release(&r->cmd);
 		if (err)
@@ -583,6 +584,7 @@ void recorder__free(struct recorder *r)
 {
 	if (!r)
 		return;
+	recorder__join_tail(r);
 	if (r->opts.output_fd >= 0 && !r->files) /* never handed to a writer */
 		close(r->opts.output_fd);
 	command__kill(&r->cmd);

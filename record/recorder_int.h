@@ -71,8 +71,12 @@ struct recorder {
 	char path[PATH_MAX + 32]; /* the current file (output.c names it) */
 	unsigned files;           /* files opened so far */
 	uint64_t file_start_ns;   /* monotonic: the current file began */
+	uint64_t switch_from_ns;  /* --switch-output's period counts from here:
+				   * the file's start, the first file's from
+				   * the attach (its setup is no recording) */
 	uint64_t events_base[CAP_KIND_MAX]; /* events before the current file */
 	uint64_t final_bytes; /* capture size once finished */
+	struct file_tail *tail; /* output.c: the file switched from, finishing */
 	uint64_t end_ns;
 	uint64_t events[CAP_KIND_MAX];
 	uint64_t bad_records; /* ringbuf records too short for their type */
@@ -103,8 +107,11 @@ static inline uint64_t now_ns(void)
 int recorder__open_output(struct recorder *r, const char **step);
 /* Every process's threads and mappings into the current file. */
 int recorder__scan_proc(struct recorder *r, uint64_t now);
-/* LOST, STAT and END, then finish the file; r->w is NULL after. */
+/* The waits still open, LOST, STAT, the pack and END, then finish the
+ * file; r->w is NULL after. */
 int recorder__close_output(struct recorder *r, uint32_t reason, int32_t error, uint64_t now);
+/* Wait for the file a switch left finishing; 0 or its writer's error. */
+int recorder__join_tail(struct recorder *r);
 /* The kernel's drop counters since the last call, as LOST records. */
 int recorder__write_lost(struct recorder *r);
 bool recorder__switch_due(const struct recorder *r, uint64_t now);

@@ -42,12 +42,37 @@ hung() {
 	done
 }
 
+# STKREC_PROBE (freeze.sh, on the kernel's command line): dwarf or fp
+# records every check with that call graph first (a check's own
+# --call-graph comes later and wins); none runs each check's workload (or
+# sleeps its -d) without stkrec, the same load with no recorder.
+PROBE=${STKREC_PROBE:-}
+
+# The workload of a recording without the recorder: the command after
+# --, else a sleep of -d's seconds.
+no_recorder() {
+	d=1
+	while [ $# -gt 0 ]; do
+		case $1 in
+		--) shift; "$@"; return ;;
+		-d) d=$2; shift ;;
+		esac
+		shift
+	done
+	sleep "$d"
+}
+
 # record NAME ARGS...: record into $T/NAME.cap, keep stderr; ok when exit 0
 record() {
 	name=$1
 	shift
 	echo "recording $name" # on the console, for a hang's report
-	"$STKREC" record -o "$T/$name.cap" "$@" >"$T/$name.out" 2>"$T/$name.err" &
+	case $PROBE in
+	none) no_recorder "$@" >"$T/$name.out" 2>"$T/$name.err" & ;;
+	dwarf | fp) "$STKREC" record --call-graph "$PROBE" -o "$T/$name.cap" "$@" \
+		>"$T/$name.out" 2>"$T/$name.err" & ;;
+	*) "$STKREC" record -o "$T/$name.cap" "$@" >"$T/$name.out" 2>"$T/$name.err" & ;;
+	esac
 	pid=$!
 	i=0
 	while kill -0 "$pid" 2>/dev/null && [ $i -lt $((LIMIT * 10)) ]; do

@@ -7,8 +7,11 @@
 export PATH=/bin
 echo stkrec-guest-up
 mount -t proc proc /proc
-mount -t sysfs sys /sys
+# the heartbeat that tells run.sh this guest still makes progress: a
+# kernel message (one line, never cut by another writer on the console)
 mount -t devtmpfs dev /dev
+while :; do echo "<3>stkrec-alive" >/dev/kmsg; sleep 5; done &
+mount -t sysfs sys /sys
 mount -t tmpfs tmp /tmp
 for m in $(cat /modules.load); do
 	modprobe "$m" || echo "modprobe $m failed"
@@ -19,6 +22,9 @@ while [ ! -b /dev/vda ] && [ $i -lt 100 ]; do
 	i=$((i + 1))
 done
 if mount -t ext4 /dev/vda /mnt; then
+	# for a hang's dump (run.sh, hang_dump.py), read from the disk image
+	grep ' [tT] ' /proc/kallsyms >/mnt/kallsyms
+	sync
 	STKREC=/bin/stkrec W=/w T=/tmp sh /check.sh /dev/vda /mnt
 else
 	echo "FAIL guest.disk: cannot mount /dev/vda ($(ls /dev | tr '\n' ' '))"

@@ -14,11 +14,11 @@
 
 static volatile unsigned long sink;
 
-static long long now_ns(void)
+static long long cpu_ns(void)
 {
 	struct timespec ts;
 
-	clock_gettime(CLOCK_MONOTONIC, &ts);
+	clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
 	return ts.tv_sec * 1000000000ll + ts.tv_nsec;
 }
 
@@ -44,10 +44,10 @@ void burn_b(void)
 
 void burn_loop(long ms, int pct_a)
 {
-	long long end = now_ns() + ms * 1000000ll;
+	long long end = cpu_ns() + ms * 1000000ll;
 	unsigned long units = 0, a = 0;
 
-	while (now_ns() < end) {
+	while (cpu_ns() < end) {
 		/* 100 units per round: pct_a of them in burn_a */
 		if ((int)(units % 100) < pct_a) {
 			burn_a();

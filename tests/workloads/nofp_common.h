@@ -20,6 +20,17 @@ static inline long long nofp_now_ns(void)
 	return ts.tv_sec * 1000000000ll + ts.tv_nsec;
 }
 
+/* CPU time of the calling thread: a burner that runs for this long is
+ * sampled as often whatever else the machine runs (wall time under a
+ * load gives fewer samples). */
+static inline long long nofp_thread_cpu_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+	return ts.tv_sec * 1000000000ll + ts.tv_nsec;
+}
+
 /* A duration in ms from argv[i] (def when absent); exits 2 if not > 0. */
 static inline long nofp_ms(int argc, char **argv, int i, long def)
 {

@@ -2,7 +2,7 @@
 /*
  * Test workload, built without frame pointers: sleeps DELAY_MS (so that a
  * recorder started with it is running), then dlopen()s LIB (nofp_lib.so)
- * and burns CPU for MS milliseconds in main -> run_lib -> lib_outer ->
+ * and burns MS milliseconds of CPU time in main -> run_lib -> lib_outer ->
  * lib_burn, the last two in the library.
  * usage: nofp_dlopen LIB [DELAY_MS [MS]]   (default 500 2000)
  */
@@ -21,10 +21,10 @@ NOFP_FN int pause_ms(long ms)
 
 NOFP_FN unsigned long run_lib(unsigned long (*fn)(unsigned long), long ms)
 {
-	long long end = nofp_now_ns() + ms * 1000000ll;
+	long long end = nofp_thread_cpu_ns() + ms * 1000000ll;
 	unsigned long x = 1;
 
-	while (nofp_now_ns() < end)
+	while (nofp_thread_cpu_ns() < end)
 		x = fn(x);
 	return x;
 }

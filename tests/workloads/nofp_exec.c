@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 /*
  * Test workload, built without frame pointers: forks a child that burns
- * CPU for MS milliseconds in main -> start_child -> child_burn ->
+ * MS milliseconds of CPU time in main -> start_child -> child_burn ->
  * child_step, then execs PROG ARGS (another fp-less workload) in place;
  * the parent waits for it in main -> reap.
  * usage: nofp_exec MS PROG [ARGS...]
@@ -27,10 +27,10 @@ NOFP_FN unsigned long child_step(unsigned long x)
 
 NOFP_FN unsigned long child_burn(long ms)
 {
-	long long end = nofp_now_ns() + ms * 1000000ll;
+	long long end = nofp_thread_cpu_ns() + ms * 1000000ll;
 	unsigned long x = 3;
 
-	while (nofp_now_ns() < end)
+	while (nofp_thread_cpu_ns() < end)
 		x = child_step(x);
 	return x;
 }

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 /*
  * Test workload, built without frame pointers: for MS milliseconds,
- *   thread "nofp-burn" burns CPU in t_burn -> outer -> middle -> inner,
+ *   thread "nofp-burn" burns CPU in t_burn -> outer -> middle -> inner
+ *   (MS ms of its own CPU time: as many samples on a busy machine),
  *   thread "nofp-nap" sleeps in t_nap -> waiter -> nap -> nanosleep,
  *   thread "nofp-lock" blocks in t_lock -> lock_wait -> pthread_mutex_lock
  *   on a mutex that thread "nofp-hold" keeps HOLD_MS at a time (sleeping in
@@ -17,7 +18,7 @@
 
 #define UNIT 400000
 
-static long long end_ns;
+static long long end_ns, burn_ns;
 static long hold_ms = 50;
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 static unsigned long taken; /* times nofp-hold took the lock (atomic) */
@@ -49,7 +50,7 @@ NOFP_FN void *t_burn(void *arg)
 	unsigned long x = (unsigned long)arg;
 
 	prctl(PR_SET_NAME, "nofp-burn");
-	while (nofp_now_ns() < end_ns)
+	while (nofp_thread_cpu_ns() < burn_ns)
 		x = outer(x);
 	nofp_sink = x;
 	return NULL;
@@ -130,6 +131,7 @@ int main(int argc, char **argv)
 
 	hold_ms = nofp_ms(argc, argv, 2, 50);
 	end_ns = nofp_now_ns() + ms * 1000000ll;
+	burn_ns = ms * 1000000ll;
 	for (i = 0; i < 4; i++) {
 		if (pthread_create(&t[i], NULL, fns[i], (void *)(long)i)) {
 			perror("nofp_threads: pthread_create");
