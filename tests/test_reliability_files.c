@@ -16,6 +16,7 @@
 #include "format/capture.h"
 #include "tests/reliability_run.h"
 #include "tests/util_capgen.h"
+#include "tests/util_e2e.h"
 
 #define AS_LIMIT (1024ull << 20) /* the commands must work within 1 GiB */
 #define RSS_LIMIT_KB (256 * 1024)
@@ -464,6 +465,9 @@ static size_t count_files(const char *pattern)
 	return n;
 }
 
+/* README.md's words after the count of the fuzz corpus */
+#define README_CORPUS " files, through every command with its count asserted"
+
 /* The saved regressions and the whole fuzz corpus (every target's), each
  * file through every view; the counts make sure none was left out. */
 Test(reliability_files, fuzz_regressions_through_every_view, .timeout = 900)
@@ -497,5 +501,9 @@ Test(reliability_files, fuzz_regressions_through_every_view, .timeout = 900)
 		    want_corpus);
 	cr_assert_gt(corpus, 0);
 	cr_assert_eq((size_t)corpus, want_corpus, "corpus replayed: %d of %zu", corpus,
+		     want_corpus);
+	/* the README says how many: that number is the corpus' */
+	cr_assert_eq(e2e_readme_count(README_CORPUS), (long)want_corpus, "README.md: %ld%s; the "
+		     "corpus holds %zu", e2e_readme_count(README_CORPUS), README_CORPUS,
 		     want_corpus);
 }
