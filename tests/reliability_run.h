@@ -78,9 +78,10 @@ static inline void rl_slurp_fd(int fd, char *buf, size_t len)
 }
 
 /* All of fd (a child's output file) from its start, NUL-terminated, in
- * a buffer the caller frees: outputs that differ past the head of
- * rl_run.out (a cut capture's script differs at its tail) compare whole. */
-static inline char *rl_slurp_all(int fd)
+ * a buffer the caller frees, its length in *len when asked (binary
+ * outputs hold NULs): outputs that differ past the head of rl_run.out (a
+ * cut capture's script differs at its tail) compare whole. */
+static inline char *rl_slurp_all(int fd, size_t *len)
 {
 	struct stat st;
 	char *buf;
@@ -95,6 +96,8 @@ static inline char *rl_slurp_all(int fd)
 		got += n;
 	cr_assert_eq(got, (size_t)st.st_size, "short read of a child's output");
 	buf[got] = 0;
+	if (len)
+		*len = got;
 	return buf;
 }
 
@@ -206,9 +209,9 @@ static inline pid_t rl_spawn(char *const argv[], int *fo, int *fe, rlim_t as_lim
 
 /* Run argv to completion within timeout seconds, under an address-space
  * limit of as_limit bytes (0: none); *all, when asked, all of its stdout
- * (rl_slurp_all()). */
+ * and *all_len its length (rl_slurp_all()). */
 static inline void rl_run_all(char *const argv[], double timeout, rlim_t as_limit,
-			      struct rl_run *r, char **all)
+			      struct rl_run *r, char **all, size_t *all_len)
 {
 	int fo, fe;
 	pid_t pid;
@@ -219,7 +222,7 @@ static inline void rl_run_all(char *const argv[], double timeout, rlim_t as_limi
 	rl_slurp_fd(fo, r->out, sizeof(r->out));
 	rl_slurp_fd(fe, r->err, sizeof(r->err));
 	if (all)
-		*all = rl_slurp_all(fo);
+		*all = rl_slurp_all(fo, all_len);
 	close(fo);
 	close(fe);
 }
@@ -227,7 +230,7 @@ static inline void rl_run_all(char *const argv[], double timeout, rlim_t as_limi
 static inline void rl_run(char *const argv[], double timeout, rlim_t as_limit,
 			  struct rl_run *r)
 {
-	rl_run_all(argv, timeout, as_limit, r, NULL);
+	rl_run_all(argv, timeout, as_limit, r, NULL, NULL);
 }
 
 /* pid, a child not yet waited for, is still running (not a zombie). */

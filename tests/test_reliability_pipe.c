@@ -74,7 +74,7 @@ static void finish_run_all(pid_t pid, int fo, int fe, double timeout, struct rl_
 	rl_slurp_fd(fo, r->out, sizeof(r->out));
 	rl_slurp_fd(fe, r->err, sizeof(r->err));
 	if (all)
-		*all = rl_slurp_all(fo);
+		*all = rl_slurp_all(fo, NULL);
 	close(fo);
 	close(fe);
 }
@@ -450,7 +450,7 @@ static int stdin_as_file(size_t v, const uint8_t *buf, size_t len, const char *w
 		fargv[i + 1] = strcmp(views[v][i], "-") ? (char *)views[v][i] : path;
 	}
 	run_stdin_all(argv, buf, len, &s, &s_all);
-	rl_run_all(fargv, 120, 0, &f, &f_all);
+	rl_run_all(fargv, 120, 0, &f, &f_all, NULL);
 	cr_assert(WIFEXITED(s.status), "%s: stkrec %s on stdin: signal %d", what, views[v][0],
 		  WTERMSIG(s.status));
 	replace(f.err, sizeof(f.err), path, "<stdin>");
@@ -764,8 +764,8 @@ Test(reliability_pipe, pipe_gets_no_pack_and_pack_adds_one)
 	rl_run(info, 30, 0, &r);
 	cr_assert_not_null(strstr(r.out, "symbol pack:  "), "%s", r.out);
 	cr_assert_null(strstr(r.out, "symbol pack:  none"), "%s", r.out);
-	rl_run_all(script_in, 30, 0, &a, &all_in);
-	rl_run_all(script_out, 30, 0, &b, &all_out);
+	rl_run_all(script_in, 30, 0, &a, &all_in, NULL);
+	rl_run_all(script_out, 30, 0, &b, &all_out, NULL);
 	cr_assert_eq(rl_code(&a), 0, "script of what arrived: exit %d: %s", rl_code(&a), a.err);
 	cr_assert_eq(rl_code(&b), 0, "script of it packed: exit %d: %s", rl_code(&b), b.err);
 	cr_assert_gt(strlen(all_in), 0);
