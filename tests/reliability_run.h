@@ -30,7 +30,7 @@ struct rl_run {
 	int status;          /* wait status */
 	bool timed_out;      /* killed by the time bound */
 	long maxrss_kb;      /* peak RSS of the child */
-	char out[8192];      /* head of stdout */
+	char out[8192];      /* head of stdout, for messages: rl_run_all() for all of it */
 	char err[4096];      /* head of stderr */
 	char hang[4096];     /* timed out: where each thread was (state, kernel stack) */
 };
@@ -77,7 +77,30 @@ static inline void rl_slurp_fd(int fd, char *buf, size_t len)
 	buf[n > 0 ? n : 0] = 0;
 }
 
-/* Wait for pid at most `timeout` seconds, then SIGKILL it. */
+/* All of fd (a child's output file) from its start, NUL-terminated, in
+ * a buffer the caller frees, its length in *len when asked (binary
+ * outputs hold NULs): outputs that differ past the head of rl_run.out (a
+ * cut capture's script differs at its tail) compare whole. */
+static inline char *rl_slurp_all(int fd, size_t *len)
+{
+	struct stat st;
+	char *buf;
+	ssize_t n;
+	size_t got = 0;
+
+	cr_assert_eq(fstat(fd, &st), 0);
+	buf = malloc(st.st_size + 1);
+	cr_assert_not_null(buf);
+	while (got < (size_t)st.st_size &&
+	       (n = pread(fd, buf + got, st.st_size - got, got)) > 0)
+		got += n;
+	cr_assert_eq(got, (size_t)st.st_size, "short read of a child's output");
+	buf[got] = 0;
+	if (len)
+		*len = got;
+	return buf;
+}
+
 /* Append a small /proc file to buf (for a hang's post-mortem). */
 static inline void rl_cat_proc(const char *path, char *buf, size_t len)
 {
@@ -119,6 +142,7 @@ static inline void rl_hang_report(pid_t pid, struct rl_run *r)
 		closedir(d);
 }
 
+/* Wait for pid at most `timeout` seconds, then SIGKILL it. */
 static inline int rl_wait(pid_t pid, double timeout, struct rl_run *r)
 {
 	double end = rl_now() + timeout;
@@ -184,9 +208,10 @@ static inline pid_t rl_spawn(char *const argv[], int *fo, int *fe, rlim_t as_lim
 }
 
 /* Run argv to completion within timeout seconds, under an address-space
- * limit of as_limit bytes (0: none). */
-static inline void rl_run(char *const argv[], double timeout, rlim_t as_limit,
-			  struct rl_run *r)
+ * limit of as_limit bytes (0: none); *all, when asked, all of its stdout
+ * and *all_len its length (rl_slurp_all()). */
+static inline void rl_run_all(char *const argv[], double timeout, rlim_t as_limit,
+			      struct rl_run *r, char **all, size_t *all_len)
 {
 	int fo, fe;
 	pid_t pid;
@@ -196,8 +221,34 @@ static inline void rl_run(char *const argv[], double timeout, rlim_t as_limit,
 	cr_assert_eq(rl_wait(pid, timeout, r), 0);
 	rl_slurp_fd(fo, r->out, sizeof(r->out));
 	rl_slurp_fd(fe, r->err, sizeof(r->err));
+	if (all)
+		*all = rl_slurp_all(fo, all_len);
 	close(fo);
 	close(fe);
+}
+
+static inline void rl_run(char *const argv[], double timeout, rlim_t as_limit,
+			  struct rl_run *r)
+{
+	rl_run_all(argv, timeout, as_limit, r, NULL, NULL);
+}
+
+/* pid, a child not yet waited for, is still running (not a zombie). */
+static inline bool rl_running(pid_t pid)
+{
+	char path[64], buf[512], *p;
+	int fd;
+	ssize_t n;
+
+	snprintf(path, sizeof(path), "/proc/%d/stat", pid);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return false;
+	n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	buf[n > 0 ? n : 0] = 0;
+	p = strrchr(buf, ')');
+	return p && p[1] == ' ' && p[2] != 'Z' && p[2] != 'X';
 }
 
 /* Exit code, or 128 + signal. */
@@ -330,21 +381,31 @@ static inline void rl_need_bpf(void)
 		cr_skip_test("BPF cannot load here");
 }
 
+/* This kernel's release is maj.min or later: what a test expects of the
+ * kernel, known apart from the recorder's own probes (the code under test). */
+static inline bool rl_kernel_at_least(int maj, int min)
+{
+	struct utsname u;
+	int a = 0, b = 0;
+
+	uname(&u);
+	sscanf(u.release, "%d.%d", &a, &b);
+	return a > maj || (a == maj && b >= min);
+}
+
 /* Why record --call-graph dwarf cannot run here (x86-64, Linux 5.17+),
  * or NULL: record's default is then dwarf, else fp. */
 static inline const char *rl_no_dwarf(void)
 {
 	static char why[128];
 	struct utsname u;
-	int maj = 0, min = 0;
 
 #ifndef __x86_64__
 	return "--call-graph dwarf unwinds on x86-64 only";
 #endif
-	uname(&u);
-	sscanf(u.release, "%d.%d", &maj, &min);
-	if (maj > 5 || (maj == 5 && min >= 17))
+	if (rl_kernel_at_least(5, 17))
 		return NULL;
+	uname(&u);
 	snprintf(why, sizeof(why), "--call-graph dwarf needs Linux 5.17+, this is %s", u.release);
 	return why;
 }

@@ -414,11 +414,12 @@ Test(record_cfi_sections, large_files)
 	const char *files[] = { LIBC, PYTHON, NODE };
 	struct stkrec_cfi_row *rows;
 	struct timespec a, b;
-	size_t i, nr;
+	size_t i, nr, loaded = 0;
 
 	for (i = 0; i < sizeof(files) / sizeof(files[0]); i++) {
 		if (access(files[i], R_OK))
 			continue;
+		loaded++;
 		clock_gettime(CLOCK_MONOTONIC, &a);
 		cfit_load(files[i], &rows, &nr);
 		clock_gettime(CLOCK_MONOTONIC, &b);
@@ -427,4 +428,7 @@ Test(record_cfi_sections, large_files)
 		cr_log_info("%s: %zu rows in %.1f ms", files[i], nr,
 			    (b.tv_sec - a.tv_sec) * 1e3 + (b.tv_nsec - a.tv_nsec) / 1e6);
 	}
+	if (!loaded)
+		cr_skip_test("none of %s, %s, %s here: no large table loaded", LIBC, PYTHON,
+			     NODE);
 }

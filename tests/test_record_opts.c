@@ -11,6 +11,7 @@
 #include <unistd.h>
 #include "src/commands.h"
 #include "src/record_opts.h"
+#include "tests/util_e2e.h"
 
 #define ARGV(...) ((char *[]){ "record", __VA_ARGS__, NULL })
 #define ARGC(...) ((int)(sizeof((char *[]){ "record", __VA_ARGS__ }) / sizeof(char *)))
@@ -206,6 +207,8 @@ static struct bad bad_cases[] = {
 	BAD("option '--state' requires a value", "--state"),
 };
 #define NR_BAD (sizeof(bad_cases) / sizeof(bad_cases[0]))
+/* README.md's words after the count of bad_cases */
+#define README_BAD " cases through the binary"
 
 Test(record_opts, bad_command_lines)
 {
@@ -368,6 +371,9 @@ Test(record_opts, binary_bad_command_lines)
 	size_t i;
 	int k;
 
+	/* the README says how many: that number is this table's */
+	cr_assert_eq(e2e_readme_count(README_BAD), (long)NR_BAD, "README.md: %ld%s; the table "
+		     "holds %zu", e2e_readme_count(README_BAD), README_BAD, NR_BAD);
 	for (i = 0; i < NR_BAD; i++) {
 		cr_assert_eq(parse(bad_cases[i].argc, bad_cases[i].argv), -EINVAL, "%s",
 			     bad_cases[i].msg);

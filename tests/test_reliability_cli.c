@@ -14,6 +14,7 @@
  */
 #include "tests/reliability_run.h"
 #include "tests/util_capgen.h"
+#include "tests/util_e2e.h"
 
 enum bad_kind { UNKNOWN, MISSING, RANGE, CONFLICT, OTHER, NR_KINDS };
 
@@ -163,6 +164,8 @@ static const struct bad_cmd cases[] = {
 	{ OTHER, { "pack", "-o", "", "a.cap" }, "-o: empty file name" },
 };
 #define NR_CASES (sizeof(cases) / sizeof(cases[0]))
+/* README.md's words after the count of the table */
+#define README_CASES " cases over record, report, script, info, diff and pack"
 
 static const char *const commands[] = { "record", "report", "script", "info", "diff", "pack" };
 #define NR_COMMANDS (sizeof(commands) / sizeof(commands[0]))
@@ -282,6 +285,9 @@ Test(reliability_cli, bad_command_lines_exit_2, .init = setup, .fini = teardown)
 {
 	size_t i;
 
+	/* the README says how many: that number is this table's */
+	cr_assert_eq(e2e_readme_count(README_CASES), (long)NR_CASES, "README.md: %ld%s; the table "
+		     "holds %zu", e2e_readme_count(README_CASES), README_CASES, NR_CASES);
 	if (access(rl_stkrec(), X_OK))
 		cr_skip_test("no stkrec binary at %s", rl_stkrec());
 	for (i = 0; i < NR_CASES; i++)

@@ -16,6 +16,7 @@
 #include "format/capture.h"
 #include "tests/reliability_run.h"
 #include "tests/util_capgen.h"
+#include "tests/util_e2e.h"
 
 #define AS_LIMIT (1024ull << 20) /* the commands must work within 1 GiB */
 #define RSS_LIMIT_KB (256 * 1024)
@@ -62,10 +63,18 @@ static const char *const views[][5] = {
 };
 #define NR_VIEWS (sizeof(views) / sizeof(views[0]))
 
-/* Run view v on file p into *r; returns its exit code, asserting the
- * promises: exit 0, 3 or 4 in time and memory; a refusal (4) is one line
- * naming the file and prints nothing else; a partial output (3) says so. */
-static int run_view_r(size_t v, const char *p, const char *what, struct rl_run *r)
+/* All of a stdout (binary for --pprof): rl_run.out holds only its head. */
+struct whole {
+	char *buf;
+	size_t len;
+};
+
+/* Run view v on file p into *r, and all of its stdout into *all when
+ * asked; returns its exit code, asserting the promises: exit 0, 3 or 4 in
+ * time and memory; a refusal (4) is one line naming the file and prints
+ * nothing else; a partial output (3) says so. */
+static int run_view_r(size_t v, const char *p, const char *what, struct rl_run *r,
+		      struct whole *all)
 {
 	char *argv[8] = { (char *)rl_stkrec() }, prefix[PATH_MAX + 16];
 	int i, code;
@@ -73,7 +82,7 @@ static int run_view_r(size_t v, const char *p, const char *what, struct rl_run *
 	for (i = 0; i < 5 && views[v][i]; i++)
 		argv[i + 1] = strcmp(views[v][i], "-") ? (char *)views[v][i] : (char *)p;
 	argv[i + 1] = NULL;
-	rl_run(argv, TIMEOUT, AS_LIMIT, r);
+	rl_run_all(argv, TIMEOUT, AS_LIMIT, r, all ? &all->buf : NULL, all ? &all->len : NULL);
 	code = rl_code(r);
 	cr_assert_not(r->timed_out, "%s: stkrec %s %s timed out", what, views[v][0],
 		      views[v][1]);
@@ -100,7 +109,7 @@ static int run_view(size_t v, const char *p, const char *what)
 {
 	struct rl_run r;
 
-	return run_view_r(v, p, what, &r);
+	return run_view_r(v, p, what, &r, NULL);
 }
 
 static void all_views(const char *p, const char *what, int want)
@@ -200,6 +209,7 @@ struct flips {
 	uint8_t *content;         /* zstd's decoding of the clean blocks */
 	size_t content_len;
 	struct rl_run clean[NR_VIEWS];
+	struct whole clean_all[NR_VIEWS]; /* all of each clean stdout */
 	int codes[3][5];          /* per region, per exit */
 };
 
@@ -245,6 +255,7 @@ static void flip(struct flips *f, size_t off, int bit, unsigned vmask)
 {
 	int region = region_of(f, off), want, code;
 	char what[96];
+	struct whole all;
 	struct rl_run r;
 	uint8_t *got;
 	size_t v, n;
@@ -266,14 +277,18 @@ static void flip(struct flips *f, size_t off, int bit, unsigned vmask)
 	for (v = 0; v < NR_VIEWS; v++) {
 		if (!(vmask & 1u << v))
 			continue;
-		code = run_view_r(v, path, what, &r);
+		code = run_view_r(v, path, what, &r, &all);
 		f->codes[region][code]++;
 		cr_assert_eq(code, want, "%s: stkrec %s %s: exit %d, want %d: %s", what,
 			     views[v][0], views[v][1], code, want, r.err);
+		/* all of it: script's output is past rl_run.out's 8 KiB */
+		cr_assert(code || (all.len == f->clean_all[v].len &&
+				   !memcmp(all.buf, f->clean_all[v].buf, all.len)),
+			  "%s: stkrec %s %s: output differs (%zu and %zu bytes)", what,
+			  views[v][0], views[v][1], all.len, f->clean_all[v].len);
+		free(all.buf);
 		if (code)
 			continue;
-		cr_assert_str_eq(r.out, f->clean[v].out, "%s: stkrec %s %s: output differs",
-				 what, views[v][0], views[v][1]);
 		cr_assert_str_eq(r.err, f->clean[v].err, "%s", what);
 	}
 }
@@ -325,7 +340,7 @@ Test(reliability_files, bit_flips, .init = setup, .fini = teardown, .timeout = 1
 	cr_assert_lt(first_end, f.trl_start);
 	put(path, f.buf, f.len);
 	for (v = 0; v < NR_VIEWS; v++)
-		cr_assert_eq(run_view_r(v, path, "clean", &f.clean[v]), 0);
+		cr_assert_eq(run_view_r(v, path, "clean", &f.clean[v], &f.clean_all[v]), 0);
 
 	/* every bit of the structures, through info and report --folded:
 	 * the header's frame header, payload magic and CRC; the first block
@@ -464,6 +479,9 @@ static size_t count_files(const char *pattern)
 	return n;
 }
 
+/* README.md's words after the count of the fuzz corpus */
+#define README_CORPUS " files, through every command with its count asserted"
+
 /* The saved regressions and the whole fuzz corpus (every target's), each
  * file through every view; the counts make sure none was left out. */
 Test(reliability_files, fuzz_regressions_through_every_view, .timeout = 900)
@@ -497,5 +515,9 @@ Test(reliability_files, fuzz_regressions_through_every_view, .timeout = 900)
 		    want_corpus);
 	cr_assert_gt(corpus, 0);
 	cr_assert_eq((size_t)corpus, want_corpus, "corpus replayed: %d of %zu", corpus,
+		     want_corpus);
+	/* the README says how many: that number is the corpus' */
+	cr_assert_eq(e2e_readme_count(README_CORPUS), (long)want_corpus, "README.md: %ld%s; the "
+		     "corpus holds %zu", e2e_readme_count(README_CORPUS), README_CORPUS,
 		     want_corpus);
 }

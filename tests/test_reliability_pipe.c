@@ -65,14 +65,23 @@ static pid_t spawn(char *const argv[], int in, int out, int *fo, int *fe)
 	return rl_spawn_with(argv, fo, fe, 0, redirect, &rd);
 }
 
-static void finish_run(pid_t pid, int fo, int fe, double timeout, struct rl_run *r)
+/* *all, when asked: all of its stdout (rl_slurp_all()). */
+static void finish_run_all(pid_t pid, int fo, int fe, double timeout, struct rl_run *r,
+			   char **all)
 {
 	memset(r, 0, sizeof(*r));
 	cr_assert_eq(rl_wait(pid, timeout, r), 0);
 	rl_slurp_fd(fo, r->out, sizeof(r->out));
 	rl_slurp_fd(fe, r->err, sizeof(r->err));
+	if (all)
+		*all = rl_slurp_all(fo, NULL);
 	close(fo);
 	close(fe);
+}
+
+static void finish_run(pid_t pid, int fo, int fe, double timeout, struct rl_run *r)
+{
+	finish_run_all(pid, fo, fe, timeout, r, NULL);
 }
 
 /* A process writing buf into fd in chunks of 1..8192 bytes, now and then
@@ -97,8 +106,10 @@ static pid_t feeder(int fd, const uint8_t *buf, size_t len, unsigned seed)
 	_exit(0);
 }
 
-/* argv with buf on its standard input, through a pipe. */
-static void run_stdin(char *const argv[], const uint8_t *buf, size_t len, struct rl_run *r)
+/* argv with buf on its standard input, through a pipe; *all as
+ * finish_run_all(). */
+static void run_stdin_all(char *const argv[], const uint8_t *buf, size_t len, struct rl_run *r,
+			  char **all)
 {
 	int p[2], fo, fe, st;
 	pid_t pid, feed;
@@ -108,8 +119,13 @@ static void run_stdin(char *const argv[], const uint8_t *buf, size_t len, struct
 	close(p[0]);
 	feed = feeder(p[1], buf, len, len);
 	close(p[1]);
-	finish_run(pid, fo, fe, 120, r);
+	finish_run_all(pid, fo, fe, 120, r, all);
 	cr_assert_eq(waitpid(feed, &st, 0), feed);
+}
+
+static void run_stdin(char *const argv[], const uint8_t *buf, size_t len, struct rl_run *r)
+{
+	run_stdin_all(argv, buf, len, r, NULL);
 }
 
 static void put(const char *path, const uint8_t *buf, size_t len)
@@ -138,6 +154,27 @@ static void replace(char *s, size_t size, const char *from, const char *to)
 	snprintf(s, size, "%s", out);
 }
 
+/* s with every `from` replaced by `to`, whatever its length: a new string. */
+static char *replaced(const char *s, const char *from, const char *to)
+{
+	size_t n = 0, lf = strlen(from), lt = strlen(to);
+	const char *p, *hit;
+	char *out, *o;
+
+	for (p = s; (hit = strstr(p, from)); p = hit + lf)
+		n++;
+	out = o = malloc(strlen(s) + n * lt + 1);
+	cr_assert_not_null(out);
+	for (p = s; (hit = strstr(p, from)); p = hit + lf) {
+		memcpy(o, p, hit - p);
+		o += hit - p;
+		memcpy(o, to, lt);
+		o += lt;
+	}
+	strcpy(o, p);
+	return out;
+}
+
 /* All of what fd gives until its end, with the time its bytes kept coming. */
 struct received {
 	uint8_t *buf;
@@ -163,19 +200,29 @@ static void receive(int fd, struct received *rc, size_t stop_after)
 
 /* ---- record -o - | report -i - -------------------------------------------- */
 
-/* A whole block in what came so far. */
-static bool has_block(const struct received *rc)
+/* Whole blocks in what came so far; *end, when asked: the END record came. */
+static int blocks_in(const struct received *rc, bool *end)
 {
 	struct cap_record x;
 	struct cap_reader *r;
-	bool got = false;
+	int n = 0;
 
+	if (end)
+		*end = false;
 	if (cap_reader__open_mem(rc->buf, rc->len, &r))
-		return false;
-	while (!got && cap_reader__next(r, &x) == 1)
-		got = x.type == CAP_REC_BLOCK;
+		return 0;
+	while (cap_reader__next(r, &x) == 1) {
+		n += x.type == CAP_REC_BLOCK;
+		if (end && x.type == CAP_REC_END)
+			*end = true;
+	}
 	cap_reader__close(r);
-	return got;
+	return n;
+}
+
+static bool has_block(const struct received *rc)
+{
+	return blocks_in(rc, NULL) > 0;
 }
 
 /* Offset just past the block that ends first, in a complete capture. */
@@ -197,9 +244,10 @@ static uint64_t first_block_end(const uint8_t *buf, size_t len)
 
 /*
  * The recorder writes into a pipe the test relays to `report --folded -i -`
- * (keeping the bytes, and when they came), while the load runs. The report
- * names the load's frames, and is byte for byte the report of the same
- * bytes as a file; the first block came while the recording went on.
+ * (keeping the bytes), while the load runs. The report names the load's
+ * frames, and is byte for byte the report of the same bytes as a file; the
+ * first block came while the recording went on: before the recorder
+ * exited, with no END record yet, and blocks came after it.
  */
 Test(reliability_pipe, record_to_a_pipe_read_by_report)
 {
@@ -213,8 +261,8 @@ Test(reliability_pipe, record_to_a_pipe_read_by_report)
 			      NULL };
 	static struct rl_run rr, pr, fr;
 	struct received rc = { 0 };
-	int a[2], b[2], rfo, rfe, pfo, pfe;
-	double t0, first_at = 0, eof_at;
+	int a[2], b[2], rfo, rfe, pfo, pfe, total, first_blocks = 0;
+	bool end_then = true, rec_alive = false;
 	uint64_t block0_end = 0;
 	pid_t rec, rep;
 	ssize_t n;
@@ -224,7 +272,6 @@ Test(reliability_pipe, record_to_a_pipe_read_by_report)
 	snprintf(pidarg, sizeof(pidarg), "%d", load_pid);
 	cr_assert_eq(pipe2(a, O_CLOEXEC), 0);
 	cr_assert_eq(pipe2(b, O_CLOEXEC), 0);
-	t0 = rl_now();
 	rec = spawn(rec_argv, -1, a[1], &rfo, &rfe);
 	rep = spawn(rep_argv, b[0], -1, &pfo, &pfe);
 	close(a[1]);
@@ -239,10 +286,12 @@ Test(reliability_pipe, record_to_a_pipe_read_by_report)
 			break;
 		n = write(b[1], rc.buf + before, rc.len - before);
 		cr_assert_eq(n, (ssize_t)(rc.len - before), "report gone: %s", strerror(errno));
-		if (!first_at && has_block(&rc))
-			first_at = rl_now();
+		if (!first_blocks) {
+			/* the recorder's state first: it may exit meanwhile */
+			rec_alive = rl_running(rec);
+			first_blocks = blocks_in(&rc, &end_then);
+		}
 	}
-	eof_at = rl_now();
 	signal(SIGPIPE, SIG_DFL);
 	close(a[0]);
 	close(b[1]);
@@ -261,14 +310,17 @@ Test(reliability_pipe, record_to_a_pipe_read_by_report)
 	cr_assert_str_eq(pr.out, fr.out);
 	cr_assert_str_eq(pr.err, fr.err);
 	block0_end = first_block_end(rc.buf, rc.len);
-	cr_assert_gt(first_at, 0);
-	cr_log_info("%zu bytes piped; block 0 (to byte %lu) whole %.2f s after the start, "
-		    "the end %.2f s after", rc.len, (unsigned long)block0_end, first_at - t0,
-		    eof_at - t0);
-	/* blocks close every second (FORMAT.md §5.2): the first one came
-	 * while the 4 s recording went on, not at its end */
-	cr_assert_lt(first_at, eof_at - 1.5, "block 0 whole at %.2f s, end at %.2f s",
-		     first_at - t0, eof_at - t0);
+	total = blocks_in(&rc, NULL);
+	cr_log_info("%zu bytes piped: %d blocks, the first %d of them while the recorder ran",
+		    rc.len, total, first_blocks);
+	/* blocks close every second of the recorder's clock (FORMAT.md
+	 * §5.2): the first one came while the 4 s recording went on, not
+	 * with its end */
+	cr_assert_gt(first_blocks, 0);
+	cr_assert(rec_alive, "the recorder had exited when block 0 (to byte %lu) came",
+		  (unsigned long)block0_end);
+	cr_assert_not(end_then, "block 0 came with the END record");
+	cr_assert_gt(total, first_blocks, "no block came after the first %d", first_blocks);
 	free(rc.buf);
 }
 
@@ -277,11 +329,12 @@ Test(reliability_pipe, record_to_a_pipe_read_by_report)
 
 /*
  * The reader reads for `after` s (and until a block came: the recorder is
- * in its loop by then), then closes its end: the recorder stops within
- * `bound` s, with exit 1 and the failed-write line; what arrived reads as
- * a capture cut after its last block (info: 3). Returns the delay.
+ * in its loop by then), then closes its end: the recorder stops (a hang
+ * bound of 60 s; how soon is make bench's to measure), with exit 1 and the
+ * failed-write line; what arrived reads as a capture cut after its last
+ * block (info: 3). Returns the delay.
  */
-static double reader_goes_away(char *const argv[], double after, double bound)
+static double reader_goes_away(char *const argv[], double after)
 {
 	static const char want[] = "stkrec: record: cannot write '<stdout>': Broken pipe (the "
 				   "capture ends at its last complete block)";
@@ -309,7 +362,6 @@ static double reader_goes_away(char *const argv[], double after, double bound)
 	finish_run(pid, fo, fe, 60, &r);
 	delay = rl_now() - closed_at;
 	cr_assert_not(r.timed_out, "the recorder did not stop: %s", r.hang);
-	cr_assert_lt(delay, bound, "stopped %.3f s after its reader went", delay);
 	cr_assert_eq(rl_code(&r), 1, "exit %d: %s", rl_code(&r), r.err);
 	rl_assert_one_error_line(r.err, want);
 	cr_assert_eq(cap_reader__open_mem(rc.buf, rc.len, &cr), 0);
@@ -335,7 +387,7 @@ Test(reliability_pipe, reader_gone_stops_a_busy_recording)
 
 	rl_need_bpf();
 	start_load();
-	delay = reader_goes_away(argv, 3, 5);
+	delay = reader_goes_away(argv, 3);
 	cr_log_info("stopped %.3f s after its reader went", delay);
 }
 
@@ -344,7 +396,8 @@ Test(reliability_pipe, reader_gone_stops_a_busy_recording)
  * records of other processes), and the reader goes at a random moment in
  * between. The pipe itself says its reader went (EPOLLERR), so the
  * recorder stops then, not at its next block (up to a second later, or
- * never on a host where nothing happens).
+ * never on a host where nothing happens): the test bounds the hang, make
+ * bench (section 10) times the stop.
  */
 Test(reliability_pipe, reader_gone_noticed_between_writes)
 {
@@ -362,7 +415,7 @@ Test(reliability_pipe, reader_gone_noticed_between_writes)
 	close(fe);
 	snprintf(pidarg, sizeof(pidarg), "%d", load_pid);
 	for (i = 0; i < 4; i++) {
-		d = reader_goes_away(argv, 1 + rand_r(&seed) % 1000 / 1000.0, 0.25);
+		d = reader_goes_away(argv, 1 + rand_r(&seed) % 1000 / 1000.0);
 		worst = d > worst ? d : worst;
 	}
 	cr_log_info("4 readers gone: the recorder stopped within %.3f s each time", worst);
@@ -386,6 +439,7 @@ static const char *const views[][5] = {
 static int stdin_as_file(size_t v, const uint8_t *buf, size_t len, const char *what)
 {
 	char *argv[8] = { (char *)rl_stkrec() }, *fargv[8] = { (char *)rl_stkrec() }, path[PATH_MAX];
+	char *s_all, *f_all, *f_named;
 	static struct rl_run s, f;
 	int i;
 
@@ -395,16 +449,21 @@ static int stdin_as_file(size_t v, const uint8_t *buf, size_t len, const char *w
 		argv[i + 1] = (char *)views[v][i];
 		fargv[i + 1] = strcmp(views[v][i], "-") ? (char *)views[v][i] : path;
 	}
-	run_stdin(argv, buf, len, &s);
-	rl_run(fargv, 120, 0, &f);
+	run_stdin_all(argv, buf, len, &s, &s_all);
+	rl_run_all(fargv, 120, 0, &f, &f_all, NULL);
 	cr_assert(WIFEXITED(s.status), "%s: stkrec %s on stdin: signal %d", what, views[v][0],
 		  WTERMSIG(s.status));
-	replace(f.out, sizeof(f.out), path, "<stdin>");
 	replace(f.err, sizeof(f.err), path, "<stdin>");
 	cr_assert_eq(rl_code(&s), rl_code(&f), "%s: stkrec %s %s: %d from stdin, %d from a file: "
 		     "%s", what, views[v][0], views[v][1], rl_code(&s), rl_code(&f), s.err);
-	cr_assert_str_eq(s.out, f.out, "%s: stkrec %s %s", what, views[v][0], views[v][1]);
+	/* all of it: a cut capture's output differs at its tail, if at all */
+	f_named = replaced(f_all, path, "<stdin>");
+	cr_assert_str_eq(s_all, f_named, "%s: stkrec %s %s (%zu and %zu bytes)", what,
+			 views[v][0], views[v][1], strlen(s_all), strlen(f_named));
 	cr_assert_str_eq(s.err, f.err, "%s: stkrec %s %s", what, views[v][0], views[v][1]);
+	free(s_all);
+	free(f_all);
+	free(f_named);
 	return rl_code(&s);
 }
 
@@ -688,6 +747,7 @@ Test(reliability_pipe, pipe_gets_no_pack_and_pack_adds_one)
 	char *script_out[] = { (char *)rl_stkrec(), "script", "-i", out, NULL };
 	static struct rl_run r, a, b;
 	struct received rc = { 0 };
+	char *all_in, *all_out;
 
 	rl_workload("cpuburn", wl);
 	rl_need_bpf();
@@ -704,9 +764,15 @@ Test(reliability_pipe, pipe_gets_no_pack_and_pack_adds_one)
 	rl_run(info, 30, 0, &r);
 	cr_assert_not_null(strstr(r.out, "symbol pack:  "), "%s", r.out);
 	cr_assert_null(strstr(r.out, "symbol pack:  none"), "%s", r.out);
-	rl_run(script_in, 30, 0, &a);
-	rl_run(script_out, 30, 0, &b);
-	cr_assert_str_eq(a.out, b.out);
+	rl_run_all(script_in, 30, 0, &a, &all_in, NULL);
+	rl_run_all(script_out, 30, 0, &b, &all_out, NULL);
+	cr_assert_eq(rl_code(&a), 0, "script of what arrived: exit %d: %s", rl_code(&a), a.err);
+	cr_assert_eq(rl_code(&b), 0, "script of it packed: exit %d: %s", rl_code(&b), b.err);
+	cr_assert_gt(strlen(all_in), 0);
+	cr_assert_str_eq(all_in, all_out, "script: %zu and %zu bytes", strlen(all_in),
+			 strlen(all_out));
+	free(all_in);
+	free(all_out);
 	free(rc.buf);
 }
 

@@ -226,21 +226,42 @@ static bool attached(pid_t pid)
 	return polls >= 2;
 }
 
-/* README: the newest event read back is within this of the kill. */
-#define KILL_LOSS_NS 1500000000ull
+/* The events a capture being written holds so far (read when it grew). */
+struct seen {
+	off_t size;
+	uint64_t events, last_ns;
+};
+
+static void note_file(const char *cap, struct seen *seen)
+{
+	struct readback rb;
+	struct stat st;
+
+	if (stat(cap, &st) || st.st_size == seen->size)
+		return;
+	seen->size = st.st_size;
+	read_back(cap, &rb);
+	if (!rb.open_err && rb.events > seen->events) {
+		seen->events = rb.events;
+		seen->last_ns = rb.last_ns;
+	}
+}
 
 /*
- * One kill at `delay` s after the start, noting when the recorder attached:
- * from the start of the recording (0 s) to well into it, so before the
- * header, before the first block and mid-recording are all hit.
+ * One kill at `delay` s after the start, noting when the recorder attached
+ * and what its file held: from the start of the recording (0 s) to well
+ * into it, so before the header, before the first block and mid-recording
+ * are all hit. With `in_file`, the kill waits (at most 60 s, a hang bound)
+ * for events in the file as well: blocks go out while the recording runs.
  */
-static void kill_once(int i, double delay, double *worst_gap, int *early)
+static void kill_once(int i, double delay, bool in_file, int *early)
 {
 	char cap[PATH_MAX];
+	struct seen seen = { .size = -1 };
 	struct readback rb;
 	struct rl_run r = { 0 };
 	uint64_t killed_at, attached_at = 0;
-	double t0;
+	double t0, polled = 0;
 	struct stat st;
 	int fo, fe;
 	pid_t pid;
@@ -251,9 +272,15 @@ static void kill_once(int i, double delay, double *worst_gap, int *early)
 	 * does not promise to survive ("Not promised") */
 	pid = start_recorder(cap, "-m", "20", &fo, &fe);
 	t0 = rl_now();
-	while (rl_now() - t0 < delay) {
+	while (rl_now() - t0 < delay || (in_file && !seen.events)) {
 		if (!attached_at && attached(pid))
 			attached_at = mono_ns();
+		if (rl_now() - polled > 0.05) {
+			note_file(cap, &seen);
+			polled = rl_now();
+		}
+		cr_assert_lt(rl_now() - t0, delay + 60, "kill %d: no event in the file %.0f s "
+			     "after the start", i, delay + 60);
 		usleep(2000);
 	}
 	killed_at = mono_ns();
@@ -281,21 +308,12 @@ static void kill_once(int i, double delay, double *worst_gap, int *early)
 		     rb.st.bad_blocks);
 	cr_assert_leq(rb.last_ns, killed_at, "kill %d", i);
 	cr_assert_eq(info_exit(cap), 3, "kill %d: info must say recovered", i);
-	if (!attached_at || killed_at - attached_at <= KILL_LOSS_NS) {
-		/* every event the recording saw is within 1.5 s of the kill */
-		(*early)++;
-		unlink(cap);
-		return;
-	}
-	/* the load switched all along: events older than 1.5 s exist, and
-	 * the newest of them must have been written */
-	cr_assert_gt(rb.events, 0, "kill %d: no event read back, attached %.3f s before the kill",
-		     i, (killed_at - attached_at) / 1e9);
-	if ((killed_at - rb.last_ns) / 1e9 > *worst_gap)
-		*worst_gap = (killed_at - rb.last_ns) / 1e9;
-	cr_assert_leq(killed_at - rb.last_ns, KILL_LOSS_NS,
-		      "kill %d: last event %.3f s before the kill", i,
-		      (killed_at - rb.last_ns) / 1e9);
+	/* every event the file held before the kill reads back after it (how
+	 * many seconds of events a kill costs is make bench's to measure) */
+	cr_assert_geq(rb.events, seen.events, "kill %d: %" PRIu64 " events in the file before "
+		      "the kill, %" PRIu64 " read back", i, seen.events, rb.events);
+	cr_assert_geq(rb.last_ns, seen.last_ns, "kill %d", i);
+	*early += !seen.events;
 	unlink(cap);
 }
 
@@ -304,16 +322,18 @@ Test(reliability_record, sigkill_at_random_moments, .init = setup, .fini = teard
 {
 	int i, early = 0, n = rl_soak() ? 120 : 10;
 	unsigned seed0 = time(NULL), seed = seed0;
-	double worst = 0, span = 6;
+	double span = 6;
 
 	rl_need_bpf();
 	start_load();
 	/* kill i falls at random in the i-th slice of 0..span s: the first
-	 * slices land during setup, before the header or the first block */
+	 * slices land during setup, before the header or the first block;
+	 * those of the second half wait for events in the file too */
 	for (i = 0; i < n; i++)
-		kill_once(i, (i + rand_r(&seed) / (RAND_MAX + 1.0)) * span / n, &worst, &early);
-	cr_log_info("%d kills survived (seed %u), %d within 1.5 s of the start; worst gap from "
-		    "last event to kill %.3f s", n, seed0, early, worst);
+		kill_once(i, (i + rand_r(&seed) / (RAND_MAX + 1.0)) * span / n, i >= n / 2,
+			  &early);
+	cr_log_info("%d kills survived (seed %u), %d before an event was in the file", n, seed0,
+		    early);
 }
 
 /* Wait for pid (at most timeout s), noting when cap last grew. */
@@ -558,11 +578,14 @@ Test(reliability_record, rss_stays_flat, .init = setup, .fini = teardown, .timeo
 	 * 10%, plus 4 sigma of the sampling noise. A load the other tests
 	 * starve of CPU gets few samples, and no rate can be told from them */
 	excess = fabs(ratio - 1) * want - 0.1 * want; /* samples past 10% */
-	if (want >= 200)
-		cr_assert(excess < 0 || excess * excess < 16 * want, "%" PRIu64 " CPU samples in "
-			  "%.2f CPU s at 999 Hz", rb.cpu_mine, cpu1 - cpu0);
 	/* each ping-pong round blocks both threads of a pair */
 	cr_assert_gt(rb.kind_events[CAP_KIND_OFFCPU], 1000 * secs);
+	if (want < 200)
+		cr_skip_test("RSS flat and counts exact, but the 999 Hz rate is not checked: the "
+			     "load got %.2f CPU s (%.0f samples due), under the 0.2 CPU s the "
+			     "check needs", cpu1 - cpu0, want);
+	cr_assert(excess < 0 || excess * excess < 16 * want, "%" PRIu64 " CPU samples in "
+		  "%.2f CPU s at 999 Hz", rb.cpu_mine, cpu1 - cpu0);
 }
 
 /* Read one line from fd (a pipe) into buf. */
@@ -653,6 +676,7 @@ Test(reliability_record, drops_are_counted_exactly, .init = setup, .fini = teard
 	char data[PATH_MAX], cap[PATH_MAX], pidarg[16], line[64];
 	uint64_t lost_before, lost, unseen, x_at, recorded_x, probe_slack, rest;
 	struct readback rb;
+	double t0;
 	struct rl_run r = { 0 };
 	int to, from, fo, fe, probes;
 	pid_t w, rec;
@@ -683,12 +707,12 @@ Test(reliability_record, drops_are_counted_exactly, .init = setup, .fini = teard
 			break;
 	}
 	cr_assert_gt(rb.bio, 0, "no probe write seen in 30 s");
-	/* LOST records go out each second, blocks age out in a second
-	 * (CAP_DEFAULT_BLOCK_AGE_NS): any loss of the probes is in the file
-	 * by now */
-	usleep(2500000);
-	read_back(cap, &rb);
+	/* The probes lost nothing, and nothing is waited for here: fewer than
+	 * 150 records of under 200 bytes, one at a time, can fill neither the
+	 * 64 KiB ring buffer nor the table of requests in flight. Every LOST
+	 * record of the file is the K writes'. */
 	lost_before = events_lost(&rb, CAP_KIND_BIO);
+	cr_assert_eq(lost_before, 0, "%" PRIu64 " probe writes lost", lost_before);
 	/* the K writes are the writer's only I/O from here on: told apart
 	 * from the probes by their issue time */
 	x_at = mono_ns();
@@ -697,7 +721,14 @@ Test(reliability_record, drops_are_counted_exactly, .init = setup, .fini = teard
 	read_line(from, line, sizeof(line));
 	kill(rec, SIGCONT);
 	cr_assert_str_eq(line, "done writes=3000");
-	usleep(500000);
+	/* the overflow is counted while the recording goes on: its LOST
+	 * record reaches the file (once a second, then its block's age) */
+	for (t0 = rl_now(); !events_lost(&rb, CAP_KIND_BIO) && rl_now() - t0 < 60;) {
+		usleep(50000);
+		read_back(cap, &rb);
+	}
+	cr_assert_gt(events_lost(&rb, CAP_KIND_BIO), 0, "no LOST record in the file 60 s after "
+		     "the ring buffer overflowed");
 	kill(rec, SIGINT);
 	rl_wait(rec, 30, &r);
 	rl_slurp_fd(fe, r.err, sizeof(r.err));

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 #include <criterion/criterion.h>
+#include <ctype.h>
 #include <limits.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -74,6 +75,35 @@ long long e2e_value_of(const char *text, const char *key)
 	p = strstr(text, pat);
 	cr_assert_not_null(p, "no %s in '%s'", key, text);
 	return atoll(p + strlen(pat));
+}
+
+long e2e_readme_count(const char *phrase)
+{
+	char path[PATH_MAX], *text, *hit, *p;
+	long n = 0, scale = 1;
+	size_t len;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/README.md", e2e_env("STKREC_SRCDIR", "."));
+	f = fopen(path, "r");
+	cr_assert_not_null(f, "%s (STKREC_SRCDIR?)", path);
+	text = calloc(1, 1 << 20);
+	cr_assert_not_null(text);
+	len = fread(text, 1, (1 << 20) - 1, f);
+	fclose(f);
+	cr_assert_lt(len, (1 << 20) - 1, "%s: over 1 MiB", path);
+	hit = strstr(text, phrase);
+	cr_assert_not_null(hit, "%s: no '%s'", path, phrase);
+	cr_assert_null(strstr(hit + 1, phrase), "%s: '%s' more than once", path, phrase);
+	for (p = hit - 1; p >= text && (isdigit((unsigned char)*p) || *p == ','); p--) {
+		if (*p == ',')
+			continue;
+		n += (*p - '0') * scale;
+		scale *= 10;
+	}
+	cr_assert_gt(scale, 1, "%s: no number before '%s'", path, phrase);
+	free(text);
+	return n;
 }
 
 const char *e2e_browser_dir(void)

@@ -24,6 +24,10 @@ void e2e_record(const char *bin, const char *cap, const char *ropts, const char 
 		const char *name, const char *args, const char *out_path);
 /* The number after "KEY=" in a workload's output (its pid=, tid=, ...). */
 long long e2e_value_of(const char *text, const char *key);
+/* The number README.md gives just before `phrase` ("1,336 files" for
+ * " files"), the phrase found once: a count the README states is asserted
+ * by the test that counts it, so that it cannot go stale. */
+long e2e_readme_count(const char *phrase);
 /* tests/browser, with its locked npm packages installed (npm ci, once);
  * skips without chromium, node or npm. */
 const char *e2e_browser_dir(void);

@@ -21,9 +21,12 @@
 # 6c throughput: stress-ng --cpu 2 matrixprod alone, under record -a -F 999
 #    in fp and in dwarf mode, the order rotated each round, medians.
 # 6d capture bytes per CPU sample of the dwarf recordings of 6a: stkrec's
-#    capture against perf.data.
-# 6e report time of those same recordings: stkrec report against perf
-#    report --stdio.
+#    capture (zstd inside) against perf.data after zstd -3, as section 2
+#    does (raw perf.data printed beside it).
+# 6e report time of those same recordings, like with like as section 3
+#    does: the flat self table (stkrec report; perf report --stdio
+#    --no-children -g none) and the call graph (stkrec report -g; perf
+#    report --stdio --no-children, which unwinds the stack copies).
 #
 # Run by run.sh (which passes STKREC, BENCH_TMP, BENCH_TABLE and
 # BENCH_UNWIND_JSON), or alone as root from the checkout:
@@ -361,41 +364,58 @@ t() {
 }
 SECTION=size
 : > "$TMP/json.$SECTION"
-head_ "6d/6e. the dwarf recordings of 6a ($WLS): capture size and report time against perf"
-SB=0; SN=0; PB=0; PN=0; TS=0; TP=0
+head_ "6d/6e. the dwarf recordings of 6a ($WLS): capture size and report time against perf, like with like"
+# sum of a column over the workloads' lines in $TMP/size.rows
+colsum() { awk -v c="$1" -v f="${2:-%.0f}" '{s += $c} END {printf f, s}' "$TMP/size.rows"; }
+: > "$TMP/size.rows"
 for w in $WLS; do
 	b=$(stat -c %s "$TMP/$w.dwarf.cap"); n=$(jget "$TMP/$w.dwarf.cap" .events.cpu)
 	pb=$(stat -c %s "$TMP/$w.perf.data"); pn=$(perf_samples "$TMP/$w.perf.data")
+	zstd -q -3 -f "$TMP/$w.perf.data" -o "$TMP/$w.perf.data.zst"
+	pz=$(stat -c %s "$TMP/$w.perf.data.zst")
 	ts=$(t "$STKREC" report -i "$TMP/$w.dwarf.cap") ||
 		die "stkrec report ($w) failed: $(head -3 "$TMP/t.err")"
-	tp=$(t perf report -i "$TMP/$w.perf.data" --stdio) ||
+	tsg=$(t "$STKREC" report -g -i "$TMP/$w.dwarf.cap") ||
+		die "stkrec report -g ($w) failed: $(head -3 "$TMP/t.err")"
+	tp=$(t perf report -i "$TMP/$w.perf.data" --stdio --no-children -g none) ||
+		die "perf report -g none ($w) failed: $(tail -3 "$TMP/t.err")"
+	tpg=$(t perf report -i "$TMP/$w.perf.data" --stdio --no-children) ||
 		die "perf report ($w) failed: $(tail -3 "$TMP/t.err")"
-	note "$w: stkrec $b bytes, $n samples, report $ts s; perf.data $pb bytes, $pn samples, perf report $tp s"
-	SB=$((SB + b)); SN=$((SN + n)); PB=$((PB + pb)); PN=$((PN + pn))
-	TS=$(awk -v a="$TS" -v b="$ts" 'BEGIN {print a + b}'); TP=$(awk -v a="$TP" -v b="$tp" 'BEGIN {print a + b}')
-	jfrag --arg w "$w" --argjson b "$b" --argjson n "$n" --argjson pb "$pb" --argjson pn "$pn" \
-		--argjson ts "$ts" --argjson tp "$tp" \
-		'{($w): {stkrec_bytes: $b, stkrec_samples: $n, perf_bytes: $pb, perf_samples: $pn,
-			 stkrec_report_s: $ts, perf_report_s: $tp}}'
+	note "$w: stkrec $b bytes, $n samples, report $ts s, -g $tsg s; perf.data $pb bytes ($pz after zstd -3), $pn samples, perf report -g none $tp s, call graph $tpg s"
+	echo "$b $n $pb $pz $pn $ts $tsg $tp $tpg" >> "$TMP/size.rows"
+	jfrag --arg w "$w" --argjson b "$b" --argjson n "$n" --argjson pb "$pb" --argjson pz "$pz" \
+		--argjson pn "$pn" --argjson ts "$ts" --argjson tsg "$tsg" --argjson tp "$tp" \
+		--argjson tpg "$tpg" \
+		'{($w): {stkrec_bytes: $b, stkrec_samples: $n, perf_bytes: $pb, perf_zstd3_bytes: $pz,
+			 perf_samples: $pn, stkrec_report_s: $ts, stkrec_report_g_s: $tsg,
+			 perf_report_flat_s: $tp, perf_report_g_s: $tpg}}'
 done
-SBPS=$(div "$SB" "$SN" %.1f); PBPS=$(div "$PB" "$PN" %.1f)
-RSZ=$(div "$SBPS" "$PBPS" %.4f)
+SB=$(colsum 1); SN=$(colsum 2); PB=$(colsum 3); PZ=$(colsum 4); PN=$(colsum 5)
+TS=$(colsum 6 %.3f); TSG=$(colsum 7 %.3f); TP=$(colsum 8 %.3f); TPG=$(colsum 9 %.3f)
+SBPS=$(div "$SB" "$SN" %.1f); PBPS=$(div "$PB" "$PN" %.1f); PZPS=$(div "$PZ" "$PN" %.1f)
+RSZ=$(div "$SBPS" "$PZPS" %.4f)
 VSZ=$(verdict "$RSZ" "<=" 0.05)
-row "capture bytes per sample, dwarf" "stkrec $SBPS  perf.data $PBPS  1/$(div "$PBPS" "$SBPS" %.0f)  target <= 1/20: $VSZ"
+row "capture bytes per sample, dwarf" "stkrec $SBPS  perf.data after zstd -3 $PZPS  1/$(div "$PZPS" "$SBPS" %.0f)  target <= 1/20: $VSZ"
+note "(perf.data raw: $PBPS bytes per sample)"
 # rates: each tool's samples over its time (the recordings differ by a few samples)
 RS=$(div "$SN" "$TS" %.0f); RP=$(div "$PN" "$TP" %.0f); XR=$(div "$RS" "$RP" %.1f)
+RSG=$(div "$SN" "$TSG" %.0f); RPG=$(div "$PN" "$TPG" %.0f); XG=$(div "$RSG" "$RPG" %.1f)
 VR=$(verdict "$XR" ">=" 10)
-row "report time, dwarf recordings" "stkrec report $TS s ($RS samples/s)  perf report --stdio $TP s ($RP/s)  ${XR}x  target >= 10x: $VR"
+row "report time, flat, dwarf recordings" "stkrec report $TS s ($RS samples/s)  perf report --stdio --no-children -g none $TP s ($RP/s)  ${XR}x  target >= 10x: $VR"
+row "report time, call graph" "stkrec report -g $TSG s ($RSG samples/s)  perf report --stdio --no-children $TPG s ($RPG/s)  ${XG}x"
 note "(report times: median of $REPORT_RUNS runs per recording, summed)"
-jfrag --argjson sb "$SB" --argjson sn "$SN" --argjson pb "$PB" --argjson pn "$PN" \
-	--argjson sbps "$SBPS" --argjson pbps "$PBPS" --argjson r "$RSZ" --arg v "$VSZ" \
-	--argjson ts "$TS" --argjson tp "$TP" --argjson rs "$RS" --argjson rp "$RP" --argjson xr "$XR" \
-	--arg vr "$VR" --argjson runs "$REPORT_RUNS" \
-	'{size: {stkrec_bytes: $sb, stkrec_samples: $sn, perf_bytes: $pb, perf_samples: $pn,
-		 stkrec_bytes_per_sample: $sbps, perf_bytes_per_sample: $pbps, ratio: $r,
-		 target: 0.05, verdict: $v},
+jfrag --argjson sb "$SB" --argjson sn "$SN" --argjson pb "$PB" --argjson pz "$PZ" --argjson pn "$PN" \
+	--argjson sbps "$SBPS" --argjson pbps "$PBPS" --argjson pzps "$PZPS" --argjson r "$RSZ" \
+	--arg v "$VSZ" --argjson ts "$TS" --argjson tp "$TP" --argjson rs "$RS" --argjson rp "$RP" \
+	--argjson xr "$XR" --argjson tsg "$TSG" --argjson tpg "$TPG" --argjson rsg "$RSG" \
+	--argjson rpg "$RPG" --argjson xg "$XG" --arg vr "$VR" --argjson runs "$REPORT_RUNS" \
+	'{size: {stkrec_bytes: $sb, stkrec_samples: $sn, perf_bytes: $pb, perf_zstd3_bytes: $pz,
+		 perf_samples: $pn, stkrec_bytes_per_sample: $sbps, perf_bytes_per_sample: $pbps,
+		 perf_zstd3_bytes_per_sample: $pzps, ratio: $r, target: 0.05, verdict: $v},
 	  report: {runs: $runs, stkrec_s: $ts, perf_s: $tp, stkrec_samples_per_s: $rs,
-		   perf_samples_per_s: $rp, speedup: $xr, target: 10, verdict: $vr}}'
+		   perf_samples_per_s: $rp, speedup: $xr, target: 10, verdict: $vr,
+		   call_graph: {stkrec_s: $tsg, perf_s: $tpg, stkrec_samples_per_s: $rsg,
+				perf_samples_per_s: $rpg, speedup: $xg}}}'
 
 jq -n --slurpfile c "$TMP/json.complete" --slurpfile k "$TMP/json.cost" \
 	--slurpfile s "$TMP/json.stress" --slurpfile z "$TMP/json.size" \
