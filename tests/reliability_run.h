@@ -32,7 +32,7 @@ struct rl_run {
 	long maxrss_kb;      /* peak RSS of the child */
 	char out[8192];      /* head of stdout, for messages: rl_run_all() for all of it */
 	char err[4096];      /* head of stderr */
-	char hang[4096];     /* timed out: where each thread was (state, kernel stack) */
+	char hang[8192];     /* timed out: where each thread was (state, kernel stack) */
 };
 
 static inline const char *rl_env(const char *name, const char *def)
@@ -118,16 +118,14 @@ static inline void rl_cat_proc(const char *path, char *buf, size_t len)
 	close(fd);
 }
 
-/* Where each thread of a child that overran its time bound was: its
- * stat line (state, CPU time) and kernel stack, so that a hang seen once
- * in a CI log says where it was. */
-static inline void rl_hang_report(pid_t pid, struct rl_run *r)
+/* Each thread of pid: its stat line (state, CPU time) and kernel stack;
+ * its children's pids appended to kids (space separated). */
+static inline void rl_hang_threads(pid_t pid, struct rl_run *r, char *kids, size_t len)
 {
 	char path[300];
 	struct dirent *de;
 	DIR *d;
 
-	r->hang[0] = 0;
 	snprintf(path, sizeof(path), "/proc/%d/task", pid);
 	d = opendir(path);
 	while (d && (de = readdir(d))) {
@@ -137,9 +135,27 @@ static inline void rl_hang_report(pid_t pid, struct rl_run *r)
 		rl_cat_proc(path, r->hang, sizeof(r->hang));
 		snprintf(path, sizeof(path), "/proc/%d/task/%s/stack", pid, de->d_name);
 		rl_cat_proc(path, r->hang, sizeof(r->hang));
+		if (kids) {
+			snprintf(path, sizeof(path), "/proc/%d/task/%s/children", pid, de->d_name);
+			rl_cat_proc(path, kids, len);
+		}
 	}
 	if (d)
 		closedir(d);
+}
+
+/* Where each thread of a child that overran its time bound was, and each
+ * thread of its children (a recorder's command), so that a hang seen once
+ * in a CI log says which of them it was, and where. */
+static inline void rl_hang_report(pid_t pid, struct rl_run *r)
+{
+	char kids[256] = "", *p, *end;
+	long kid;
+
+	r->hang[0] = 0;
+	rl_hang_threads(pid, r, kids, sizeof(kids));
+	for (p = kids; (kid = strtol(p, &end, 10)) > 0; p = end)
+		rl_hang_threads((pid_t)kid, r, NULL, 0);
 }
 
 /* Wait for pid at most `timeout` seconds, then SIGKILL it. */

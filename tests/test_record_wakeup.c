@@ -49,6 +49,8 @@ static void record(const char *events, const char *mode, const char *arg)
 	rl_need_bpf();
 	rl_need_dwarf();
 	rl_run(argv, 90, 0, &r);
+	cr_assert_not(r.timed_out, "stkrec record killed after 90 s: %s\nits threads and its "
+		      "command's (stat, kernel stack):\n%s", r.err, r.hang);
 	cr_assert_eq(rl_code(&r), 0, "stkrec record: exit %d: %s", rl_code(&r), r.err);
 	cr_assert_not_null(strstr(r.err, " wakeups\n"), "%s", r.err);
 	cr_assert_not_null(strstr(r.err, "lost:   0 off-CPU, 0 CPU, 0 block I/O, 0 side band, 0 "
