@@ -339,13 +339,13 @@ run_qemu() {
 	# end, the console kept as console.log.hung; the kernel boots once
 	# more, so that the run still says what its checks found.
 	if [ $st = 3 ]; then
-		echo "FAIL boot.hung: the guest froze: no end after ${TIMEOUT}s ($accel); console in $log.hung, its end: $(tr -d '\r' <"$log" | grep -v '^$' | tail -8 | tr '\n' '|')"
+		echo "FAIL boot.hung: the guest made no progress ($accel; no heartbeat for ${TIMEOUT}s, vCPUs $(grep -h '^verdict' "$log.dump" 2>/dev/null | tail -1 | cut -d' ' -f2)); console (with every CPU's backtrace) in $log.hung, its end: $(tr -d '\r' <"$log" | grep -v '^$' | tail -8 | tr '\n' '|')"
 		cp "$log" "$log.hung"
 		fresh_disk "$kdir/disk.img"
 		st=0
 		boot "$accel" "$kdir" "$log" || st=$?
 		if [ $st = 3 ]; then
-			echo "FAIL boot: no end after ${TIMEOUT}s ($accel), twice: $(tr -d '\r' <"$log" | grep -v '^$' | tail -5 | tr '\n' '|')"
+			echo "FAIL boot: no progress ($accel), twice: $(tr -d '\r' <"$log" | grep -v '^$' | tail -5 | tr '\n' '|')"
 		fi
 	fi
 	tr -d '\r' <"$log" | grep -aE '^(ok|FAIL|skip|note|kernel) |^checks done$' || true
