@@ -277,9 +277,10 @@ static inline void rl_kill(pid_t *pid)
 	*pid = 0;
 }
 
-/* The stderr of a recorder that stopped on an error: the summary every
- * recording ends with (a "stkrec: recorded" line and indented ones), then
- * the error, which must be the one line `want` and nothing else. */
+/* The stderr of a recorder that stopped on an error: the line that said
+ * it was recording, the summary every recording ends with (a "stkrec:
+ * recorded" line and indented ones), then the error, which must be the
+ * one line `want` and nothing else. */
 static inline void rl_assert_one_error_line(const char *err, const char *want)
 {
 	const char *p = err;
@@ -290,7 +291,8 @@ static inline void rl_assert_one_error_line(const char *err, const char *want)
 		const char *nl = strchr(p, '\n');
 		size_t l = nl ? (size_t)(nl - p) : strlen(p);
 
-		if (strncmp(p, want, l) && strncmp(p, "stkrec: recorded ", 17) && *p != ' ')
+		if (strncmp(p, want, l) && strncmp(p, "stkrec: recorded ", 17) &&
+		    strncmp(p, "stkrec: recording ", 18) && *p != ' ')
 			other++;
 		p += l + (nl != NULL);
 	}
