@@ -200,6 +200,58 @@ static inline void rl_run(char *const argv[], double timeout, rlim_t as_limit,
 	close(fe);
 }
 
+/* The line `stkrec record` prints on stderr once every program is
+ * attached, before a held command runs (README, Usage). */
+#define RL_RECORDING "stkrec: recording "
+
+/* Where the whole line RL_RECORDING... starts in text, or NULL. */
+static inline const char *rl_recording_line(const char *text)
+{
+	const char *p = text;
+
+	while ((p = strstr(p, RL_RECORDING))) {
+		if ((p == text || p[-1] == '\n') && strchr(p, '\n'))
+			return p;
+		p++;
+	}
+	return NULL;
+}
+
+/* Has the recorder whose stderr is the file fe said it is recording? Its
+ * stderr so far into err, read with pread(): the file keeps every byte. */
+static inline bool rl_said_recording(int fe, char *err, size_t len)
+{
+	rl_slurp_fd(fe, err, len);
+	return rl_recording_line(err) != NULL;
+}
+
+/*
+ * Wait until the recorder pid, started by rl_spawn() with its stderr in
+ * the file fe, says it is recording: from then on events are recorded.
+ * 120 s bounds a hang, not a speed (dwarf's load alone takes ~1.5 s, more
+ * beside other tests); past it, or when the recorder exits first, the
+ * test fails with the stderr so far (its first 16 KiB).
+ */
+static inline void rl_wait_recording(pid_t pid, int fe)
+{
+	static char err[16384];
+	double end = rl_now() + 120;
+	siginfo_t si;
+
+	while (!rl_said_recording(fe, err, sizeof(err))) {
+		si.si_pid = 0;
+		if (!waitid(P_PID, pid, &si, WEXITED | WNOHANG | WNOWAIT) && si.si_pid == pid)
+			cr_assert_fail("the recorder exited before it said '%s': %s", RL_RECORDING,
+				       err);
+		if (rl_now() > end) {
+			kill(pid, SIGKILL);
+			cr_assert_fail("the recorder did not say '%s' in 120 s: %s", RL_RECORDING,
+				       err);
+		}
+		usleep(2000);
+	}
+}
+
 /* Exit code, or 128 + signal. */
 static inline int rl_code(const struct rl_run *r)
 {
