@@ -321,12 +321,13 @@ static void print_kinds(FILE *f, const struct record_opts *o)
 		fprintf(f, "off-CPU");
 		sep = ", ";
 	}
-	if ((o->events & RECORD_EV_CPU) && o->period)
-		fprintf(f, "%sCPU every %" PRIu64 " ns", sep, o->period);
-	else if (o->events & RECORD_EV_CPU)
-		fprintf(f, "%sCPU at %" PRIu64 " Hz", sep, o->freq);
-	if (o->events & RECORD_EV_CPU)
+	if (o->events & RECORD_EV_CPU) {
+		if (o->period)
+			fprintf(f, "%sCPU every %" PRIu64 " ns", sep, o->period);
+		else
+			fprintf(f, "%sCPU at %" PRIu64 " Hz", sep, o->freq);
 		sep = ", ";
+	}
 	if (o->events & RECORD_EV_BIO) {
 		fprintf(f, "%sblock I/O", sep);
 		sep = ", ";
