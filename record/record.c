@@ -448,7 +448,6 @@ static int start(struct recorder *r, const char **step)
 	err = recorder__open_output(r, step);
 	if (err)
 		return err;
-	r->start_ns = r->file_start_ns;
 	if (r->opts.command) {
 		*step = "start command";
 		err = command__fork_held(&r->cmd, r->opts.command);
@@ -484,7 +483,12 @@ static int start(struct recorder *r, const char **step)
 	if (err)
 		return err;
 	*step = "set up polling";
-	return setup_poll(r);
+	err = setup_poll(r);
+	/* recording from here: -d and the first --switch-output period count
+	 * from the attach, not the load */
+	r->start_ns = now_ns();
+	r->switch_from_ns = r->start_ns;
+	return err;
 }
 
 int recorder__new(const struct record_opts *opts, struct recorder **out, const char **step)
@@ -568,8 +572,6 @@ int recorder__run(struct recorder *r)
 	if (!r->w)
 		return CAP_ERR_INVAL; /* already run */
 	r->stop = CAP_STOP_SIGNAL;
-	r->start_ns = now_ns();
-	r->switch_from_ns = r->start_ns;
 	if (r->cmd.pid) {
 		err = command__release(&r->cmd);
 		if (err)

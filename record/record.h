@@ -97,6 +97,7 @@ struct record_opts {
 	uint32_t test_skip_bio;
 	const char *cmdline;         /* for the header */
 	int verbose;
+	bool quiet;                  /* -q: src/ prints no start line or summary */
 	/* libbpf's log, or NULL to silence it */
 	libbpf_print_fn_t libbpf_log;
 	/* called about once a second while recording, and once at the end */
@@ -116,6 +117,10 @@ struct recorder;
  * opts->output_fd is the recorder's from here on, whatever happens.
  * On failure *step (if not NULL) names what failed, e.g. "load BPF" or
  * "attach block_rq_issue" (a static string).
+ * On success every program is attached: events are recorded from here on
+ * (the ring buffer holds them until recorder__run() drains it), and
+ * opts->duration_ns counts from here; a held command waits for
+ * recorder__run(). A caller that says "recording" says it in between.
  */
 int recorder__new(const struct record_opts *opts, struct recorder **out,
 		  const char **step);

@@ -67,7 +67,7 @@ struct recorder {
 	volatile sig_atomic_t stop_requested;
 	enum cap_stop_reason stop;
 	int error;          /* what stopped recording with CAP_STOP_ERROR */
-	uint64_t start_ns;  /* monotonic: recorder__run() began */
+	uint64_t start_ns;  /* monotonic: every program attached (-d counts from it) */
 	char path[PATH_MAX + 32]; /* the current file (output.c names it) */
 	unsigned files;           /* files opened so far */
 	uint64_t file_start_ns;   /* monotonic: the current file began */

@@ -240,8 +240,9 @@ static const char *stop_name(enum cap_stop_reason r)
 	return "unknown";
 }
 
-/* The symbol pack of the last file, and the time all packs took. */
-static void pack_summary(const struct record_progress *p)
+/* The symbol pack of the last file, and the time all packs took; with -q
+ * only what went wrong. */
+static void pack_summary(const struct record_progress *p, bool quiet)
 {
 	const struct cap_pack_info *k = &p->pack;
 
@@ -252,10 +253,11 @@ static void pack_summary(const struct record_progress *p)
 	}
 	if (!p->packs)
 		return;
-	fprintf(stderr, "  symbol pack: %" PRIu64 " binaries, %" PRIu64 " symbols, %" PRIu64
-		" addresses (%" PRIu64 " unnamed), %" PRIu64 " JIT entries; %.2f s%s\n",
-		k->objects, k->symbols, k->addresses, k->unnamed, k->jit_entries,
-		p->pack_ns / 1e9, p->packs > 1 ? " for all files" : "");
+	if (!quiet)
+		fprintf(stderr, "  symbol pack: %" PRIu64 " binaries, %" PRIu64 " symbols, %"
+			PRIu64 " addresses (%" PRIu64 " unnamed), %" PRIu64 " JIT entries; "
+			"%.2f s%s\n", k->objects, k->symbols, k->addresses, k->unnamed,
+			k->jit_entries, p->pack_ns / 1e9, p->packs > 1 ? " for all files" : "");
 	if (k->left_out)
 		log_warn("record: symbol pack of %s: %" PRIu64 " names left out at its bounds "
 			 "or the size limit", p->path, k->left_out);
@@ -268,6 +270,10 @@ static void summary(const struct recorder *r, const struct record_opts *o)
 	char size[32];
 
 	recorder__progress(r, &p);
+	if (o->quiet) {
+		pack_summary(&p, true);
+		return;
+	}
 	ev = total(p.events, CAP_KIND_MAX);
 	human_bytes(p.bytes, size, sizeof(size));
 	if (status_line)
@@ -291,7 +297,118 @@ static void summary(const struct recorder *r, const struct record_opts *o)
 	if (p.files > 1)
 		fprintf(stderr, "  %u files: the last one above, the others %s.<timestamp>\n",
 			p.files, o->output);
-	pack_summary(&p);
+	pack_summary(&p, false);
+}
+
+/* "PID 181" or "PIDs 181, 182": the first few ids of a -p or -t list. */
+static void print_ids(FILE *f, const char *what, const uint32_t *ids, int n)
+{
+	int i;
+
+	fprintf(f, "%s%s", what, n > 1 ? "s" : "");
+	for (i = 0; i < n && i < 8; i++)
+		fprintf(f, "%s %u", i ? "," : "", ids[i]);
+	if (n > 8)
+		fprintf(f, ", ...");
+}
+
+/* What is recorded: "off-CPU, CPU at 49 Hz, block I/O". */
+static void print_kinds(FILE *f, const struct record_opts *o)
+{
+	const char *sep = "";
+
+	if (o->events & RECORD_EV_OFFCPU) {
+		fprintf(f, "off-CPU");
+		sep = ", ";
+	}
+	if (o->events & RECORD_EV_CPU) {
+		if (o->period)
+			fprintf(f, "%sCPU every %" PRIu64 " ns", sep, o->period);
+		else
+			fprintf(f, "%sCPU at %" PRIu64 " Hz", sep, o->freq);
+		sep = ", ";
+	}
+	if (o->events & RECORD_EV_BIO) {
+		fprintf(f, "%sblock I/O", sep);
+		sep = ", ";
+	}
+	if (o->events & RECORD_EV_WAKEUP)
+		fprintf(f, "%swakeups", sep);
+}
+
+/* Whose: "the whole system", "PID 181", "sleep (PID 42) and its children". */
+static void print_scope(FILE *f, const struct record_opts *o, int cmd_pid)
+{
+	if (o->nr_pids)
+		print_ids(f, "PID", o->pids, o->nr_pids);
+	else if (o->nr_tids)
+		print_ids(f, "TID", o->tids, o->nr_tids);
+	else if (o->command && !o->all_cpus)
+		fprintf(f, "%.64s (PID %d) and its children", o->command[0], cmd_pid);
+	else if (o->user_threads)
+		fprintf(f, "user threads");
+	else if (o->kernel_threads)
+		fprintf(f, "kernel threads");
+	else
+		fprintf(f, "the whole system");
+	if (o->cpu >= 0)
+		fprintf(f, " on CPU %d", o->cpu);
+}
+
+/* How it stops: "for 10 s or until sleep (PID 42) exits or Ctrl-C". */
+static void print_stops(FILE *f, const struct record_opts *o, int cmd_pid)
+{
+	char what[3][96];
+	int n = 0, i;
+
+	if (o->command && !o->all_cpus)
+		snprintf(what[n++], sizeof(what[0]), "it exits");
+	else if (o->command)
+		snprintf(what[n++], sizeof(what[0]), "%.64s (PID %d) exits", o->command[0],
+			 cmd_pid);
+	if (o->max_size)
+		snprintf(what[n++], sizeof(what[0]), "the capture reaches %.1f MiB",
+			 o->max_size / 1048576.0);
+	snprintf(what[n++], sizeof(what[0]), "Ctrl-C");
+	if (o->duration_ns)
+		fprintf(f, "for %g s or ", o->duration_ns / 1e9);
+	fprintf(f, "until");
+	for (i = 0; i < n; i++)
+		fprintf(f, "%s %s", !i ? "" : i < n - 1 ? "," : " or", what[i]);
+}
+
+/*
+ * The one line that says recording has begun, printed once every program
+ * is attached (recorder__new() returned) and before the held command runs
+ * (recorder__run() releases it), in one write: a script may wait for it.
+ * "stkrec: recording KINDS of SCOPE (call graph: MODE) [for N s or] until
+ * STOPS".
+ */
+static void say_recording(const struct recorder *r, const struct record_opts *o)
+{
+	int pid = recorder__command_pid(r);
+	char *line = NULL;
+	size_t len = 0;
+	FILE *f;
+
+	f = open_memstream(&line, &len);
+	if (!f)
+		return;
+	fprintf(f, "stkrec: recording ");
+	print_kinds(f, o);
+	fprintf(f, " of ");
+	print_scope(f, o, pid);
+	if (o->kernel_stacks_only)
+		fprintf(f, " (kernel stacks only) ");
+	else
+		fprintf(f, " (%scall graph: %s) ", o->user_stacks_only ? "user stacks only, " : "",
+			o->call_graph == RECORD_CG_DWARF ? "dwarf" : "fp");
+	print_stops(f, o, pid);
+	fprintf(f, "\n");
+	/* one write(2): a reader polling the file or pipe never sees half */
+	if (!fclose(f) && write(STDERR_FILENO, line, len) < 0)
+		log_debug(1, "record: stderr: %s", strerror(errno));
+	free(line);
 }
 
 static char *join_cmdline(int argc, char **argv)
@@ -347,7 +464,9 @@ static int record(struct record_opts *o)
 	active = r;
 	if (stop_pending) /* Ctrl-C while loading: stop at once, cleanly */
 		recorder__stop(r);
-	status_line = isatty(STDERR_FILENO);
+	else if (!o->quiet)
+		say_recording(r, o);
+	status_line = !o->quiet && isatty(STDERR_FILENO);
 	err = recorder__run(r);
 	active = NULL;
 	summary(r, o);

@@ -40,6 +40,7 @@ static const struct option long_opts[] = {
 	{ "max-block-time", required_argument, NULL, 'M' },
 	{ "duration", required_argument, NULL, 'd' },
 	{ "verbose", no_argument, NULL, 'v' },
+	{ "quiet", no_argument, NULL, 'q' },
 	{ "state", required_argument, NULL, OPT_STATE },
 	{ "stack-storage-size", required_argument, NULL, OPT_STORAGE },
 	{ "ringbuf-size", required_argument, NULL, OPT_RINGBUF },
@@ -51,7 +52,7 @@ static const struct option long_opts[] = {
 };
 
 /* '+': stop at the first non-option, which starts the command (as perf). */
-static const char short_opts[] = "+:ho:e:ap:t:ukUKF:c:IC:m:M:d:v";
+static const char short_opts[] = "+:ho:e:ap:t:ukUKF:c:IC:m:M:d:vq";
 
 void record_opts__usage(FILE *f)
 {
@@ -62,10 +63,13 @@ void record_opts__usage(FILE *f)
 "                     [-m MIN_US] [-M MAX_US]\n"
 "                     [--state MASK] [--stack-storage-size N] [--ringbuf-size BYTES]\n"
 "                     [-d SECONDS] [--max-size SIZE | --switch-output TIME|SIZE]\n"
-"                     [--no-pack] [-v] [-- COMMAND [ARGS...]]\n"
+"                     [--no-pack] [-v|-q] [-- COMMAND [ARGS...]]\n"
 "\n"
 "Record off-CPU intervals, CPU samples and block I/O completions with user and\n"
-"kernel stacks into a capture file, until Ctrl-C, -d, or COMMAND exits.\n"
+"kernel stacks into a capture file, until Ctrl-C, -d, or COMMAND exits. Once\n"
+"every program is attached, one line on stderr says so ('stkrec: recording\n"
+"KINDS of SCOPE (call graph: MODE) until ...'): -d counts from there, and\n"
+"COMMAND starts after it.\n"
 "\n"
 "options:\n"
 "  -o, --output FILE        capture file (default %s); '-': standard output,\n"
@@ -118,6 +122,8 @@ void record_opts__usage(FILE *f)
 "                           that report names them on a host without the\n"
 "                           binaries; `stkrec pack` adds one later\n"
 "  -v, --verbose            more messages (repeat for libbpf's)\n"
+"  -q, --quiet              no 'recording' line, status line or summary\n"
+"                           (warnings and errors still)\n"
 "  -h, --help               this text\n"
 "\n"
 "examples:\n"
@@ -324,6 +330,9 @@ static int parse_one(int c, const char *arg, struct record_opts *o, struct seen 
 		return 0;
 	case 'v':
 		o->verbose++;
+		return 0;
+	case 'q':
+		o->quiet = true;
 		return 0;
 	case OPT_STATE:
 		if (parse_num("--state", arg, 0, UINT32_MAX, &v, err, len))

@@ -267,6 +267,58 @@ static inline bool rl_running(pid_t pid)
 	return p && p[1] == ' ' && p[2] != 'Z' && p[2] != 'X';
 }
 
+/* The line `stkrec record` prints on stderr once every program is
+ * attached, before a held command runs (README, Usage). */
+#define RL_RECORDING "stkrec: recording "
+
+/* Where the whole line RL_RECORDING... starts in text, or NULL. */
+static inline const char *rl_recording_line(const char *text)
+{
+	const char *p = text;
+
+	while ((p = strstr(p, RL_RECORDING))) {
+		if ((p == text || p[-1] == '\n') && strchr(p, '\n'))
+			return p;
+		p++;
+	}
+	return NULL;
+}
+
+/* Has the recorder whose stderr is the file fe said it is recording? Its
+ * stderr so far into err, read with pread(): the file keeps every byte. */
+static inline bool rl_said_recording(int fe, char *err, size_t len)
+{
+	rl_slurp_fd(fe, err, len);
+	return rl_recording_line(err) != NULL;
+}
+
+/*
+ * Wait until the recorder pid, started by rl_spawn() with its stderr in
+ * the file fe, says it is recording: from then on events are recorded.
+ * 120 s bounds a hang, not a speed (dwarf's load alone takes ~1.5 s, more
+ * beside other tests); past it, or when the recorder exits first, the
+ * test fails with the stderr so far (its first 16 KiB).
+ */
+static inline void rl_wait_recording(pid_t pid, int fe)
+{
+	static char err[16384];
+	double end = rl_now() + 120;
+	siginfo_t si;
+
+	while (!rl_said_recording(fe, err, sizeof(err))) {
+		si.si_pid = 0;
+		if (!waitid(P_PID, pid, &si, WEXITED | WNOHANG | WNOWAIT) && si.si_pid == pid)
+			cr_assert_fail("the recorder exited before it said '%s': %s", RL_RECORDING,
+				       err);
+		if (rl_now() > end) {
+			kill(pid, SIGKILL);
+			cr_assert_fail("the recorder did not say '%s' in 120 s: %s", RL_RECORDING,
+				       err);
+		}
+		usleep(2000);
+	}
+}
+
 /* Exit code, or 128 + signal. */
 static inline int rl_code(const struct rl_run *r)
 {
@@ -344,9 +396,10 @@ static inline void rl_kill(pid_t *pid)
 	*pid = 0;
 }
 
-/* The stderr of a recorder that stopped on an error: the summary every
- * recording ends with (a "stkrec: recorded" line and indented ones), then
- * the error, which must be the one line `want` and nothing else. */
+/* The stderr of a recorder that stopped on an error: the line that said
+ * it was recording, the summary every recording ends with (a "stkrec:
+ * recorded" line and indented ones), then the error, which must be the
+ * one line `want` and nothing else. */
 static inline void rl_assert_one_error_line(const char *err, const char *want)
 {
 	const char *p = err;
@@ -357,7 +410,8 @@ static inline void rl_assert_one_error_line(const char *err, const char *want)
 		const char *nl = strchr(p, '\n');
 		size_t l = nl ? (size_t)(nl - p) : strlen(p);
 
-		if (strncmp(p, want, l) && strncmp(p, "stkrec: recorded ", 17) && *p != ' ')
+		if (strncmp(p, want, l) && strncmp(p, "stkrec: recorded ", 17) &&
+		    strncmp(p, "stkrec: recording ", 18) && *p != ' ')
 			other++;
 		p += l + (nl != NULL);
 	}

@@ -16,6 +16,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <sys/stat.h>
 #include <signal.h>
 #include <sys/sysmacros.h>
@@ -766,6 +767,7 @@ static pid_t spawn(char *const argv[])
 		int null = open("/dev/null", O_WRONLY);
 
 		dup2(null, 1);
+		prctl(PR_SET_PDEATHSIG, SIGKILL); /* not past a test killed */
 		execv(argv[0], argv);
 		_exit(127);
 	}
@@ -785,7 +787,9 @@ Test(record_e2e, pid_filter_and_state_mask)
 	pid_t pid;
 
 	workload("sleeper", exe, sizeof(exe));
-	pid = spawn((char *[]){ exe, "4000", "10", NULL });
+	/* naps until killed at the end: -d counts from each recorder's attach,
+	 * however long its load takes, not from the start of the naps */
+	pid = spawn((char *[]){ exe, "600000", "10", NULL });
 	snprintf(pid_arg, sizeof(pid_arg), "%d", pid);
 	/* nanosleep sleeps TASK_INTERRUPTIBLE (1): -p and --state 1 keep it */
 	record((char *[]){ "-e", "offcpu", "-p", pid_arg, "--state", "1", "-d", "0.8", NULL });

@@ -57,6 +57,7 @@ Test(record_opts, defaults)
 	cr_assert_not(o.no_pack, "files are packed by default");
 	cr_assert_eq(o.call_graph, RECORD_CG_DWARF, "dwarf by default");
 	cr_assert_not(o.call_graph_set);
+	cr_assert_not(o.quiet, "says when it records by default");
 }
 
 Test(record_opts, every_option)
@@ -64,7 +65,7 @@ Test(record_opts, every_option)
 	cr_assert_eq(PARSE("-o", "x.cap", "-e", "cpu,bio", "-p", "12,34", "-K", "-c", "1000000",
 			   "-I", "-C", "0", "-m", "10", "-M", "5000", "--state", "2",
 			   "--stack-storage-size", "1000", "--ringbuf-size", "64M", "-d", "1.5",
-			   "--max-size", "2M", "-v", "-v"), 0, "%s", err);
+			   "--max-size", "2M", "-v", "-v", "-q"), 0, "%s", err);
 	cr_assert_str_eq(o.output, "x.cap");
 	cr_assert_eq(o.events, RECORD_EV_CPU | RECORD_EV_BIO);
 	cr_assert_eq(o.nr_pids, 2);
@@ -82,6 +83,7 @@ Test(record_opts, every_option)
 	cr_assert_eq(o.duration_ns, 1500000000ull);
 	cr_assert_eq(o.max_size, 2u << 20);
 	cr_assert_eq(o.verbose, 2);
+	cr_assert(o.quiet);
 }
 
 Test(record_opts, long_forms_and_threads)
@@ -94,6 +96,8 @@ Test(record_opts, long_forms_and_threads)
 	cr_assert(o.user_stacks_only);
 	cr_assert_eq(o.duration_ns, 2000000000ull);
 	cr_assert_str_eq(o.output, "y.cap");
+	cr_assert_eq(PARSE("--quiet"), 0, "%s", err);
+	cr_assert(o.quiet);
 	cr_assert_eq(PARSE("--no-pack", "-e", "cpu"), 0, "%s", err);
 	cr_assert(o.no_pack);
 	cr_assert_eq(PARSE("--call-graph", "fp"), 0, "%s", err);

@@ -18,7 +18,6 @@
  * itself. Skips, visibly, without root or BPF (and perf, python3.11).
  */
 #include <criterion/criterion.h>
-#include <dirent.h>
 #include <regex.h>
 #include <sys/statfs.h>
 #include <sys/utsname.h>
@@ -519,34 +518,9 @@ Test(record_unwind, dwarf_exec_child)
 	expect_share(true, &burn, ends_with, BURN_CHAIN, 200);
 }
 
-/* Count of pid's descriptors that link to name. */
-static int fds_linking(pid_t pid, const char *name)
-{
-	char dirp[64], path[PATH_MAX], link[64];
-	struct dirent *d;
-	int n = 0;
-	ssize_t l;
-	DIR *fds;
-
-	snprintf(dirp, sizeof(dirp), "/proc/%d/fd", pid);
-	fds = opendir(dirp);
-	if (!fds)
-		return 0;
-	while ((d = readdir(fds))) {
-		snprintf(path, sizeof(path), "%s/%s", dirp, d->d_name);
-		l = readlink(path, link, sizeof(link) - 1);
-		if (l > 0) {
-			link[l] = 0;
-			n += !strcmp(link, name);
-		}
-	}
-	closedir(fds);
-	return n;
-}
-
-/* The whole system recorded; the workload started once the programs are
- * attached (the recorder's last setup step makes its second epoll
- * instance), so its tables come from its exec, not from /proc at start. */
+/* The whole system recorded; the workload started once the recorder says
+ * it records (every program attached), so its tables come from its exec,
+ * not from /proc at start. */
 Test(record_unwind, dwarf_process_started_after_recording)
 {
 	char *rec[] = { (char *)rl_stkrec(), "record", "-o", cap, "-a", "-F", HZ, "-e", "cpu",
@@ -554,7 +528,6 @@ Test(record_unwind, dwarf_process_started_after_recording)
 	struct sel burn = { .kind = "cpu", .comm = "nofp-burn" };
 	char wl[PATH_MAX];
 	struct rl_run r = { 0 }, w;
-	double until;
 	int fo, fe;
 	pid_t pid;
 
@@ -562,14 +535,7 @@ Test(record_unwind, dwarf_process_started_after_recording)
 	rl_need_bpf();
 	rl_need_dwarf();
 	pid = rl_spawn(rec, &fo, &fe, 0);
-	for (until = rl_now() + 30; fds_linking(pid, "anon_inode:[eventpoll]") < 2;) {
-		if (waitpid(pid, &r.status, WNOHANG) == pid || rl_now() > until) {
-			kill(pid, SIGKILL);
-			rl_slurp_fd(fe, r.err, sizeof(r.err));
-			cr_assert_fail("the recorder did not start: %s", r.err);
-		}
-		usleep(10000);
-	}
+	rl_wait_recording(pid, fe);
 	free(run_all((char *[]){ wl, "2000", NULL }, 30, &w));
 	cr_assert_eq(rl_code(&w), 0, "nofp_threads: %s", w.err);
 	kill(pid, SIGINT);

@@ -200,32 +200,6 @@ static uint64_t mono_ns(void)
 	return (uint64_t)(rl_now() * 1e9);
 }
 
-/* The recorder has attached its programs: setup_poll(), its last step,
- * made the second epoll instance (the ring buffer reader made the first). */
-static bool attached(pid_t pid)
-{
-	char dirp[64], path[PATH_MAX], link[64];
-	struct dirent *d;
-	ssize_t n;
-	int polls = 0;
-	DIR *fds;
-
-	snprintf(dirp, sizeof(dirp), "/proc/%d/fd", pid);
-	fds = opendir(dirp);
-	if (!fds)
-		return false;
-	while ((d = readdir(fds))) {
-		snprintf(path, sizeof(path), "%s/%s", dirp, d->d_name);
-		n = readlink(path, link, sizeof(link) - 1);
-		if (n <= 0)
-			continue;
-		link[n] = 0;
-		polls += !strcmp(link, "anon_inode:[eventpoll]");
-	}
-	closedir(fds);
-	return polls >= 2;
-}
-
 /* The events a capture being written holds so far (read when it grew). */
 struct seen {
 	off_t size;
@@ -258,6 +232,7 @@ static void kill_once(int i, double delay, bool in_file, int *early)
 {
 	char cap[PATH_MAX];
 	struct seen seen = { .size = -1 };
+	static char err[16384];
 	struct readback rb;
 	struct rl_run r = { 0 };
 	uint64_t killed_at, attached_at = 0;
@@ -273,7 +248,7 @@ static void kill_once(int i, double delay, bool in_file, int *early)
 	pid = start_recorder(cap, "-m", "20", &fo, &fe);
 	t0 = rl_now();
 	while (rl_now() - t0 < delay || (in_file && !seen.events)) {
-		if (!attached_at && attached(pid))
+		if (!attached_at && rl_said_recording(fe, err, sizeof(err)))
 			attached_at = mono_ns();
 		if (rl_now() - polled > 0.05) {
 			note_file(cap, &seen);
@@ -530,10 +505,7 @@ Test(reliability_record, rss_stays_flat, .init = setup, .fini = teardown, .timeo
 	}
 	/* the seconds count from the attach: BPF's load (the unwinder's
 	 * verification) takes longer on a loaded host */
-	t0 = rl_now();
-	while (!attached(pid) && rl_now() - t0 < 60)
-		usleep(50000);
-	cr_assert(attached(pid), "recorder not attached after 60 s");
+	rl_wait_recording(pid, fe);
 	t0 = rl_now();
 	while (rl_now() - t0 < secs) {
 		usleep(every * 1e6);

@@ -61,15 +61,15 @@ idle_warning() {
 	[ "$idle" -ge 90 ] ||
 		note "warning: the host was only $idle% idle before the start; figures include that load"
 }
-# wait_attached PID: until the recorder PID has attached its programs (its
-# second epoll instance, made by its last setup step), at most 30 s. With
-# --call-graph dwarf that takes ~2 s (the verifier, every process's rows):
-# a load started after a fixed pause would run partly unrecorded.
+# wait_attached PID ERR: until the recorder PID (or a wrapper of it, such
+# as /usr/bin/time), its stderr in the file ERR, says it is recording (the
+# line "stkrec: recording ...", printed once every program is attached);
+# 1 when PID exits first or after 120 s, a bound on a hang. With
+# --call-graph dwarf the load takes ~2 s (the verifier, every process's
+# rows): a load started after a fixed pause would run partly unrecorded.
 wait_attached() {
-	local k
-	for k in $(seq 300); do
-		[ "$(ls -l /proc/"$1"/fd 2>/dev/null | grep -c 'anon_inode:\[eventpoll\]')" -ge 2 ] &&
-			return 0
+	for _ in $(seq 1200); do
+		grep -q '^stkrec: recording ' "$2" 2>/dev/null && return 0
 		kill -0 "$1" 2>/dev/null || return 1
 		sleep 0.1
 	done

@@ -211,13 +211,8 @@ big_record() {
 	/usr/bin/time -f '%U %S %M' -o "$TMP/$2.time" \
 		"$STKREC" record -a -F 999 -d "$1" -o "$TMP/$2.cap" 2>"$TMP/$2.err" &
 	REC=$!
-	local k
-	for k in $(seq 50); do
-		RP=$(pgrep -P "$REC" || true)
-		[ -z "$RP" ] || break
-		sleep 0.1
-	done
-	wait_attached "$RP" || die "stkrec record did not attach: $(tail -3 "$TMP/$2.err")"
+	wait_attached "$REC" "$TMP/$2.err" ||
+		die "stkrec record did not attach: $(tail -3 "$TMP/$2.err")"
 	pipes_for "$(($1 - 2))"
 }
 head_ "4. recorder cost: ${BIG_SECONDS} s of $PAIRS pipe pairs (unpinned); RSS also after 4 s of the same"
@@ -297,11 +292,12 @@ echo "  (median of $REPORT_RUNS runs each)" | tee -a "$TABLE"
 ceil_step() {
 	local label=$1
 	shift
-	"$STKREC" record -a -F 999 -d 5 -o "$TMP/ceil.cap" 2>/dev/null &
+	"$STKREC" record -a -F 999 -d 5 -o "$TMP/ceil.cap" 2>"$TMP/ceil.err" &
 	local rec=$!
-	wait_attached "$rec" || die "stkrec record did not attach"
+	wait_attached "$rec" "$TMP/ceil.err" ||
+		die "stkrec record did not attach: $(tail -3 "$TMP/ceil.err")"
 	"$@" >/dev/null 2>&1 || true
-	wait "$rec" || die "stkrec record failed"
+	wait "$rec" || die "stkrec record failed: $(tail -3 "$TMP/ceil.err")"
 	info "$TMP/ceil.cap"
 	CE=$(nevents "$TMP/ceil.cap"); CL=$(nlost "$TMP/ceil.cap")
 	CR=$(div "$CE" "$(jget "$TMP/ceil.cap" .duration_s)" %.0f)

@@ -241,19 +241,15 @@ mix_load() {
 # cost_round MODE I: one recording of the load; appends to $TMP/cost.MODE
 # "switch_ns cpu_ns user_s sys_s events bytes lost load_user_s"
 cost_round() {
-	local m=$1 t=$TMP/cost.$1.$2 tp rp="" k sw cpu u0 u1
+	local m=$1 t=$TMP/cost.$1.$2 tp rp sw cpu u0 u1
 	/usr/bin/time -f '%U %S' -o "$t.time" "$STKREC" record -a -F "$FREQ" \
 		--call-graph "$m" -o "$t.cap" >/dev/null 2>"$t.err" &
 	tp=$!
-	# attached once its sched_switch program runs; then 1 s more for the
-	# startup (dwarf: the tables of every running process)
-	for k in $(seq 300); do
-		[ -n "$rp" ] || rp=$(pgrep -P "$tp" || true)
-		[ -z "$rp" ] || [ "$(prog_stats "$rp" stkrec_switch | cut -d' ' -f2)" = 0 ] || break
-		kill -0 "$tp" 2>/dev/null || die "stkrec record ($m) exited: $(tail -3 "$t.err")"
-		sleep 0.1
-	done
-	[ "$k" -lt 300 ] || die "stkrec record ($m) did not attach in 30 s"
+	wait_attached "$tp" "$t.err" ||
+		die "stkrec record ($m) did not attach: $(tail -3 "$t.err")"
+	rp=$(pgrep -P "$tp") || die "stkrec record ($m): no recorder under time"
+	# 1 s of warm-up: the first drains (what the ring buffer held at the
+	# attach) are not the load's cost
 	sleep 1
 	u0=$(utime "$rp")
 	mix_load

@@ -29,21 +29,15 @@ prog_ns() { prog_stats "$1" "$2" | awk '{print ($2 > 0) ? int($1 / $2) : 0}'; }
 # record TAG EVENTS: one pipe run under stkrec record -a -e EVENTS; appends
 # "ops switch_ns waking_ns events wakeups bytes cpu_s" to $TMP/TAG
 record_round() {
-	local tag=$1 ev=$2 rp="" k o sw wk
+	local tag=$1 ev=$2 rp o sw wk
 	/usr/bin/time -f '%U %S' -o "$TMP/$tag.time" "$STKREC" record -a -e "$ev" \
 		-o "$TMP/$tag.cap" >/dev/null 2>"$TMP/$tag.err" &
 	local tp=$!
-	# attached once its sched_switch program has run
-	for k in $(seq 300); do
-		[ -n "$rp" ] || rp=$(pgrep -P "$tp" || true)
-		if [ -n "$rp" ]; then
-			sw=$(prog_ns "$rp" stkrec_switch)
-			[ -z "$sw" ] || [ "$sw" = 0 ] || break
-		fi
-		kill -0 "$tp" 2>/dev/null || die "stkrec record -e $ev exited: $(tail -3 "$TMP/$tag.err")"
-		sleep 0.1
-	done
-	[ "$k" -lt 300 ] || die "stkrec record -e $ev did not attach in 30 s"
+	wait_attached "$tp" "$TMP/$tag.err" ||
+		die "stkrec record -e $ev did not attach: $(tail -3 "$TMP/$tag.err")"
+	rp=$(pgrep -P "$tp") || die "stkrec record -e $ev: no recorder under time"
+	# 1 s of warm-up: the first drains (what the ring buffer held at the
+	# attach) are not the load's cost
 	sleep 1
 	o=$(perf bench sched pipe -l "$LOOPS" 2>&1 | ops)
 	sw=$(prog_ns "$rp" stkrec_switch)

@@ -4,13 +4,15 @@
  * thread ("blk-waiter") blocks in a known function, and the program says
  * on stdout when (CLOCK_MONOTONIC ns) it blocked and woke.
  * usage: blocker pipe             read() on a pipe nobody writes, for ever
- *        blocker nap MS           one nanosleep of MS, then exit
+ *        blocker nap MS           one nanosleep of MS (SIGUSR1 ends it sooner),
+ *                                 then exit
  *        blocker later MS         run (short naps) for MS, then read() for ever
  * Each prints "blocked NS TID" just before the wait, "woke NS TID" after a
  * nap.
  */
 #define _GNU_SOURCE /* pthread_setname_np */
 #include <pthread.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -64,10 +66,20 @@ void blk_later(long run_ms)
 	blk_pipe_wait(fds[0]);
 }
 
+/* SIGUSR1 interrupts the nap: a test ends it when it has seen what it
+ * waited for (a recorder's start), not after a length that must cover it */
+static void on_usr1(int sig)
+{
+}
+
 static void *waiter(void *arg)
 {
 	const char *mode = arg;
+	sigset_t usr1;
 
+	sigemptyset(&usr1);
+	sigaddset(&usr1, SIGUSR1);
+	pthread_sigmask(SIG_UNBLOCK, &usr1, NULL);
 	pthread_setname_np(pthread_self(), "blk-waiter");
 	if (!strcmp(mode, "pipe"))
 		blk_pipe_wait(fds[0]);
@@ -80,6 +92,8 @@ static void *waiter(void *arg)
 
 int main(int argc, char **argv)
 {
+	struct sigaction sa = { .sa_handler = on_usr1 };
+	sigset_t usr1;
 	pthread_t t;
 
 	if (argc < 2 || (strcmp(argv[1], "pipe") && argc < 3) ||
@@ -88,6 +102,12 @@ int main(int argc, char **argv)
 		return 2;
 	}
 	ms = argc > 2 ? atol(argv[2]) : 0;
+	/* no SA_RESTART; blocked here, so the waiter alone takes it */
+	sigemptyset(&sa.sa_mask);
+	sigemptyset(&usr1);
+	sigaddset(&usr1, SIGUSR1);
+	if (sigaction(SIGUSR1, &sa, NULL) || pthread_sigmask(SIG_BLOCK, &usr1, NULL))
+		return 1;
 	if (pipe(fds) || pthread_create(&t, NULL, waiter, argv[1]))
 		return 1;
 	pthread_join(t, NULL);
