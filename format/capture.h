@@ -511,9 +511,29 @@ struct cap_writer_opts {
 	 * write(2) does: bytes written, or -1 with errno set. */
 	ssize_t (*write_fn)(int fd, const void *buf, size_t len, void *ctx);
 	void *write_ctx;
+	/* Mode of the file cap_writer__open() creates; 0: CAP_FILE_MODE. */
+	unsigned int mode;
+	/* cap_writer__open(): the name must be new (CAP_CREATE_EXCL). */
+	bool exclusive;
 };
 
-/* Create path (O_TRUNC) or take over fd, and write the header frame. */
+/*
+ * Capture files are private: a capture holds kernel addresses, paths and
+ * stacks of every process. They are created CAP_FILE_MODE (whatever the
+ * umask), never through a symlink. With CAP_CREATE_EXCL (a name stkrec
+ * chose) the name must be new; without it (a name the user gave) an
+ * existing regular file is replaced by a new one, so that nobody keeps an
+ * open descriptor of it, and a device or FIFO is written as it is. Both
+ * return an fd or -errno.
+ */
+#define CAP_FILE_MODE 0600u
+#define CAP_CREATE_EXCL 0x1u
+int cap_file__create(const char *path, unsigned int flags, unsigned int mode);
+/* A new file from a mkstemp() template (tmpl ends in XXXXXX, rewritten). */
+int cap_file__create_tmp(char *tmpl, unsigned int mode);
+
+/* Create path (cap_file__create()) or take over fd, and write the header
+ * frame. */
 int cap_writer__open(const char *path, const struct cap_header *hdr,
 		     const struct cap_writer_opts *opts, struct cap_writer **out);
 int cap_writer__fdopen(int fd, const struct cap_header *hdr,

@@ -371,7 +371,9 @@ static int write_defs(struct recorder *r, const char **step)
  * scan (recorder__scan_proc(), once the side band is open). */
 int recorder__open_output(struct recorder *r, const char **step)
 {
-	struct cap_writer_opts wo = { .max_size = r->opts.max_size };
+	/* a --switch-output name is stkrec's: it must be new (perf's rule) */
+	struct cap_writer_opts wo = { .max_size = r->opts.max_size,
+				      .exclusive = r->opts.switch_ns || r->opts.switch_bytes };
 	struct cap_header h;
 	int err;
 

@@ -15,7 +15,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -141,31 +140,25 @@ static int write_pack(struct repack *rp)
 	return err;
 }
 
-/* A temporary file in out's directory, with in's permissions. */
-static int open_tmp(const char *in, const char *out, char *tmp, size_t len)
+/* A temporary file in out's directory: private like every capture, the
+ * input's mode notwithstanding. */
+static int open_tmp(const char *out, char *tmp, size_t len)
 {
 	char dir[PATH_MAX];
-	struct stat st;
-	int fd;
 
 	if (snprintf(dir, sizeof(dir), "%s", out) >= (int)sizeof(dir) ||
 	    snprintf(tmp, len, "%s/.stkrec-pack-XXXXXX", dirname(dir)) >= (int)len)
 		return -ENAMETOOLONG;
-	fd = mkstemp(tmp);
-	if (fd < 0)
-		return -errno;
-	if (!stat(in, &st))
-		fchmod(fd, st.st_mode & 0777);
-	return fd;
+	return cap_file__create_tmp(tmp, 0);
 }
 
-static int rewrite(struct repack *rp, struct cap_reader *r, const char *in, const char *out)
+static int rewrite(struct repack *rp, struct cap_reader *r, const char *out)
 {
 	char tmp[PATH_MAX];
 	uint64_t t0;
 	int fd, err;
 
-	fd = open_tmp(in, out, tmp, sizeof(tmp));
+	fd = open_tmp(out, tmp, sizeof(tmp));
 	if (fd < 0)
 		return fd;
 	err = cap_writer__fdopen(fd, cap_reader__header(r), NULL, &rp->w);
@@ -208,7 +201,7 @@ int pack__rewrite(const char *in, const char *out, const struct pack_opts *o,
 		err = pack__scan(rp.p, in);
 	res->pack_ns = mono_ns() - t0;
 	if (!err)
-		err = rewrite(&rp, r, in, out);
+		err = rewrite(&rp, r, out);
 	pack__free(rp.p);
 	cap_reader__close(r);
 	return err;
