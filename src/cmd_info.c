@@ -15,6 +15,7 @@
 #include "src/input.h"
 #include "src/log.h"
 #include "src/util.h"
+#include "util/escape.h"
 
 struct info {
 	const char *path;
@@ -281,6 +282,14 @@ static void print_pack_text(const struct info *in)
 		printf("; no PACK_INFO: the pack is incomplete\n");
 }
 
+/* "label value\n", the value escaped (a capture's strings are others'). */
+static void print_field(const char *label, const char *value)
+{
+	fputs(label, stdout);
+	esc__fputs(value, stdout);
+	fputc('\n', stdout);
+}
+
 static void print_text(const struct info *in)
 {
 	const struct cap_header *h = in->hdr;
@@ -290,14 +299,15 @@ static void print_text(const struct info *in)
 
 	iso_time(h, h->start_time, start, sizeof(start));
 	iso_time(h, in->end_time, end, sizeof(end));
-	printf("capture:      %s\n", in->path);
-	printf("format:       %u.%u, written by stkrec %s (pid %u)\n", h->major, h->minor,
-	       h->version[0] ? h->version : "?", h->recorder_pid);
-	printf("host:         %s\n", h->hostname);
-	printf("kernel:       %s\n", h->release);
-	printf("arch:         %s\n", h->machine);
+	print_field("capture:      ", in->path);
+	printf("format:       %u.%u, written by stkrec ", h->major, h->minor);
+	esc__fputs(h->version[0] ? h->version : "?", stdout);
+	printf(" (pid %u)\n", h->recorder_pid);
+	print_field("host:         ", h->hostname);
+	print_field("kernel:       ", h->release);
+	print_field("arch:         ", h->machine);
 	printf("cpus:         %u\n", h->ncpus);
-	printf("command:      %s\n", h->cmdline);
+	print_field("command:      ", h->cmdline);
 	printf("start:        %s\n", start);
 	printf("end:          %s%s\n", end, st->has_end ? "" : " (last event; no END record)");
 	printf("duration:     %.3f s\n", (in->end_time - h->start_time) / 1e9);
