@@ -8,6 +8,7 @@
  * home paths.
  */
 #include "tests/e2e_dir.h"
+#include "tests/util_e2e.h"
 
 static void setup(void)
 {
@@ -70,4 +71,74 @@ Test(secure_e2e, output_not_through_a_symlink)
 	cr_assert_neq(r.code, 0, "record -o a symlink succeeded");
 	res_free(&r);
 	sh("test \"$(cat target)\" = precious");
+}
+
+/* Every byte of text is printable, a newline ending each line, or (tab)
+ * one of the view's own tabs; what is left of it after its last newline
+ * is nothing. */
+static void expect_one_line_rows(const char *text, const char *what, bool tabs)
+{
+	const unsigned char *p;
+	size_t n = strlen(text);
+
+	for (p = (const unsigned char *)text; *p; p++) {
+		if (*p == '\n' || (tabs && *p == '\t'))
+			continue;
+		cr_expect(*p >= 0x20 && *p != 0x7f, "%s: byte 0x%02x at %td:\n%s", what, *p,
+			  (const char *)p - text, text);
+		if (*p < 0x20 || *p == 0x7f)
+			return;
+	}
+	cr_expect(!n || text[n - 1] == '\n', "%s: last line not ended", what);
+}
+
+/* A process named "ev\033[31mil\nX;Y 9", run from a binary whose path
+ * holds an escape and a newline too: through every text view, each row
+ * one line, the name escaped the same way everywhere. */
+Test(secure_e2e, hostile_names_escaped_in_every_text_view)
+{
+	static const struct {
+		const char *args;
+		const char *want;   /* the name as the view prints it */
+		bool tabs;
+	} views[] = {
+		{ "report -i e.cap", "ev\\x1b[31mil\\x0aX;Y 9", false },
+		{ "report -i e.cap -g", "ev\\x1b[31mil\\x0aX;Y 9", false },
+		{ "report -i e.cap -e cpu --sort comm,pid,dso,sym", "prog\\x1b[1mX\\x0aY", false },
+		{ "report -i e.cap -e cpu --sort comm,dso,sym -g", "ev\\x1b[31mil\\x0aX;Y 9", false },
+		{ "script -i e.cap", "ev\\x1b[31mil\\x0aX;Y 9", true },
+		{ "report -i e.cap --top-waits", "ev\\x1b[31mil\\x0aX;Y 9", false },
+		{ "report -i e.cap --chain %d", "ev\\x1b[31mil\\x0aX;Y 9", false },
+		{ "report -i e.cap --folded", "ev\\x1b[31mil X:Y 9;", false },
+		{ "report -i e.cap --folded -e cpu --pid", "ev\\x1b[31mil X:Y 9-", false },
+		{ "report -i e.cap --folded --wakers", "ev\\x1b[31mil X:Y 9", false },
+		{ "diff -e offcpu f.cap e.cap", "ev\\x1b[31mil X:Y 9;", false },
+		{ "diff -e cpu f.cap e.cap", "ev\\x1b[31mil X:Y 9;", false },
+		{ "info e.cap", "prog\\x1b[1mX\\x0aY", false },
+	};
+	char args[256], *wout;
+	struct res r;
+	size_t i;
+	int pid;
+
+	rl_need_bpf();
+	workload("evilname", "evilname");
+	sh("cp bin/evilname \"bin/prog$(printf '\\033[1mX\\nY')\"");
+	r = stkrec("record -e offcpu,cpu,wakeup -F 499 -o e.cap -- "
+		   "\"bin/prog$(printf '\\033[1mX\\nY')\" 600");
+	cr_assert_eq(r.code, 0, "record: %s", r.err);
+	wout = r.out;
+	free(r.err);
+	pid = (int)e2e_value_of(wout, "pid");
+	free(wout);
+	free(record("-e offcpu,cpu -F 499 -o f.cap -- \"bin/prog$(printf '\\033[1mX\\nY')\" 200"));
+	for (i = 0; i < sizeof(views) / sizeof(views[0]); i++) {
+		snprintf(args, sizeof(args), views[i].args, pid);
+		r = stkrec("%s", args);
+		cr_expect_eq(r.code, 0, "%s: exit %d: %s", args, r.code, r.err);
+		expect_one_line_rows(r.out, args, views[i].tabs);
+		expect_has(r.out, views[i].want, args);
+		cr_expect_null(strstr(r.out, "\nX;Y 9"), "%s: a forged row", args);
+		res_free(&r);
+	}
 }
