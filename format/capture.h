@@ -426,6 +426,7 @@ enum cap_stat_key {
 	CAP_STAT_UNWIND_TRUNC_WAKEUP,
 	CAP_STAT_UNWIND_NO_TABLES_WAKEUP,
 	CAP_STAT_UNWIND_FP_FRAMES_WAKEUP,
+	CAP_STAT_JIT_MAPS_REFUSED,       /* JIT maps not trusted (§4.15) */
 	CAP_STAT_MAX,
 };
 /* What a key says of the recording's completeness (§4.15 "Class"). */
@@ -440,6 +441,20 @@ const char *cap_stat_key_name(enum cap_stat_key k);
 int cap_stat_key_of(const char *key);
 /* The class of a key as found in a capture; unknown keys are counts. */
 enum cap_stat_class cap_stat_classify(const char *key);
+
+/* §4.15: why a JIT map (/tmp/perf-PID.map) was refused. Each refused map
+ * is one STAT record of the reason's key, its value the pid. */
+enum cap_jit_refusal {
+	CAP_JIT_REFUSED_NOT_REGULAR,   /* a symlink, or not a regular file */
+	CAP_JIT_REFUSED_OWNER,         /* owned by neither the process's user nor root */
+	CAP_JIT_REFUSED_MAX,
+};
+/* The STAT key of reason why ("jit.refused.owner"), NULL out of range. */
+const char *cap_jit_refusal_key(enum cap_jit_refusal why);
+/* Its words for a person ("owned by ..."), NULL out of range. */
+const char *cap_jit_refusal_text(enum cap_jit_refusal why);
+/* The reason whose key is key, or -1. */
+int cap_jit_refusal_of(const char *key);
 
 /* §6.1 loss accounting: LOST records also count stacks that could not be
  * taken, whose events were kept; split, the two never mix. */

@@ -142,3 +142,66 @@ Test(secure_e2e, hostile_names_escaped_in_every_text_view)
 		res_free(&r);
 	}
 }
+
+/* `record` of jitspin MODE into MODE.cap; its pid. The map it leaves in
+ * /tmp is removed at once. */
+static int record_jitspin(const char *mode)
+{
+	char args[128], *out;
+	int pid;
+
+	snprintf(args, sizeof(args), "-e cpu -F 499 -o %s.cap -- bin/jitspin %s 800", mode, mode);
+	out = record(args);
+	pid = (int)e2e_value_of(out, "pid");
+	free(out);
+	sh("rm -f /tmp/perf-%d.map /tmp/stkrec-jitspin-%d.real", pid, pid);
+	cr_assert_gt(pid, 0);
+	return pid;
+}
+
+/* perf's rules: a map another user planted for a root process, or a
+ * symlink, is refused, counted and named in info; the process's own map
+ * (the process dropped to nobody: its user's, not root's) names its code. */
+Test(secure_e2e, jit_maps_trusted_as_perf_trusts_them)
+{
+	static const struct {
+		const char *mode;
+		const char *why;   /* NULL: used */
+	} cases[] = {
+		{ "nobody", "owned by neither the process's user nor root" },
+		{ "symlink", "a symlink or not a regular file" },
+		{ "self", NULL },
+	};
+	char want[256];
+	struct res r;
+	size_t i;
+	int pid;
+
+#ifndef __x86_64__
+	cr_skip_test("jitspin's loop is x86-64 code");
+#endif
+	rl_need_bpf();
+	workload("jitspin", "jitspin");
+	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		pid = record_jitspin(cases[i].mode);
+		r = stkrec("report -i %s.cap -e cpu --sort sym", cases[i].mode);
+		cr_assert_eq(r.code, 0, "%s", r.err);
+		if (cases[i].why)
+			cr_expect_null(strstr(r.out, "jit_spin_loop"), "%s: map used:\n%s",
+				       cases[i].mode, r.out);
+		else
+			expect_has(r.out, "[.] jit_spin_loop", cases[i].mode);
+		res_free(&r);
+		r = stkrec("info %s.cap", cases[i].mode);
+		cr_assert_eq(r.code, 0, "%s", r.err);
+		if (cases[i].why) {
+			expect_has(r.out, "JIT maps refused: 1 ", cases[i].mode);
+			snprintf(want, sizeof(want), "  pid %d (jitspin): /tmp/perf-%d.map %s\n", pid,
+				 pid, cases[i].why);
+			expect_has(r.out, want, cases[i].mode);
+		} else {
+			cr_expect_null(strstr(r.out, "JIT maps refused"), "%s", r.out);
+		}
+		res_free(&r);
+	}
+}
