@@ -688,7 +688,15 @@ void cap_reader__close(struct cap_reader *r);
  * ones), the high 16 bits incompatible (readers refuse unknown ones). */
 #define CAP_FEAT_INCOMPAT_MASK 0xffff0000u
 #define CAP_FEAT_DWARF_UNWIND 0x00000001u   /* compatible (1.1): --call-graph dwarf */
-#define CAP_FEAT_KNOWN CAP_FEAT_DWARF_UNWIND
+/* compatible (within 1.2), `stkrec scrub`: kernel addresses are offsets
+ * from _stext (KERNEL.stext 0), no hostname, cmdline the options only */
+#define CAP_FEAT_SCRUBBED 0x00000002u
+/* compatible (within 1.2), `stkrec scrub --paths`: home directories in
+ * STRINGs and cmdline replaced by placeholders (CAP_SCRUB_HOME, _ROOT) */
+#define CAP_FEAT_SCRUBBED_PATHS 0x00000004u
+#define CAP_SCRUB_HOME "/home/<user>"
+#define CAP_SCRUB_ROOT "/<root>"
+#define CAP_FEAT_KNOWN (CAP_FEAT_DWARF_UNWIND | CAP_FEAT_SCRUBBED | CAP_FEAT_SCRUBBED_PATHS)
 
 /* §3.1 the header payload's fixed part, as stored. Followed by cmdline_len
  * bytes of command line, then a CRC-32 of everything before it. */

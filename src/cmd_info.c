@@ -384,6 +384,11 @@ static void print_text(const struct info *in)
 	print_field("arch:         ", h->machine);
 	printf("cpus:         %u\n", h->ncpus);
 	print_field("command:      ", h->cmdline);
+	if (h->features & CAP_FEAT_SCRUBBED)
+		printf("scrubbed:     yes (stkrec scrub): kernel addresses are offsets from _stext, "
+		       "hostname and recorded command removed%s\n",
+		       h->features & CAP_FEAT_SCRUBBED_PATHS ?
+		       ", home directories replaced (" CAP_SCRUB_HOME ", " CAP_SCRUB_ROOT ")" : "");
 	printf("start:        %s\n", start);
 	printf("end:          %s%s\n", end, st->has_end ? "" : " (last event; no END record)");
 	printf("duration:     %.3f s\n", (in->end_time - h->start_time) / 1e9);

@@ -9,6 +9,7 @@
  */
 #include "tests/e2e_dir.h"
 #include "tests/util_e2e.h"
+#include <inttypes.h>
 
 static void setup(void)
 {
@@ -204,4 +205,120 @@ Test(secure_e2e, jit_maps_trusted_as_perf_trusts_them)
 		}
 		res_free(&r);
 	}
+}
+
+/* Through format/: no kernel address of the scrubbed capture at path is
+ * one (offsets from _stext are far below 0xffffffff00000000). */
+static void expect_no_kernel_address(const char *path)
+{
+	const uint64_t high = 0xffffffff00000000ull;
+	struct cap_reader *r;
+	struct cap_record rec;
+	size_t kernel_ips = 0;
+	uint16_t i;
+
+	cr_assert_eq(cap_reader__open(path, &r), 0);
+	cr_expect(cap_reader__header(r)->features & CAP_FEAT_SCRUBBED);
+	while (cap_reader__next(r, &rec) == 1) {
+		if (rec.type == CAP_REC_STACK && rec.stack.kind == CAP_STACK_KERNEL) {
+			for (i = 0; i < rec.stack.nr; i++, kernel_ips++)
+				cr_expect_lt(rec.ips[i], high, "kernel frame %" PRIx64, rec.ips[i]);
+		} else if (rec.type == CAP_REC_KSYM) {
+			cr_expect_lt(rec.ksym.addr, high, "KSYM %" PRIx64, rec.ksym.addr);
+		} else if (rec.type == CAP_REC_KMOD) {
+			cr_expect_lt(rec.kmod.base, high, "KMOD %" PRIx64, rec.kmod.base);
+		} else if (rec.type == CAP_REC_KERNEL) {
+			cr_expect_eq(rec.kernel.stext, 0);
+			cr_expect_lt(rec.kernel.sched_text_start, high);
+			cr_expect_lt(rec.kernel.lock_text_end, high);
+		}
+	}
+	cr_expect_gt(kernel_ips, 0, "no kernel frame to check");
+	cap_reader__close(r);
+}
+
+/* The bytes of the capture at name and its decompressed bytes hold none of what[] (or,
+ * present, all of them). */
+static void expect_bytes(const char *name, const char *const *what, size_t n, bool present)
+{
+	char path[PATH_MAX], *raw;
+	size_t len, i;
+
+	/* the header is a skippable frame, which zstd -d skips: the file too */
+	sh("(cat %s && zstd -qdc %s) > %s.raw", name, name, name);
+	snprintf(path, sizeof(path), "%s/%s.raw", dir, name);
+	raw = rc_slurp(path, &len);
+	cr_assert(raw && len > 1000, "%s: nothing decompressed", name);
+	for (i = 0; i < n; i++)
+		cr_expect_eq(memmem(raw, len, what[i], strlen(what[i])) != NULL, present,
+			     "%s: '%s' %s", name, what[i], present ? "missing" : "found");
+	free(raw);
+}
+
+/* A capture recorded under a hostname of its own (a UTS namespace) from
+ * a home directory: scrubbed, it reports the same (but for the header's
+ * hostname and command line), with no kernel address, hostname or (with
+ * --paths) home directory, even read where /proc/kallsyms is not. */
+Test(secure_e2e, scrubbed_capture_reports_the_same)
+{
+	static const char *const views[] = {
+		"report -i %s --symfs empty --folded",
+		"report -i %s --symfs empty",
+		"report -i %s --symfs empty --top-waits",
+	};
+	char home[] = "/home/stkrec-scrub-XXXXXX", path[PATH_MAX], args[256], *a, *s;
+	const char *secrets[] = { "stkrec-scrub-host", home, "ffffffff" };
+	size_t i;
+	struct res r;
+
+	rl_need_bpf();
+	if (!e2e_have("unshare") || !e2e_have("zstd"))
+		cr_skip_test("needs unshare and zstd");
+	cr_assert_not_null(mkdtemp(home));
+	rl_workload("sleeper", path);
+	sh("cp %s %s/sleeper", path, home);
+	sh("unshare -u sh -c 'hostname stkrec-scrub-host && %s record -e offcpu,cpu -F 499 -o "
+	   "a.cap -- %s/sleeper 500 10' >/dev/null 2>&1", rl_stkrec(), home);
+	sh("rm -rf %s", home);
+	r = stkrec("scrub a.cap -o s.cap");
+	cr_assert_eq(r.code, 0, "scrub: %s", r.err);
+	res_free(&r);
+	r = stkrec("scrub --paths a.cap -o p.cap");
+	cr_assert_eq(r.code, 0, "scrub --paths: %s", r.err);
+	res_free(&r);
+	cr_assert_eq(mode_of("s.cap"), 0600);
+	cr_assert_eq(mode_of("p.cap"), 0600);
+	for (i = 0; i < sizeof(views) / sizeof(views[0]); i++) {
+		/* the default table's header names the host and the command */
+		snprintf(args, sizeof(args), views[i], "a.cap");
+		sh("%s %s | grep -v '^# hostname\\|^# cmdline' > a.cmp", rl_stkrec(), args);
+		snprintf(args, sizeof(args), views[i], "s.cap");
+		sh("unshare -m sh -c 'mount --bind /dev/null /proc/kallsyms && %s %s' | "
+		   "grep -v '^# hostname\\|^# cmdline' > s.cmp", rl_stkrec(), args);
+		snprintf(path, sizeof(path), "%s/a.cmp", dir);
+		a = rc_slurp(path, NULL);
+		snprintf(path, sizeof(path), "%s/s.cmp", dir);
+		s = rc_slurp(path, NULL);
+		cr_assert(a && s);
+		cr_expect_gt(strlen(a), 100, "%s: nothing", views[i]);
+		cr_expect_str_eq(s, a, "%s differs scrubbed:\n%s\n--- original:\n%s", views[i], s, a);
+		free(a);
+		free(s);
+	}
+	expect_no_kernel_address(strcat(strcpy(path, dir), "/s.cap"));
+	expect_bytes("s.cap", secrets, 1, false);
+	expect_bytes("p.cap", secrets, 3, false);
+	expect_bytes("a.cap", secrets, 2, true); /* else the test proves nothing */
+	r = stkrec("info p.cap");
+	expect_has(r.out, "scrubbed:     yes (stkrec scrub)", "info");
+	expect_has(r.out, "home directories replaced", "info");
+	res_free(&r);
+	/* pack keeps it scrubbed */
+	r = stkrec("pack s.cap -o sp.cap");
+	cr_assert_eq(r.code, 0, "pack: %s", r.err);
+	res_free(&r);
+	expect_no_kernel_address(strcat(strcpy(path, dir), "/sp.cap"));
+	r = stkrec("info sp.cap");
+	expect_has(r.out, "scrubbed:     yes (stkrec scrub)", "info after pack");
+	res_free(&r);
 }
