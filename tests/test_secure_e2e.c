@@ -30,7 +30,7 @@ static unsigned int mode_of(const char *name)
 }
 
 /* -o FILE (new, and one there before with 0666), every --switch-output
- * file, pack's output in place and to -o, all under umask 0. */
+ * file, pack's and scrub's output in place and to -o, all under umask 0. */
 Test(secure_e2e, files_created_0600)
 {
 	char pat[PATH_MAX];
@@ -58,6 +58,10 @@ Test(secure_e2e, files_created_0600)
 	   "%s pack a.cap 2>/dev/null", rl_stkrec(), rl_stkrec());
 	cr_assert_eq(mode_of("p.cap"), 0600, "pack -o: %o", mode_of("p.cap"));
 	cr_assert_eq(mode_of("a.cap"), 0600, "pack in place: %o", mode_of("a.cap"));
+	sh("chmod 0644 a.cap && umask 0 && %s scrub a.cap -o sc.cap 2>/dev/null && "
+	   "%s scrub --paths a.cap -o a.cap 2>/dev/null", rl_stkrec(), rl_stkrec());
+	cr_assert_eq(mode_of("sc.cap"), 0600, "scrub -o: %o", mode_of("sc.cap"));
+	cr_assert_eq(mode_of("a.cap"), 0600, "scrub in place: %o", mode_of("a.cap"));
 }
 
 /* -o through a symlink: refused, its target untouched. */
