@@ -14,6 +14,7 @@
 #include "src/commands.h"
 #include "src/input.h"
 #include "src/log.h"
+#include "src/report_cli.h"
 #include "src/util.h"
 #include "util/escape.h"
 #include "util/hashtab.h"
@@ -586,17 +587,7 @@ static int parse_args(int argc, char **argv, const char **path, bool *json)
 			return -1;
 		}
 	}
-	if (optind < argc && !*path)
-		*path = argv[optind++];
-	if (optind < argc) {
-		log_usage_error("info", "unexpected argument '%s'", argv[optind]);
-		return -1;
-	}
-	if (!*path) {
-		log_usage_error("info", "missing capture file");
-		return -1;
-	}
-	return 0;
+	return report_one_input("info", argc, argv, path) ? -1 : 0;
 }
 
 /* The capture described, its name in in->path: 0, or the exit code. */

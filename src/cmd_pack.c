@@ -109,16 +109,8 @@ static int parse_args(int argc, char **argv, struct pack_cli *c)
 		usage(stdout);
 	if (err)
 		return err;
-	if (optind < argc)
-		c->in = argv[optind++];
-	if (optind < argc) {
-		log_usage_error("pack", "unexpected argument '%s'", argv[optind]);
+	if (report_one_input("pack", argc, argv, &c->in))
 		return -EINVAL;
-	}
-	if (!c->in) {
-		log_usage_error("pack", "missing capture file");
-		return -EINVAL;
-	}
 	if (c->out && !*c->out) {
 		log_usage_error("pack", "-o: empty file name");
 		return -EINVAL;

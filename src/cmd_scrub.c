@@ -81,16 +81,8 @@ static int parse_args(int argc, char **argv, struct scrub_cli *c)
 		usage(stdout);
 	if (err)
 		return err;
-	if (optind < argc)
-		c->in = argv[optind++];
-	if (optind < argc) {
-		log_usage_error("scrub", "unexpected argument '%s'", argv[optind]);
+	if (report_one_input("scrub", argc, argv, &c->in))
 		return -EINVAL;
-	}
-	if (!c->in) {
-		log_usage_error("scrub", "missing capture file");
-		return -EINVAL;
-	}
 	if (!c->out || !*c->out || !strcmp(c->out, "-")) {
 		log_usage_error("scrub", "-o OUT: name the file the scrubbed copy goes to");
 		return -EINVAL;
