@@ -426,6 +426,7 @@ enum cap_stat_key {
 	CAP_STAT_UNWIND_TRUNC_WAKEUP,
 	CAP_STAT_UNWIND_NO_TABLES_WAKEUP,
 	CAP_STAT_UNWIND_FP_FRAMES_WAKEUP,
+	CAP_STAT_JIT_MAPS_REFUSED,       /* JIT maps not trusted (§4.15) */
 	CAP_STAT_MAX,
 };
 /* What a key says of the recording's completeness (§4.15 "Class"). */
@@ -440,6 +441,20 @@ const char *cap_stat_key_name(enum cap_stat_key k);
 int cap_stat_key_of(const char *key);
 /* The class of a key as found in a capture; unknown keys are counts. */
 enum cap_stat_class cap_stat_classify(const char *key);
+
+/* §4.15: why a JIT map (/tmp/perf-PID.map) was refused. Each refused map
+ * is one STAT record of the reason's key, its value the pid. */
+enum cap_jit_refusal {
+	CAP_JIT_REFUSED_NOT_REGULAR,   /* a symlink, or not a regular file */
+	CAP_JIT_REFUSED_OWNER,         /* owned by neither the process's user nor root */
+	CAP_JIT_REFUSED_MAX,
+};
+/* The STAT key of reason why ("jit.refused.owner"), NULL out of range. */
+const char *cap_jit_refusal_key(enum cap_jit_refusal why);
+/* Its words for a person ("owned by ..."), NULL out of range. */
+const char *cap_jit_refusal_text(enum cap_jit_refusal why);
+/* The reason whose key is key, or -1. */
+int cap_jit_refusal_of(const char *key);
 
 /* §6.1 loss accounting: LOST records also count stacks that could not be
  * taken, whose events were kept; split, the two never mix. */
@@ -511,9 +526,29 @@ struct cap_writer_opts {
 	 * write(2) does: bytes written, or -1 with errno set. */
 	ssize_t (*write_fn)(int fd, const void *buf, size_t len, void *ctx);
 	void *write_ctx;
+	/* Mode of the file cap_writer__open() creates; 0: CAP_FILE_MODE. */
+	unsigned int mode;
+	/* cap_writer__open(): the name must be new (CAP_CREATE_EXCL). */
+	bool exclusive;
 };
 
-/* Create path (O_TRUNC) or take over fd, and write the header frame. */
+/*
+ * Capture files are private: a capture holds kernel addresses, paths and
+ * stacks of every process. They are created CAP_FILE_MODE (whatever the
+ * umask), never through a symlink. With CAP_CREATE_EXCL (a name stkrec
+ * chose) the name must be new; without it (a name the user gave) an
+ * existing regular file is replaced by a new one, so that nobody keeps an
+ * open descriptor of it, and a device or FIFO is written as it is. Both
+ * return an fd or -errno.
+ */
+#define CAP_FILE_MODE 0600u
+#define CAP_CREATE_EXCL 0x1u
+int cap_file__create(const char *path, unsigned int flags, unsigned int mode);
+/* A new file from a mkstemp() template (tmpl ends in XXXXXX, rewritten). */
+int cap_file__create_tmp(char *tmpl, unsigned int mode);
+
+/* Create path (cap_file__create()) or take over fd, and write the header
+ * frame. */
 int cap_writer__open(const char *path, const struct cap_header *hdr,
 		     const struct cap_writer_opts *opts, struct cap_writer **out);
 int cap_writer__fdopen(int fd, const struct cap_header *hdr,
@@ -653,7 +688,15 @@ void cap_reader__close(struct cap_reader *r);
  * ones), the high 16 bits incompatible (readers refuse unknown ones). */
 #define CAP_FEAT_INCOMPAT_MASK 0xffff0000u
 #define CAP_FEAT_DWARF_UNWIND 0x00000001u   /* compatible (1.1): --call-graph dwarf */
-#define CAP_FEAT_KNOWN CAP_FEAT_DWARF_UNWIND
+/* compatible (within 1.2), `stkrec scrub`: kernel addresses are offsets
+ * from _stext (KERNEL.stext 0), no hostname, cmdline the options only */
+#define CAP_FEAT_SCRUBBED 0x00000002u
+/* compatible (within 1.2), `stkrec scrub --paths`: home directories in
+ * STRINGs and cmdline replaced by placeholders (CAP_SCRUB_HOME, _ROOT) */
+#define CAP_FEAT_SCRUBBED_PATHS 0x00000004u
+#define CAP_SCRUB_HOME "/home/<user>"
+#define CAP_SCRUB_ROOT "/<root>"
+#define CAP_FEAT_KNOWN (CAP_FEAT_DWARF_UNWIND | CAP_FEAT_SCRUBBED | CAP_FEAT_SCRUBBED_PATHS)
 
 /* §3.1 the header payload's fixed part, as stored. Followed by cmdline_len
  * bytes of command line, then a CRC-32 of everything before it. */

@@ -148,7 +148,39 @@ static const struct {
 	[CAP_STAT_UNWIND_TRUNC_WAKEUP] = { "unwind.truncated.wakeup", CAP_STAT_COUNT },
 	[CAP_STAT_UNWIND_NO_TABLES_WAKEUP] = { "unwind.no_tables.wakeup", CAP_STAT_COUNT },
 	[CAP_STAT_UNWIND_FP_FRAMES_WAKEUP] = { "unwind.fp_frames.wakeup", CAP_STAT_COUNT },
+	[CAP_STAT_JIT_MAPS_REFUSED] = { "jit.maps_refused", CAP_STAT_COUNT },
 };
+
+/* §4.15: the keys of refused JIT maps, and why. */
+static const struct {
+	const char *key;
+	const char *text;
+} jit_refusals[CAP_JIT_REFUSED_MAX] = {
+	[CAP_JIT_REFUSED_NOT_REGULAR] = { "jit.refused.not_regular",
+					  "a symlink or not a regular file" },
+	[CAP_JIT_REFUSED_OWNER] = { "jit.refused.owner",
+				    "owned by neither the process's user nor root" },
+};
+
+const char *cap_jit_refusal_key(enum cap_jit_refusal why)
+{
+	return (unsigned)why < CAP_JIT_REFUSED_MAX ? jit_refusals[why].key : NULL;
+}
+
+const char *cap_jit_refusal_text(enum cap_jit_refusal why)
+{
+	return (unsigned)why < CAP_JIT_REFUSED_MAX ? jit_refusals[why].text : NULL;
+}
+
+int cap_jit_refusal_of(const char *key)
+{
+	int k;
+
+	for (k = 0; key && k < CAP_JIT_REFUSED_MAX; k++)
+		if (!strcmp(key, jit_refusals[k].key))
+			return k;
+	return -1;
+}
 
 const char *cap_stat_key_name(enum cap_stat_key k)
 {

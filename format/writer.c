@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <sys/stat.h>
 #include <zstd.h>
 #include "format/capture.h"
 #include "format/internal.h"
@@ -166,6 +167,57 @@ int cap_writer__fdopen(int fd, const struct cap_header *hdr,
 	return 0;
 }
 
+/* The mode asked for exactly: the umask may have narrowed it (0640 under
+ * umask 077). */
+static int set_mode(int fd, unsigned int mode)
+{
+	int err;
+
+	if (!fchmod(fd, mode))
+		return fd;
+	err = -errno;
+	close(fd);
+	return err;
+}
+
+int cap_file__create(const char *path, unsigned int flags, unsigned int mode)
+{
+	const int excl = O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC;
+	struct stat st;
+	int fd;
+
+	mode = mode ? mode & 0777 : CAP_FILE_MODE;
+	fd = open(path, excl, mode);
+	if (fd >= 0)
+		return set_mode(fd, mode);
+	if (errno != EEXIST || (flags & CAP_CREATE_EXCL))
+		return -errno;
+	if (lstat(path, &st))
+		return -errno;
+	if (S_ISLNK(st.st_mode))
+		return -ELOOP;
+	if (!S_ISREG(st.st_mode)) { /* -o /dev/null, a FIFO: theirs to keep */
+		fd = open(path, O_WRONLY | O_NOFOLLOW | O_CLOEXEC);
+		return fd < 0 ? -errno : fd;
+	}
+	if (!unlink(path)) {
+		fd = open(path, excl, mode);
+		return fd < 0 ? -errno : set_mode(fd, mode);
+	}
+	/* a directory we may not change: the file itself, truncated */
+	fd = open(path, O_WRONLY | O_TRUNC | O_NOFOLLOW | O_CLOEXEC);
+	return fd < 0 ? -errno : set_mode(fd, mode);
+}
+
+int cap_file__create_tmp(char *tmpl, unsigned int mode)
+{
+	int fd = mkostemp(tmpl, O_CLOEXEC);
+
+	if (fd < 0)
+		return -errno;
+	return set_mode(fd, mode ? mode & 0777 : CAP_FILE_MODE);
+}
+
 int cap_writer__open(const char *path, const struct cap_header *hdr,
 		     const struct cap_writer_opts *opts, struct cap_writer **out)
 {
@@ -173,9 +225,10 @@ int cap_writer__open(const char *path, const struct cap_header *hdr,
 
 	if (!path || !hdr || !out)
 		return CAP_ERR_INVAL;
-	fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	fd = cap_file__create(path, opts && opts->exclusive ? CAP_CREATE_EXCL : 0,
+			      opts ? opts->mode : 0);
 	if (fd < 0)
-		return -errno;
+		return fd;
 	return cap_writer__fdopen(fd, hdr, opts, out);
 }
 

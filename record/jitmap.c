@@ -9,6 +9,7 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -54,6 +55,8 @@ struct jitmaps {
 	size_t nlen, names_cap;
 	struct hashtab pids; /* of struct pid_ent */
 	uint64_t bytes, dropped, bad;
+	struct jit_refused *refused; /* maps not trusted since the last clear */
+	size_t nrefused, refused_cap;
 };
 
 static uint64_t pid_hash(uint32_t pid)
@@ -89,6 +92,7 @@ void jitmaps__free(struct jitmaps *jm)
 	if (!jm)
 		return;
 	hashtab__free(&jm->pids);
+	free(jm->refused);
 	free(jm->maps);
 	free(jm->ents);
 	free(jm->names);
@@ -207,22 +211,121 @@ int jitmaps__parse(struct jitmaps *jm, uint32_t pid, uint64_t time, const char *
 	return m != NULL;
 }
 
+/* What /proc/PID/status says of a live process: its real uid and its pid
+ * in its own PID namespace (the last NSpid field). 0 or -errno. */
+static int proc_status(uint32_t pid, uint32_t *uid, uint32_t *nspid)
+{
+	char path[64], line[256];
+	int found = 0;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/%u/status", pid);
+	f = fopen(path, "re");
+	if (!f)
+		return -errno;
+	*nspid = pid;
+	while (fgets(line, sizeof(line), f)) {
+		if (sscanf(line, "Uid: %u", uid) == 1) {
+			found = 1;
+		} else if (!strncmp(line, "NSpid:", 6)) {
+			char *p = strrchr(line, '\t') ?: strrchr(line, ' ');
+
+			if (p)
+				*nspid = strtoul(p + 1, NULL, 10);
+		}
+	}
+	fclose(f);
+	return found ? 0 : -ENOENT;
+}
+
+/* Is pid in another mount namespace than ours? */
+static bool other_mnt_ns(uint32_t pid)
+{
+	char path[64], theirs[64], ours[64];
+	ssize_t a, b;
+
+	snprintf(path, sizeof(path), "/proc/%u/ns/mnt", pid);
+	a = readlink(path, theirs, sizeof(theirs));
+	b = readlink("/proc/self/ns/mnt", ours, sizeof(ours));
+	return a > 0 && b > 0 && (a != b || memcmp(theirs, ours, a));
+}
+
+/*
+ * Where pid's map is, and who may own it (perf's rule: the process's user
+ * or root). Under a root (--symfs) the map is a copy the user chose: any
+ * owner. A live process in another mount namespace wrote it in its own
+ * /tmp, as perf-NSPID.map. A process gone already has no status to ask:
+ * the recorder's own user then, as perf has it.
+ */
+static void map_path(const char *root, uint32_t pid, char *path, size_t len, long *owner)
+{
+	uint32_t uid = 0, nspid = pid;
+
+	*owner = -1;
+	if (root) {
+		snprintf(path, len, "%s/tmp/perf-%u.map", root, pid);
+		return;
+	}
+	if (proc_status(pid, &uid, &nspid)) {
+		*owner = geteuid();
+		snprintf(path, len, "/tmp/perf-%u.map", pid);
+		return;
+	}
+	*owner = uid;
+	if (other_mnt_ns(pid))
+		snprintf(path, len, "/proc/%u/root/tmp/perf-%u.map", pid, nspid);
+	else
+		snprintf(path, len, "/tmp/perf-%u.map", pid);
+}
+
+/* A map not trusted: counted once per pid until jitmaps__clear_refused(). */
+static int refuse(struct jitmaps *jm, uint32_t pid, enum cap_jit_refusal why)
+{
+	size_t i;
+
+	for (i = 0; i < jm->nrefused; i++)
+		if (jm->refused[i].pid == pid)
+			return -EPERM;
+	if (!ARRAY_RESERVE(jm->refused, jm->refused_cap, jm->nrefused + 1))
+		jm->refused[jm->nrefused++] = (struct jit_refused){ .pid = pid, .why = why };
+	return -EPERM;
+}
+
+/* The map's fd, open without following a symlink, if it is to be trusted;
+ * 0 when there is none, -EPERM refused (counted), or -errno. */
+static int open_map(struct jitmaps *jm, const char *root, uint32_t pid, struct stat *st)
+{
+	char path[PATH_MAX];
+	long owner;
+	int fd;
+
+	map_path(root, pid, path, sizeof(path), &owner);
+	fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOFOLLOW);
+	if (fd < 0 && errno == ELOOP)
+		return refuse(jm, pid, CAP_JIT_REFUSED_NOT_REGULAR);
+	if (fd < 0)
+		return errno == ENOENT ? 0 : -errno;
+	if (fstat(fd, st) || !S_ISREG(st->st_mode)) {
+		close(fd);
+		return refuse(jm, pid, CAP_JIT_REFUSED_NOT_REGULAR);
+	}
+	if (owner >= 0 && st->st_uid != 0 && st->st_uid != (uid_t)owner) {
+		close(fd);
+		return refuse(jm, pid, CAP_JIT_REFUSED_OWNER);
+	}
+	return fd;
+}
+
 int jitmaps__read(struct jitmaps *jm, const char *root, uint32_t pid, uint64_t time)
 {
-	char path[4096];
 	struct stat st;
 	char *buf;
 	ssize_t n;
 	int fd, err;
 
-	snprintf(path, sizeof(path), "%s/tmp/perf-%u.map", root ? root : "", pid);
-	fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
-	if (fd < 0)
-		return errno == ENOENT ? 0 : -errno;
-	if (fstat(fd, &st) || !S_ISREG(st.st_mode)) {
-		close(fd);
-		return 0;
-	}
+	fd = open_map(jm, root, pid, &st);
+	if (fd <= 0)
+		return fd;
 	if ((uint64_t)st.st_size > JITMAPS_MAX_BYTES - jm->bytes) {
 		close(fd);
 		jm->dropped++;
@@ -236,6 +339,22 @@ int jitmaps__read(struct jitmaps *jm, const char *root, uint32_t pid, uint64_t t
 		err = jitmaps__parse(jm, pid, time, buf, n);
 	free(buf);
 	return err;
+}
+
+size_t jitmaps__nr_refused(const struct jitmaps *jm)
+{
+	return jm ? jm->nrefused : 0;
+}
+
+const struct jit_refused *jitmaps__refused(const struct jitmaps *jm, size_t i)
+{
+	return jm && i < jm->nrefused ? &jm->refused[i] : NULL;
+}
+
+void jitmaps__clear_refused(struct jitmaps *jm)
+{
+	if (jm)
+		jm->nrefused = 0;
 }
 
 bool jitmaps__has(const struct jitmaps *jm, uint32_t pid)

@@ -17,6 +17,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include "format/capture.h"
 
 #define JITMAPS_MAX_BYTES (64u << 20)
 
@@ -35,10 +36,22 @@ void jitmaps__free(struct jitmaps *jm);
 /* Forget every map (a new capture file starts). */
 void jitmaps__clear(struct jitmaps *jm);
 
-/* Read ROOT/tmp/perf-PID.map (root NULL: "/") as pid's map at `time`.
- * Returns 1 when kept, 0 when there is none, -E2BIG past the memory bound
- * (not kept, counted), or another -errno. Lines that are not "START SIZE
- * NAME" (hex) or whose name is longer than 4096 bytes are skipped. */
+/* A map not trusted (FORMAT.md §4.15). */
+struct jit_refused {
+	uint32_t pid;
+	enum cap_jit_refusal why;
+};
+
+/*
+ * Read pid's map at `time`: ROOT/tmp/perf-PID.map, or with root NULL the
+ * live process's, trusted as perf trusts it: a regular file (not through a
+ * symlink), owned by the process's user or root, read in the process's
+ * own /tmp (/proc/PID/root/tmp/perf-NSPID.map) when it runs in another
+ * mount namespace. Returns 1 when kept, 0 when there is none, -EPERM when
+ * refused (kept in the refused list), -E2BIG past the memory bound (not
+ * kept, counted), or another -errno. Lines that are not "START SIZE NAME"
+ * (hex) or whose name is longer than 4096 bytes are skipped.
+ */
 int jitmaps__read(struct jitmaps *jm, const char *root, uint32_t pid, uint64_t time);
 /* Parse a map from memory (what jitmaps__read() does with the file). */
 int jitmaps__parse(struct jitmaps *jm, uint32_t pid, uint64_t time, const char *buf,
@@ -58,6 +71,12 @@ bool jitmaps__has(const struct jitmaps *jm, uint32_t pid);
 int jitmaps__lookup(struct jitmaps *jm, uint32_t pid, uint64_t addr,
 		    int (*fn)(void *ctx, uint64_t time, size_t idx, const struct jit_entry *e),
 		    void *ctx);
+
+/* The maps refused since the last jitmaps__clear_refused(), one per pid
+ * (jitmaps__clear() keeps them: they are written with the file's STATs). */
+size_t jitmaps__nr_refused(const struct jitmaps *jm);
+const struct jit_refused *jitmaps__refused(const struct jitmaps *jm, size_t i);
+void jitmaps__clear_refused(struct jitmaps *jm);
 
 /* Maps not kept because of the memory bound; lines skipped. */
 uint64_t jitmaps__dropped(const struct jitmaps *jm);

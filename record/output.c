@@ -256,7 +256,25 @@ static int intern_stat_keys(struct recorder *r)
 		if (err)
 			return err;
 	}
+	for (k = 0; r->jm && (key = cap_jit_refusal_key(k)); k++) {
+		err = intern__string(r->in, key, strlen(key), &id);
+		if (err)
+			return err;
+	}
 	return 0;
+}
+
+/* Each JIT map refused for this file: which process, why (§4.15). */
+static int write_refused(struct recorder *r)
+{
+	const struct jit_refused *j;
+	size_t i;
+	int err = 0;
+
+	for (i = 0; !err && (j = jitmaps__refused(r->jm, i)); i++)
+		err = write_stat(r, cap_jit_refusal_key(j->why), j->pid);
+	jitmaps__clear_refused(r->jm);
+	return err;
 }
 
 /* This file's numbers (FORMAT.md §4.15): events since it began, its own
@@ -328,6 +346,7 @@ static int write_stats(struct recorder *r, uint64_t now)
 			bpf_stat(r, STKREC_STAT_UNWIND_NO_TABLES + STKREC_KIND_WAKEUP),
 		[CAP_STAT_UNWIND_FP_FRAMES_WAKEUP] =
 			bpf_stat(r, STKREC_STAT_UNWIND_FP_FRAMES + STKREC_KIND_WAKEUP),
+		[CAP_STAT_JIT_MAPS_REFUSED] = jitmaps__nr_refused(r->jm),
 	};
 	int k, err;
 
@@ -336,7 +355,7 @@ static int write_stats(struct recorder *r, uint64_t now)
 		if (err < 0)
 			return err;
 	}
-	return 0;
+	return write_refused(r);
 }
 
 static int write_defs(struct recorder *r, const char **step)
@@ -365,7 +384,9 @@ static int write_defs(struct recorder *r, const char **step)
  * scan (recorder__scan_proc(), once the side band is open). */
 int recorder__open_output(struct recorder *r, const char **step)
 {
-	struct cap_writer_opts wo = { .max_size = r->opts.max_size };
+	/* a --switch-output name is stkrec's: it must be new (perf's rule) */
+	struct cap_writer_opts wo = { .max_size = r->opts.max_size,
+				      .exclusive = r->opts.switch_ns || r->opts.switch_bytes };
 	struct cap_header h;
 	int err;
 

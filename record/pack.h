@@ -67,4 +67,13 @@ struct pack_rewrite {
 int pack__rewrite(const char *in, const char *out, const struct pack_opts *o,
 		  struct pack_rewrite *res);
 
+/*
+ * `stkrec scrub`: in rewritten to out as pack__rewrite() does, its pack
+ * kept, without what a capture attached to a bug report should not hold
+ * (FORMAT.md §3.1 SCRUBBED): what is CAP_FEAT_SCRUBBED, and with
+ * CAP_FEAT_SCRUBBED_PATHS in what, home directories. A scrubbed capture
+ * scrubbed again is unchanged.
+ */
+int pack__scrub(const char *in, const char *out, uint32_t what, struct pack_rewrite *res);
+
 #endif

@@ -98,4 +98,18 @@ static inline bool pk_u64_eq(const void *ent, const void *key)
 /* pack.c: what the scanned stacks hit, into hits and jhits. */
 int pk_find_hits(struct packer *p);
 
+/* scrub.c: stkrec scrub's changes, for repack.c's rewrite. */
+struct scrub {
+	uint32_t what;          /* CAP_FEAT_SCRUBBED[_PATHS] */
+	bool has_kernel;        /* the KERNEL record was met: kbase is known */
+	uint64_t kbase;         /* its _stext: kernel addresses become offsets */
+	uint64_t ips[CAP_MAX_STACK_DEPTH];
+	char str[CAP_MAX_STRING];
+};
+/* The header as a scrubbed capture has it. */
+void scrub__header(uint32_t what, struct cap_header *h);
+/* Record r, decoded, changed in place (its ips and tail may then point
+ * into s): 0, or -ENOEXEC for kernel addresses before the KERNEL record. */
+int scrub__record(struct scrub *s, struct cap_record *r);
+
 #endif

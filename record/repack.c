@@ -7,6 +7,8 @@
  * used are left behind; the new pack goes before END. The new file is a
  * temporary one beside the output, renamed over it once finished, so the
  * output is whole or untouched, and the input may be the output.
+ * `stkrec scrub` is the same rewrite with scrub.c's changes to each record
+ * and the old pack kept.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -15,14 +17,14 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
 #include "record/pack_int.h"
 
 struct repack {
-	struct packer *p;
+	struct packer *p;     /* NULL: scrub, the old pack kept */
+	struct scrub *scrub;  /* or NULL */
 	struct cap_writer *w;
 	struct pack_rewrite *res;
 	struct cap_end end;
@@ -52,17 +54,28 @@ static const void *tail_of(const struct cap_record *r, size_t *len)
 
 /* The record as the file had it: its fixed part as long as it was (a
  * 72-byte BIO stays one), an OFFCPU whole (the writer packs it again). */
-static int copy_record(struct repack *rp, const struct cap_record *r)
+static int copy_record(struct repack *rp, const struct cap_record *rec)
 {
-	size_t tlen, body = r->size - sizeof(struct cap_rec_hdr), fixed;
-	const void *tail = tail_of(r, &tlen);
+	const struct cap_record *r = rec;
+	size_t tlen, body = rec->size - sizeof(struct cap_rec_hdr), fixed;
+	const void *tail = tail_of(rec, &tlen);
+	struct cap_record tmp;
+	int err;
 
-	if (r->type == CAP_REC_OFFCPU) {
-		fixed = sizeof(r->offcpu);
+	if (rec->type == CAP_REC_OFFCPU) {
+		fixed = sizeof(rec->offcpu);
 	} else {
 		fixed = body > tlen ? body - tlen : 0;
-		if (fixed > cap_rec_fixed_size(r->type))
-			fixed = cap_rec_fixed_size(r->type);
+		if (fixed > cap_rec_fixed_size(rec->type))
+			fixed = cap_rec_fixed_size(rec->type);
+	}
+	if (rp->scrub) { /* the same record, its addresses or paths changed */
+		tmp = *rec;
+		err = scrub__record(rp->scrub, &tmp);
+		if (err)
+			return err;
+		r = &tmp;
+		tail = tail_of(r, &tlen);
 	}
 	rp->res->records++;
 	return cap_writer__append(rp->w, r->type, &r->block, fixed, tail, tlen);
@@ -79,11 +92,11 @@ static int on_record(struct repack *rp, const struct cap_record *r)
 	case CAP_REC_PACK_JIT:
 	case CAP_REC_PACK_INFO:
 		rp->in_pack = rp->res->had_pack = true;
-		return 0;
+		return rp->p ? 0 : copy_record(rp, r);
 	case CAP_REC_STRING:
 		/* §4.18: the STRINGs after a pack's first record are its own,
 		 * unless another record refers to them */
-		if (rp->in_pack && !pack_scan__referenced(rp->p, r->string.id))
+		if (rp->p && rp->in_pack && !pack_scan__referenced(rp->p, r->string.id))
 			return 0;
 		break;
 	case CAP_REC_END:
@@ -129,6 +142,9 @@ static int write_pack(struct repack *rp)
 	struct intern *in;
 	int err;
 
+	if (!rp->p) /* scrub: the old pack was copied */
+		return rp->has_end ? cap_writer__append(rp->w, CAP_REC_END, &rp->end,
+							 sizeof(rp->end), NULL, 0) : 0;
 	err = intern__new(rp->w, &in);
 	if (err)
 		return err;
@@ -141,34 +157,31 @@ static int write_pack(struct repack *rp)
 	return err;
 }
 
-/* A temporary file in out's directory, with in's permissions. */
-static int open_tmp(const char *in, const char *out, char *tmp, size_t len)
+/* A temporary file in out's directory: private like every capture, the
+ * input's mode notwithstanding. */
+static int open_tmp(const char *out, char *tmp, size_t len)
 {
 	char dir[PATH_MAX];
-	struct stat st;
-	int fd;
 
 	if (snprintf(dir, sizeof(dir), "%s", out) >= (int)sizeof(dir) ||
 	    snprintf(tmp, len, "%s/.stkrec-pack-XXXXXX", dirname(dir)) >= (int)len)
 		return -ENAMETOOLONG;
-	fd = mkstemp(tmp);
-	if (fd < 0)
-		return -errno;
-	if (!stat(in, &st))
-		fchmod(fd, st.st_mode & 0777);
-	return fd;
+	return cap_file__create_tmp(tmp, 0);
 }
 
-static int rewrite(struct repack *rp, struct cap_reader *r, const char *in, const char *out)
+static int rewrite(struct repack *rp, struct cap_reader *r, const char *out)
 {
+	struct cap_header h = *cap_reader__header(r);
 	char tmp[PATH_MAX];
 	uint64_t t0;
 	int fd, err;
 
-	fd = open_tmp(in, out, tmp, sizeof(tmp));
+	fd = open_tmp(out, tmp, sizeof(tmp));
 	if (fd < 0)
 		return fd;
-	err = cap_writer__fdopen(fd, cap_reader__header(r), NULL, &rp->w);
+	if (rp->scrub)
+		scrub__header(rp->scrub->what, &h);
+	err = cap_writer__fdopen(fd, &h, NULL, &rp->w);
 	if (!err)
 		err = copy_all(rp, r);
 	t0 = mono_ns();
@@ -186,30 +199,69 @@ static int rewrite(struct repack *rp, struct cap_reader *r, const char *in, cons
 	return err;
 }
 
+/* The capture at in, for a rewrite: one this version reads whole. */
+static int open_in(const char *in, struct cap_reader **r)
+{
+	int err = cap_reader__open(in, r);
+
+	if (err)
+		return err;
+	if (cap_reader__header(*r)->minor > CAP_VERSION_MINOR) {
+		cap_reader__close(*r);
+		return CAP_ERR_VERSION;
+	}
+	return 0;
+}
+
 int pack__rewrite(const char *in, const char *out, const struct pack_opts *o,
 		  struct pack_rewrite *res)
 {
 	struct repack rp = { .res = res };
 	struct cap_reader *r;
+	uint32_t scrubbed;
 	uint64_t t0;
 	int err;
 
 	memset(res, 0, sizeof(*res));
-	err = cap_reader__open(in, &r);
+	err = open_in(in, &r);
 	if (err)
 		return err;
-	if (cap_reader__header(r)->minor > CAP_VERSION_MINOR) {
-		cap_reader__close(r);
-		return CAP_ERR_VERSION;
-	}
+	scrubbed = cap_reader__header(r)->features & (CAP_FEAT_SCRUBBED | CAP_FEAT_SCRUBBED_PATHS);
 	t0 = mono_ns();
 	err = pack__new(o, &rp.p);
 	if (!err)
 		err = pack__scan(rp.p, in);
 	res->pack_ns = mono_ns() - t0;
 	if (!err)
-		err = rewrite(&rp, r, in, out);
+		err = rewrite(&rp, r, out);
 	pack__free(rp.p);
 	cap_reader__close(r);
+	/* a scrubbed capture stays so: the new pack may name what was
+	 * scrubbed (a home directory in a source path) */
+	if (!err && scrubbed) {
+		struct pack_rewrite again;
+
+		err = pack__scrub(out, out, scrubbed, &again);
+	}
+	return err;
+}
+
+int pack__scrub(const char *in, const char *out, uint32_t what, struct pack_rewrite *res)
+{
+	struct scrub *s = calloc(1, sizeof(*s));
+	struct repack rp = { .res = res, .scrub = s };
+	struct cap_reader *r;
+	int err;
+
+	memset(res, 0, sizeof(*res));
+	if (!s)
+		return -ENOMEM;
+	s->what = what;
+	err = open_in(in, &r);
+	if (!err) {
+		err = rewrite(&rp, r, out);
+		cap_reader__close(r);
+	}
+	free(s);
 	return err;
 }

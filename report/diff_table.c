@@ -19,6 +19,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "report/diff_int.h"
+#include "util/escape.h"
 
 #define DIFF_DEFAULT_ROWS 10
 
@@ -85,7 +86,7 @@ static void print_row(const struct diff *d, const struct diff_row *r, FILE *out)
 	if (d->normalized)
 		fprintf(out, " %12" PRIu64, r->b_raw);
 	fputs("  ", out);
-	fwrite(r->name, 1, r->len, out);
+	esc__fwrite(r->name, r->len, out);
 	fputc('\n', out);
 }
 

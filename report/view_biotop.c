@@ -126,7 +126,7 @@ static void print_table(struct biotop *bt, uint64_t end, FILE *out)
 	uint32_t max = bt->ctx->opts.max_rows ? bt->ctx->opts.max_rows : 20;
 	int64_t real = (int64_t)end + model__header(m)->clock_offset;
 	time_t t = real / (int64_t)NS_PER_S;
-	char when[16], rel[32];
+	char when[16], rel[32], ec[VIEW_COMM_ESC];
 	const char *disk;
 	struct tm tm;
 	size_t i;
@@ -145,7 +145,8 @@ static void print_table(struct biotop *bt, uint64_t end, FILE *out)
 		disk = model__blockdev(m, r->major, r->minor);
 		fprintf(out, "%-6" PRIu32 " %-16s %c %-3" PRIu32 " %-3" PRIu32
 			" %-8s %5" PRIu64 " %7" PRIu64 " %6.2f\n",
-			r->pid, model__comm_name(m, r->comm), op_letter(r->op), r->major,
+			r->pid, esc__str(model__comm_name(m, r->comm), ec, sizeof(ec)),
+			op_letter(r->op), r->major,
 			r->minor, disk ? disk : "?", r->io, r->bytes / 1024,
 			(double)r->lat_ns / r->io / 1e6);
 	}

@@ -87,20 +87,21 @@ static void show_frames(FILE *out, const struct rframe *fr, int from, int to)
 	int i;
 
 	for (i = from; i < to && i < from + SHOW_FRAMES; i++)
-		fprintf(out, "%s%s", i > from ? " <- " : " ", fr[i].name);
+		view_put_name(i > from ? " <- " : " ", fr[i].name, out);
 }
 
 static int show_wait(struct chain *c, int hop, const struct cap_offcpu *e)
 {
 	const struct model *m = c->ctx->model;
-	char from_s[32], to_s[32];
+	char from_s[32], to_s[32], ec[VIEW_COMM_ESC];
 	uint64_t from, seen = model__offcpu_seen(m, e, &from);
 	int n, nk, w, u;
 
 	view_fmt_reltime(m, from, from_s, sizeof(from_s));
 	view_fmt_reltime(m, end_of(e), to_s, sizeof(to_s));
 	fprintf(c->out, "%2d  %s %" PRIu32 "/%" PRIu32 " waited %" PRIu64 ".%03" PRIu64
-		" ms, %s to %s%s%s\n", hop, model__comm_name(m, model__comm_id(m, e->tid, e->start)),
+		" ms, %s to %s%s%s\n", hop,
+		esc__str(model__comm_name(m, model__comm_id(m, e->tid, e->start)), ec, sizeof(ec)),
 		e->pid, e->tid, seen / 1000000, seen / 1000 % 1000, from_s, to_s,
 		(e->open & CAP_OFFCPU_OPEN_START) ? " (began before the recording)" : "",
 		(e->open & CAP_OFFCPU_OPEN_END) ? " (still waiting at the end)" : "");
@@ -109,9 +110,9 @@ static int show_wait(struct chain *c, int hop, const struct cap_offcpu *e)
 		return n;
 	w = view_wait_site(c->ctx, c->fr, nk);
 	u = view_user_site(c->fr, nk, n);
-	fprintf(c->out, "      in [k] %s", n ? c->fr[w].name : "[unknown]");
+	view_put_name("      in [k] ", n ? c->fr[w].name : "[unknown]", c->out);
 	if (u >= 0)
-		fprintf(c->out, "  [.] %s", c->fr[u].name);
+		view_put_name("  [.] ", c->fr[u].name, c->out);
 	fputc('\n', c->out);
 	return 0;
 }
@@ -128,7 +129,8 @@ static int show_waker(struct chain *c, const struct cap_wakeup *wk, uint32_t *ne
 	n = view_waker_frames(c->ctx, wk, c->fr, &nk);
 	if (n < 0)
 		return n;
-	fprintf(c->out, "      woken at %s by %s", at, view_waker_comm(c->ctx, wk));
+	fprintf(c->out, "      woken at %s by ", at);
+	esc__fputs(view_waker_comm(c->ctx, wk), c->out);
 	if (wk->waker_tid)
 		fprintf(c->out, " %" PRIu32 "/%" PRIu32, wk->waker_pid, wk->waker_tid);
 	fputs(":", c->out);

@@ -322,6 +322,12 @@ char *view_put_us(char *p, uint64_t t, uint64_t base)
 	return p;
 }
 
+void view_put_name(const char *sep, const char *name, FILE *out)
+{
+	fputs(sep, out);
+	esc__fputs(name, out);
+}
+
 const char *view_disk(const struct model *m, uint32_t major, uint32_t minor, char *buf)
 {
 	const char *name = model__blockdev(m, major, minor);

@@ -193,7 +193,8 @@ int fold_print_line(void *arg, const char *stack, size_t len, uint64_t value)
 {
 	struct fold_print *p = arg;
 
-	fwrite(stack, 1, len, p->out);
+	/* ';' and newlines were mapped by fold_frame(), the rest here */
+	esc__fwrite(stack, len, p->out);
 	fprintf(p->out, " %" PRIu64 "\n", p->us ? view_ns_to_us(value) : value);
 	return 0;
 }

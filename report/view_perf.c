@@ -109,8 +109,8 @@ static int cmp_ent(const void *pa, const void *pb, void *arg)
 	return cmp_keys(t, &t->rows[a->first], &t->rows[b->first]);
 }
 
-static void cell(const struct ptable *t, const struct prow *r, enum view_sort k,
-		 char *buf, size_t len)
+static void cell_raw(const struct ptable *t, const struct prow *r, enum view_sort k,
+		     char *buf, size_t len)
 {
 	char src[VIEW_SRCLINE_MAX];
 
@@ -135,6 +135,17 @@ static void cell(const struct ptable *t, const struct prow *r, enum view_sort k,
 			 view_srcline(t->ctx, r->src, r->line, src));
 		break;
 	}
+}
+
+/* A cell as printed: its names escaped (escape.h). */
+static void cell(const struct ptable *t, const struct prow *r, enum view_sort k,
+		 char *buf, size_t len)
+{
+	char raw[512];
+
+	cell_raw(t, r, k, raw, sizeof(raw));
+	if (esc__str(raw, buf, len) == raw)
+		snprintf(buf, len, "%s", raw);
 }
 
 /* The row's wait site and user function, of frames fr[0..n), nk kernel. */
@@ -300,7 +311,8 @@ static void print_stats(const struct model *m, FILE *out)
 
 		if (!(i % 4))
 			fputs(i ? "\n#                 " : "# recorder stats :", out);
-		fprintf(out, " %s %" PRIu64 "%s", key, v, more && (i + 1) % 4 ? "," : "");
+		view_put_name(" ", key, out);
+		fprintf(out, " %" PRIu64 "%s", v, more && (i + 1) % 4 ? "," : "");
 	}
 	if (i)
 		fputc('\n', out);
@@ -317,11 +329,13 @@ static void perf_header(const struct report_ctx *ctx, FILE *out)
 
 	view_fmt_walltime(m, h->start_time, when, sizeof(when));
 	fprintf(out, "# ========\n# captured on    : %s\n", when);
-	fprintf(out, "# hostname       : %s\n# os release     : %s\n# arch           : %s\n",
-		h->hostname, h->release, h->machine);
-	fprintf(out, "# nr cpus        : %" PRIu32 "\n# stkrec version : %s\n", h->ncpus,
-		h->version);
-	fprintf(out, "# cmdline        : %s\n", h->cmdline);
+	view_put_name("# hostname       : ", h->hostname, out);
+	view_put_name("\n# os release     : ", h->release, out);
+	view_put_name("\n# arch           : ", h->machine, out);
+	fprintf(out, "\n# nr cpus        : %" PRIu32 "\n", h->ncpus);
+	view_put_name("# stkrec version : ", h->version, out);
+	view_put_name("\n# cmdline        : ", h->cmdline, out);
+	fputc('\n', out);
 	fprintf(out, "# duration       : %" PRIu64 ".%03" PRIu64 " s\n", span / 1000000000,
 		span % 1000000000 / 1000000);
 	cap_loss__split(model__lost_detail(m), &loss);
@@ -402,7 +416,7 @@ static int perf_bio_table(const struct report_ctx *ctx, FILE *out)
 	struct biorow *rows;
 	uint64_t total = 0, ios = 0;
 	size_t i, n;
-	char dev[64];
+	char dev[64], ec[VIEW_COMM_ESC];
 	const char *name;
 	int err;
 
@@ -423,7 +437,8 @@ static int perf_bio_table(const struct report_ctx *ctx, FILE *out)
 			 rows[i].major, rows[i].minor);
 		fprintf(out, "%9.2f%%  %-16s  %-20s  %8" PRIu64 "  %14" PRIu64 "\n",
 			total ? 100.0 * rows[i].bytes / total : 0.0,
-			model__comm_name(ctx->model, rows[i].comm), dev, rows[i].io, rows[i].bytes);
+			esc__str(model__comm_name(ctx->model, rows[i].comm), ec, sizeof(ec)), dev,
+			rows[i].io, rows[i].bytes);
 	}
 	free(rows);
 	return 0;
@@ -513,11 +528,18 @@ static int gnode_cmp(const struct gnode *a, const struct gnode *b)
 static const char *gnode_label(const struct graph *g, const struct gnode *n, char *buf,
 			       size_t len)
 {
-	char src[VIEW_SRCLINE_MAX];
+	char src[VIEW_SRCLINE_MAX], raw[GRAPH_LABEL_MAX];
+	const char *s = n->name;
 
-	if (!n->src)
-		return n->name;
-	snprintf(buf, len, "%s%s", n->name, view_srcline(g->ctx, n->src, n->line, src));
+	if (n->src) {
+		snprintf(raw, sizeof(raw), "%s%s", n->name,
+			 view_srcline(g->ctx, n->src, n->line, src));
+		s = raw;
+	}
+	s = esc__str(s, buf, len);
+	if (s != raw)
+		return s;
+	snprintf(buf, len, "%s", raw);
 	return buf;
 }
 

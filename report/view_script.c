@@ -33,10 +33,11 @@ static int cmp_event(const void *pa, const void *pb)
 static void print_head(const struct report_ctx *ctx, const char *comm, uint32_t pid,
 		       uint32_t tid, int64_t cpu, uint64_t time, FILE *out)
 {
-	char rel[32];
+	char rel[32], ec[VIEW_COMM_ESC];
 
 	view_fmt_reltime(ctx->model, time, rel, sizeof(rel));
-	fprintf(out, "%16s %7" PRIu32 "/%-7" PRIu32 " ", comm, pid, tid);
+	fprintf(out, "%16s %7" PRIu32 "/%-7" PRIu32 " ", esc__str(comm, ec, sizeof(ec)), pid,
+		tid);
 	if (cpu >= 0)
 		fprintf(out, "[%03" PRId64 "] %s: ", cpu, rel);
 	else
@@ -52,8 +53,13 @@ static void put_frame(const struct rframe *f, FILE *out)
 	char buf[512], *p = buf + 21;
 	uint64_t ip = f->ip;
 
-	if (nl + dl + 26 > sizeof(buf)) { /* absurdly long names: no hurry */
-		fprintf(out, "\t    %16" PRIx64 " %s (%s)\n", f->ip, f->name, f->dso);
+	/* absurdly long names, or names to escape: no hurry */
+	if (nl + dl + 26 > sizeof(buf) || !esc__clean(f->name) || !esc__clean(f->dso)) {
+		fprintf(out, "\t    %16" PRIx64 " ", f->ip);
+		esc__fputs(f->name, out);
+		fputs(" (", out);
+		esc__fputs(f->dso, out);
+		fputs(")\n", out);
 		return;
 	}
 	memcpy(buf, "\t    ", 5);
@@ -82,7 +88,7 @@ static void print_stack(const struct report_ctx *ctx, const struct rframe *fr, i
 	if (ctx->opts.script_folded) {
 		fputc(' ', out);
 		for (i = n - 1; i >= 0; i--) {
-			fputs_unlocked(fr[i].name, out);
+			esc__fputs(fr[i].name, out);
 			putc_unlocked(i ? ';' : '\n', out);
 		}
 		if (!n)
@@ -91,10 +97,15 @@ static void print_stack(const struct report_ctx *ctx, const struct rframe *fr, i
 	}
 	fputc('\n', out);
 	for (i = 0; i < n; i++) {
-		if (ctx->opts.srcline && fr[i].srcfile)
-			fprintf(out, "\t    %16" PRIx64 " %s %s:%d (%s)\n", fr[i].ip, fr[i].name,
-				fr[i].srcfile, fr[i].line, fr[i].dso);
-		else
+		if (ctx->opts.srcline && fr[i].srcfile) {
+			fprintf(out, "\t    %16" PRIx64 " ", fr[i].ip);
+			esc__fputs(fr[i].name, out);
+			fputc(' ', out);
+			esc__fputs(fr[i].srcfile, out);
+			fprintf(out, ":%d (", fr[i].line);
+			esc__fputs(fr[i].dso, out);
+			fputs(")\n", out);
+		} else
 			put_frame(&fr[i], out);
 	}
 	if (n)
@@ -185,8 +196,9 @@ static int print_wakeup(const struct report_ctx *ctx, const struct view_event *s
 	int n, nk;
 
 	print_head(ctx, view_waker_comm(ctx, w), w->waker_pid, w->waker_tid, w->cpu, s->time, out);
-	fprintf(out, "wakeup: woke %s %" PRIu32 "/%" PRIu32,
-		model__comm_name(m, model__comm_id(m, w->tid, w->time)), w->pid, w->tid);
+	fputs("wakeup: woke ", out);
+	esc__fputs(model__comm_name(m, model__comm_id(m, w->tid, w->time)), out);
+	fprintf(out, " %" PRIu32 "/%" PRIu32, w->pid, w->tid);
 	n = view_waker_frames(ctx, w, fr, &nk);
 	if (n < 0)
 		return n;

@@ -53,14 +53,14 @@ static int print_waker_text(const struct report_ctx *ctx, const struct agg_group
 	n = view_waker_frames(ctx, w, fr, &nk);
 	if (n < 0)
 		return n;
-	fprintf(out, "        woken by %s", view_waker_comm(ctx, w));
+	view_put_name("        woken by ", view_waker_comm(ctx, w), out);
 	if (w->waker_tid)
 		fprintf(out, " %" PRIu32 "/%" PRIu32, w->waker_pid, w->waker_tid);
 	k = view_wake_site(fr, nk);
 	for (i = nk; i < n && i < nk + 3; i++)
-		fprintf(out, "%s%s", i == nk ? ": " : " <- ", fr[i].name);
+		view_put_name(i == nk ? ": " : " <- ", fr[i].name, out);
 	for (i = k; i < nk && i < k + 3; i++)
-		fprintf(out, "%s%s", i > k ? " <- " : n > nk ? " | " : ": ", fr[i].name);
+		view_put_name(i > k ? " <- " : n > nk ? " | " : ": ", fr[i].name, out);
 	fputc('\n', out);
 	b = view_wake_bio(ctx, w, fr, nk);
 	if (b) {
@@ -76,19 +76,20 @@ static void print_text(const struct report_ctx *ctx, const struct agg_group *g,
 		       const struct rframe *fr, int n, int nk, FILE *out)
 {
 	const char *open = open_name(g->max_open);
-	char when[64], src[VIEW_SRCLINE_MAX];
+	char when[64], src[VIEW_SRCLINE_MAX], ec[VIEW_COMM_ESC];
 	int i;
 
 	view_fmt_walltime(ctx->model, g->max_time, when, sizeof(when));
 	fprintf(out, "%-7" PRIu32 " %-16s %7" PRIu64 " %12" PRIu64 " %12" PRIu64 "  %s%s%s\n",
-		g->pid, model__comm_name(ctx->model, g->max_comm), g->count,
+		g->pid, esc__str(model__comm_name(ctx->model, g->max_comm), ec, sizeof(ec)), g->count,
 		view_ns_to_us(g->total), view_ns_to_us(g->max), when, open ? "  open " : "",
 		open ? open : "");
 	for (i = 0; i < n; i++) {
 		if (i == nk && nk)
 			fprintf(out, "        --\n");
-		fprintf(out, "        %s%s\n", fr[i].name,
-			view_srcline(ctx, fr[i].srcfile, fr[i].line, src));
+		view_put_name("        ", fr[i].name, out);
+		view_put_name("", view_srcline(ctx, fr[i].srcfile, fr[i].line, src), out);
+		fputc('\n', out);
 	}
 }
 

@@ -11,6 +11,7 @@
 #include <stdint.h>
 #include <stdio.h>
 #include "report/idmap.h"
+#include "util/escape.h"
 #include "report/views.h"
 
 /* ---- folded stacks (view_folded.c) ------------------------------------- */
@@ -76,6 +77,12 @@ void view_bio_label(const struct report_ctx *ctx, const struct cap_bio *b, char 
 		    size_t len);
 
 /* ---- helpers shared by the views (view_common.c) ---------------------- */
+
+/* A comm (char[16], FORMAT.md §4.4) escaped for a text view (escape.h). */
+#define VIEW_COMM_ESC ESC_SIZE(16)
+/* " <- NAME" style: sep, then name escaped (escape.h), to out. */
+void view_put_name(const char *sep, const char *name, FILE *out);
+
 
 /* Events of one kind grouped by (pid, comm, ustack, kstack); comm is 0
  * when grouped with AGG_ANY_COMM. value: off-CPU ns or 1 per CPU sample. */

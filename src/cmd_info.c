@@ -14,7 +14,18 @@
 #include "src/commands.h"
 #include "src/input.h"
 #include "src/log.h"
+#include "src/report_cli.h"
 #include "src/util.h"
+#include "util/escape.h"
+#include "util/hashtab.h"
+
+#define INFO_REFUSED_MAX 16 /* refused JIT maps named; the rest counted */
+
+/* A process's name: its main thread's latest THREAD record. */
+struct info_comm {
+	uint32_t pid;
+	char comm[16];
+};
 
 struct info {
 	const char *path;
@@ -35,6 +46,14 @@ struct info {
 	struct cap_pack_info pack;
 	bool has_pack, has_pack_info;
 	uint64_t pack_bytes;
+	/* JIT maps refused (§4.15): their keys' STRING ids, which process, why */
+	uint32_t refusal_id[CAP_JIT_REFUSED_MAX];
+	struct {
+		uint32_t pid;
+		int why;
+	} refused[INFO_REFUSED_MAX];
+	size_t nrefused;
+	struct hashtab comms; /* of struct info_comm */
 };
 
 /* Definition records worth counting in the summary. */
@@ -81,17 +100,55 @@ static uint64_t record_time(const struct cap_record *rec)
 	}
 }
 
+static bool comm_eq(const void *ent, const void *key)
+{
+	return ((const struct info_comm *)ent)->pid == *(const uint32_t *)key;
+}
+
+static void scan_comm(struct info *in, const struct cap_thread *t)
+{
+	struct info_comm *c;
+
+	if (t->tid != t->pid ||
+	    hashtab__upsert(&in->comms, hashtab__mix(t->pid), &t->pid, comm_eq, (void **)&c) < 0)
+		return; /* no memory: the process goes unnamed */
+	c->pid = t->pid;
+	memcpy(c->comm, t->comm, sizeof(c->comm));
+}
+
+/* A refused JIT map's STAT record (§4.15): its value is the pid. */
+static bool scan_refused(struct info *in, const struct cap_record *rec)
+{
+	int k;
+
+	for (k = 0; k < CAP_JIT_REFUSED_MAX; k++) {
+		if (!in->refusal_id[k] || rec->stat.key_id != in->refusal_id[k])
+			continue;
+		if (in->nrefused < INFO_REFUSED_MAX) {
+			in->refused[in->nrefused].pid = rec->stat.value;
+			in->refused[in->nrefused++].why = k;
+		}
+		return true;
+	}
+	return false;
+}
+
 static void scan_stat(struct info *in, const struct cap_record *rec)
 {
 	int k;
 
+	if (rec->type == CAP_REC_THREAD)
+		scan_comm(in, &rec->thread);
 	if (rec->type == CAP_REC_STRING) {
 		k = cap_stat_key_of(rec->tail);
 		if (k >= 0)
 			in->stat_id[k] = rec->string.id;
+		k = cap_jit_refusal_of(rec->tail);
+		if (k >= 0)
+			in->refusal_id[k] = rec->string.id;
 		return;
 	}
-	if (rec->type != CAP_REC_STAT)
+	if (rec->type != CAP_REC_STAT || scan_refused(in, rec))
 		return;
 	for (k = 0; k < CAP_STAT_MAX; k++) {
 		if (in->stat_id[k] && rec->stat.key_id == in->stat_id[k]) {
@@ -281,6 +338,35 @@ static void print_pack_text(const struct info *in)
 		printf("; no PACK_INFO: the pack is incomplete\n");
 }
 
+/* "label value\n", the value escaped (a capture's strings are others'). */
+static void print_field(const char *label, const char *value)
+{
+	fputs(label, stdout);
+	esc__fputs(value, stdout);
+	fputc('\n', stdout);
+}
+
+/* JIT maps the recorder did not trust: which process, and why. */
+static void print_refused_text(const struct info *in)
+{
+	const struct info_comm *c;
+	uint64_t n = in->stat[CAP_STAT_JIT_MAPS_REFUSED];
+	size_t i;
+
+	if (!n && !in->nrefused)
+		return;
+	printf("JIT maps refused: %" PRIu64 " (their names are not in the capture)\n",
+	       n > in->nrefused ? n : in->nrefused);
+	for (i = 0; i < in->nrefused; i++) {
+		c = hashtab__find(&in->comms, hashtab__mix(in->refused[i].pid),
+				  &in->refused[i].pid, comm_eq);
+		printf("  pid %u (", in->refused[i].pid);
+		esc__fputs(c ? c->comm : "?", stdout);
+		printf("): /tmp/perf-%u.map %s\n", in->refused[i].pid,
+		       cap_jit_refusal_text(in->refused[i].why));
+	}
+}
+
 static void print_text(const struct info *in)
 {
 	const struct cap_header *h = in->hdr;
@@ -290,14 +376,20 @@ static void print_text(const struct info *in)
 
 	iso_time(h, h->start_time, start, sizeof(start));
 	iso_time(h, in->end_time, end, sizeof(end));
-	printf("capture:      %s\n", in->path);
-	printf("format:       %u.%u, written by stkrec %s (pid %u)\n", h->major, h->minor,
-	       h->version[0] ? h->version : "?", h->recorder_pid);
-	printf("host:         %s\n", h->hostname);
-	printf("kernel:       %s\n", h->release);
-	printf("arch:         %s\n", h->machine);
+	print_field("capture:      ", in->path);
+	printf("format:       %u.%u, written by stkrec ", h->major, h->minor);
+	esc__fputs(h->version[0] ? h->version : "?", stdout);
+	printf(" (pid %u)\n", h->recorder_pid);
+	print_field("host:         ", h->hostname);
+	print_field("kernel:       ", h->release);
+	print_field("arch:         ", h->machine);
 	printf("cpus:         %u\n", h->ncpus);
-	printf("command:      %s\n", h->cmdline);
+	print_field("command:      ", h->cmdline);
+	if (h->features & CAP_FEAT_SCRUBBED)
+		printf("scrubbed:     yes (stkrec scrub): kernel addresses are offsets from _stext, "
+		       "hostname and recorded command removed%s\n",
+		       h->features & CAP_FEAT_SCRUBBED_PATHS ?
+		       ", home directories replaced (" CAP_SCRUB_HOME ", " CAP_SCRUB_ROOT ")" : "");
 	printf("start:        %s\n", start);
 	printf("end:          %s%s\n", end, st->has_end ? "" : " (last event; no END record)");
 	printf("duration:     %.3f s\n", (in->end_time - h->start_time) / 1e9);
@@ -324,6 +416,7 @@ static void print_text(const struct info *in)
 	       in->lost_split.stacks_missed[0], in->lost_split.stacks_missed[1]);
 	print_unwind_text(in);
 	print_pack_text(in);
+	print_refused_text(in);
 	print_defs_text(in);
 	print_stop_text(in);
 	printf("blocks:       %" PRIu64 "\n", st->blocks);
@@ -494,17 +587,7 @@ static int parse_args(int argc, char **argv, const char **path, bool *json)
 			return -1;
 		}
 	}
-	if (optind < argc && !*path)
-		*path = argv[optind++];
-	if (optind < argc) {
-		log_usage_error("info", "unexpected argument '%s'", argv[optind]);
-		return -1;
-	}
-	if (!*path) {
-		log_usage_error("info", "missing capture file");
-		return -1;
-	}
-	return 0;
+	return report_one_input("info", argc, argv, path) ? -1 : 0;
 }
 
 /* The capture described, its name in in->path: 0, or the exit code. */
@@ -550,7 +633,9 @@ int cmd_info(int argc, char **argv)
 	if (err)
 		return err;
 	in.path = src.name;
+	hashtab__init(&in.comms, sizeof(struct info_comm));
 	err = describe(&src, &in, json);
 	input__close(&src);
+	hashtab__free(&in.comms);
 	return err;
 }

@@ -109,16 +109,8 @@ static int parse_args(int argc, char **argv, struct pack_cli *c)
 		usage(stdout);
 	if (err)
 		return err;
-	if (optind < argc)
-		c->in = argv[optind++];
-	if (optind < argc) {
-		log_usage_error("pack", "unexpected argument '%s'", argv[optind]);
+	if (report_one_input("pack", argc, argv, &c->in))
 		return -EINVAL;
-	}
-	if (!c->in) {
-		log_usage_error("pack", "missing capture file");
-		return -EINVAL;
-	}
 	if (c->out && !*c->out) {
 		log_usage_error("pack", "-o: empty file name");
 		return -EINVAL;
@@ -197,7 +189,7 @@ static int spool_file(char *path, size_t len)
 	const char *dir = getenv("TMPDIR");
 
 	snprintf(path, len, "%s/stkrec-pack.XXXXXX", dir && *dir ? dir : "/var/tmp");
-	return mkstemp(path);
+	return cap_file__create_tmp(path, 0);
 }
 
 /* Standard input into c->spool_in, which then is IN. */
@@ -211,7 +203,7 @@ static int spool_stdin(struct pack_cli *c)
 		return EXIT_USAGE;
 	}
 	fd = spool_file(c->spool_in, sizeof(c->spool_in));
-	err = fd < 0 ? -errno : copy_fd(STDIN_FILENO, fd);
+	err = fd < 0 ? fd : copy_fd(STDIN_FILENO, fd);
 	if (fd >= 0)
 		close(fd);
 	if (err) {
@@ -234,7 +226,7 @@ static int spool_stdout(struct pack_cli *c)
 	}
 	fd = spool_file(c->spool_out, sizeof(c->spool_out));
 	if (fd < 0) {
-		log_error("pack: cannot make a temporary file: %s", strerror(errno));
+		log_error("pack: cannot make a temporary file: %s", strerror(-fd));
 		return EXIT_FAIL;
 	}
 	close(fd);

@@ -555,6 +555,21 @@ int report_getopt(const char *cmd, int argc, char **argv, const char *shortopts,
 	return err;
 }
 
+int report_one_input(const char *cmd, int argc, char **argv, const char **in)
+{
+	if (optind < argc && !*in)
+		*in = argv[optind++];
+	if (optind < argc) {
+		log_usage_error(cmd, "unexpected argument '%s'", argv[optind]);
+		return -EINVAL;
+	}
+	if (!*in) {
+		log_usage_error(cmd, "missing capture file");
+		return -EINVAL;
+	}
+	return 0;
+}
+
 static int parse_opt_cb(void *c, int opt, const char *arg)
 {
 	return parse_opt(c, opt, arg);

@@ -19,5 +19,6 @@ int cmd_script(int argc, char **argv);
 int cmd_info(int argc, char **argv);
 int cmd_diff(int argc, char **argv);
 int cmd_pack(int argc, char **argv);
+int cmd_scrub(int argc, char **argv);
 
 #endif

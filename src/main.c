@@ -18,6 +18,7 @@ static const struct command commands[] = {
 	{ "info", cmd_info, "Describe a capture: host, span, events, loss, blocks" },
 	{ "diff", cmd_diff, "Compare two captures: what grew, what shrank; diff flame graphs" },
 	{ "pack", cmd_pack, "Add or refresh a capture's symbol pack: names without the binaries" },
+	{ "scrub", cmd_scrub, "Copy a capture for a bug report: no kernel addresses, host, command" },
 };
 
 static void usage(FILE *f)

@@ -38,6 +38,10 @@ struct option *report_common_options(const struct option *own);
 int report_getopt(const char *cmd, int argc, char **argv, const char *shortopts,
 		  const struct option *opts, int (*fn)(void *arg, int opt, const char *val),
 		  void *arg);
+/* After report_getopt() (or getopt): the capture a command reads, *in
+ * when an option set it, else the one argument left; 0, or -EINVAL
+ * (printed) for none or more. */
+int report_one_input(const char *cmd, int argc, char **argv, const char **in);
 /* Handle one shared option: 0, -EINVAL (usage error printed), or 1 when
  * opt is not one of them. */
 int report_common_opt(struct report_common *c, int opt, const char *arg);
