@@ -211,6 +211,87 @@ Test(secure_e2e, jit_maps_trusted_as_perf_trusts_them)
 	}
 }
 
+/* A small /proc file into buf; false when it cannot be read. */
+static bool read_small(const char *path, char *buf, size_t len)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	ssize_t n;
+
+	if (fd < 0)
+		return false;
+	n = read(fd, buf, len - 1);
+	close(fd);
+	buf[n > 0 ? n : 0] = 0;
+	return n > 0;
+}
+
+/* The host pid of a process named comm that is pid 1 of its own PID
+ * namespace and whose /tmp (its own) holds path: 0 after 30 s. */
+static int ns_init_with(const char *comm, const char *path)
+{
+	char p[PATH_MAX], buf[4096], *ns;
+	double end = rl_now() + 30;
+	struct dirent *de;
+	DIR *d;
+
+	while (rl_now() < end) {
+		d = opendir("/proc");
+		while (d && (de = readdir(d))) {
+			int pid = atoi(de->d_name);
+
+			snprintf(p, sizeof(p), "/proc/%d/status", pid);
+			if (pid <= 0 || !read_small(p, buf, sizeof(buf)))
+				continue;
+			ns = strstr(buf, "\nNSpid:");
+			snprintf(p, sizeof(p), "Name:\t%s\n", comm);
+			if (strncmp(buf, p, strlen(p)) || !ns || !strstr(ns, "\t1\n"))
+				continue;
+			snprintf(p, sizeof(p), "/proc/%d/root%s", pid, path);
+			if (!access(p, F_OK)) {
+				closedir(d);
+				return pid;
+			}
+		}
+		if (d)
+			closedir(d);
+		usleep(20000);
+	}
+	return 0;
+}
+
+/* A process in its own mount and PID namespaces (a container) writes its
+ * map in its own /tmp as perf-<its pid there>.map: read through
+ * /proc/PID/root with that pid; the host's /tmp has no such map. */
+Test(secure_e2e, jit_map_read_through_the_process_root)
+{
+	struct res r;
+	int pid;
+
+#ifndef __x86_64__
+	cr_skip_test("jitspin's loop is x86-64 code");
+#endif
+	rl_need_bpf();
+	workload("jitspin", "jitspin");
+	cr_assert_neq(access("/tmp/perf-1.map", F_OK), 0, "a /tmp/perf-1.map on the host");
+	/* the binary from the working directory: the new /tmp hides dir */
+	sh("unshare --mount --pid --fork sh -c 'mount -t tmpfs tmpfs /tmp && "
+	   "exec ./bin/jitspin self 20000' >ns.out 2>&1 &");
+	pid = ns_init_with("jitspin", "/tmp/perf-1.map");
+	cr_assert_gt(pid, 0, "no jitspin with its own /tmp/perf-1.map in 30 s");
+	r = stkrec("record -q -e cpu -F 499 -p %d -d 1.5 -o ns.cap", pid);
+	kill(pid, SIGKILL);
+	cr_assert_eq(r.code, 0, "%s", r.err);
+	res_free(&r);
+	cr_assert_neq(access("/tmp/perf-1.map", F_OK), 0, "the map leaked to the host's /tmp");
+	r = stkrec("report -i ns.cap -e cpu --sort sym");
+	cr_assert_eq(r.code, 0, "%s", r.err);
+	expect_has(r.out, "[.] jit_spin_loop", "the container's map");
+	res_free(&r);
+	r = stkrec("info ns.cap");
+	cr_expect_null(strstr(r.out, "JIT maps refused"), "%s", r.out);
+	res_free(&r);
+}
+
 /* Through format/: no kernel address of the scrubbed capture at path is
  * one (offsets from _stext are far below 0xffffffff00000000). */
 static void expect_no_kernel_address(const char *path)
