@@ -223,7 +223,8 @@ console() {
 # A guest whose heartbeat stopped: where its vCPUs are (five samples of
 # each one's instruction pointer through qemu's monitor, named from the
 # guest's kallsyms, which init.sh writes to the disk at boot: Debian ships
-# no System.map). 0 when they are stuck (each in a loop it does not leave);
+# no System.map). 0 when they are stuck (each in a loop it does not leave,
+# or with interrupts off in every sample);
 # then an NMI, and HANG_PARAMS make the kernel panic with every CPU's
 # backtrace on the console. 1 when they move: a guest slowed down by a
 # busy host (TCG), not a frozen one.
@@ -232,7 +233,11 @@ hang_dump() {
 	rm -f "$kdir/kallsyms"
 	debugfs -R "dump /kallsyms $kdir/kallsyms" "$kdir/disk.img" >/dev/null 2>&1 || true
 	python3 "$SRC/hang_dump.py" "$kdir/monitor.sock" "$kdir/kallsyms" check || return 1
-	python3 "$SRC/hang_dump.py" "$kdir/monitor.sock" "$kdir/kallsyms" nmi
+	hang_nmi "$kdir"
+}
+
+hang_nmi() {
+	python3 "$SRC/hang_dump.py" "$1/monitor.sock" "$1/kallsyms" nmi || true
 	sleep 15
 }
 
@@ -273,6 +278,8 @@ boot() {
 		if [ $(($(date +%s) - last)) -ge "$TIMEOUT" ]; then
 			if hang_dump "$kdir" >"$log.dump" 2>&1 ||
 				[ $(($(date +%s) - start)) -ge $((TIMEOUT * 10)) ]; then
+				# the backtraces, whatever the verdict
+				grep -q '^nmi sent' "$log.dump" || hang_nmi "$kdir" >>"$log.dump" 2>&1
 				kill $pid; wait $pid 2>/dev/null || true
 				return 3
 			fi
