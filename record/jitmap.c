@@ -17,7 +17,7 @@
 #include <unistd.h>
 
 #include "record/jitmap.h"
-#include "record/ranges.h"
+#include "util/ranges.h"
 #include "util/array.h"
 #include "util/hashtab.h"
 

@@ -19,8 +19,8 @@
 #include <string.h>
 
 #include "record/pack_int.h"
-#include "record/ranges.h"
 #include "util/array.h"
+#include "util/ranges.h"
 
 _Static_assert(SYM_RAW_MAX_FRAMES == CAP_PACK_MAX_FRAMES, "a raw chain fits a PACK_ADDR");
 

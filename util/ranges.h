@@ -7,8 +7,8 @@
  * address. The mappings a process had over a recording (pack.c) and the
  * entries of a JIT map (jitmap.c) are such arrays.
  */
-#ifndef STKREC_RECORD_RANGES_H
-#define STKREC_RECORD_RANGES_H
+#ifndef STKREC_UTIL_RANGES_H
+#define STKREC_UTIL_RANGES_H
 
 #include <stddef.h>
 #include <stdint.h>
