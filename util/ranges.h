@@ -1,11 +1,17 @@
 /* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
 /*
- * Address ranges that may overlap, kept in an array sorted by start, each
- * element also holding the largest end of the elements up to it: the
- * ranges that contain an address are among those before the index
- * ranges__after() returns, walking back while that largest end is past the
- * address. The mappings a process had over a recording (pack.c) and the
- * entries of a JIT map (jitmap.c) are such arrays.
+ * Arrays sorted by a uint64_t start (an address or a time), the first field
+ * of each element. ranges__after() gives the index of the first element
+ * that starts after an address; an element that holds the address is
+ * before that index.
+ *
+ * Where ranges do not overlap (symbols, modules) only the element just
+ * before the index can hold the address. Where they may overlap, each
+ * element also keeps the largest end of the elements up to it: those that
+ * hold an address are among those before the index, walking back while
+ * that largest end is past the address. The mappings a process had over
+ * a recording (pack.c) and the entries of a JIT map (jitmap.c) are such
+ * arrays.
  */
 #ifndef STKREC_UTIL_RANGES_H
 #define STKREC_UTIL_RANGES_H
