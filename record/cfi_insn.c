@@ -84,11 +84,6 @@ static int read_le(const uint8_t **p, const uint8_t *end, unsigned int n, bool s
 	return 0;
 }
 
-int cfi__read_uleb(const uint8_t **p, const uint8_t *end, uint64_t *v, bool sign)
-{
-	return read_leb(p, end, v, sign);
-}
-
 int cfi__read_encoded(uint8_t enc, const uint8_t **p, const uint8_t *end, uint64_t at,
 		      uint64_t *v)
 {

@@ -85,7 +85,6 @@ struct cfi_walk {
 	bool bad, done;
 };
 
-int cfi__read_uleb(const uint8_t **p, const uint8_t *end, uint64_t *v, bool sign);
 /* A DW_EH_PE_* pointer at *p whose own address is at: absolute and
  * pc-relative ones only (all GCC and LLVM emit on x86-64). */
 int cfi__read_encoded(uint8_t enc, const uint8_t **p, const uint8_t *end, uint64_t at,
