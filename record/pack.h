@@ -17,7 +17,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 #include "format/capture.h"
-#include "record/intern.h"
+#include "format/intern.h"
 #include "record/jitmap.h"
 #include "sym/sym.h"
 

@@ -9,9 +9,9 @@
 #include <time.h>
 #include <sys/types.h>
 #include "bpf/stkrec.h"
+#include "format/intern.h"
 #include "record/record.h"
 #include "record/command.h"
-#include "record/intern.h"
 #include "record/jitmap.h"
 #include "record/ksyms.h"
 #include "record/procmaps.h"
