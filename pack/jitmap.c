@@ -16,7 +16,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "record/jitmap.h"
+#include "pack/jitmap.h"
 #include "util/ranges.h"
 #include "util/array.h"
 #include "util/hashtab.h"

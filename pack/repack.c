@@ -20,7 +20,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "record/pack_int.h"
+#include "pack/pack_int.h"
 
 struct repack {
 	struct packer *p;     /* NULL: scrub, the old pack kept */
