@@ -10,6 +10,7 @@
 #include "sym/sym.h"
 #include "report/model_int.h"
 #include "util/array.h"
+#include "util/ranges.h"
 
 #define FORK_DEPTH_MAX 16 /* parent chains in hostile files may loop */
 
@@ -461,20 +462,14 @@ const struct ksymtab *model__ksymtab(const struct model *m)
 	return m->ksymtab;
 }
 
+_Static_assert(offsetof(struct model_kmod, base) == 0, "ranges__after() reads base first");
+
 const char *model__kmod(const struct model *m, uint64_t addr, uint64_t *offset)
 {
-	size_t lo = 0, hi = m->nr_kmods;
+	size_t lo = ranges__after(m->kmods, m->nr_kmods, sizeof(*m->kmods), addr);
 	const struct model_kmod *k;
 	const char *name;
 
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-
-		if (m->kmods[mid].base <= addr)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
 	if (!lo)
 		return NULL;
 	k = &m->kmods[lo - 1];

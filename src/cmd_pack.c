@@ -3,7 +3,7 @@
  * stkrec pack IN [-o OUT]: add a symbol pack (FORMAT.md §4.18) to a
  * capture that has none (recorded with --no-pack, recovered after the
  * recorder was killed, written by an older stkrec), or refresh the one it
- * has. The rewrite is record/pack.h's; a pack being replaced is read here
+ * has. The rewrite is pack/pack.h's; a pack being replaced is read here
  * through the report's model (it keeps naming binaries gone since, and its
  * JIT entries, read while their processes ran, are carried over).
  */
@@ -18,7 +18,7 @@
 #include <unistd.h>
 #include <sys/stat.h>
 #include "format/capture.h"
-#include "record/pack.h"
+#include "pack/pack.h"
 #include "report/model.h"
 #include "src/commands.h"
 #include "src/input.h"

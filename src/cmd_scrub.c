@@ -4,14 +4,14 @@
  * a bug report. It reports the same (names, offsets, build IDs, times,
  * counts stay) but holds no raw kernel address (the KASLR offset), no
  * hostname, no recorded command beyond the recorder's options and, with
- * --paths, no home directory. The rewrite is record/pack.h's.
+ * --paths, no home directory. The rewrite is pack/pack.h's.
  */
 #include <errno.h>
 #include <getopt.h>
 #include <stdio.h>
 #include <string.h>
 #include "format/capture.h"
-#include "record/pack.h"
+#include "pack/pack.h"
 #include "src/commands.h"
 #include "src/log.h"
 #include "src/report_cli.h"
