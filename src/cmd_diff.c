@@ -128,10 +128,8 @@ static int parse_opt(struct diff_cli *c, int opt, const char *arg)
 		c->norm = opt == 'n' ? DIFF_NORM_ON : DIFF_NORM_OFF;
 		return 0;
 	case 'r':
-		if (parse_u64(arg, 1, UINT32_MAX, &v)) {
-			log_usage_error("diff", "invalid value for -r: '%s'", arg);
-			return -EINVAL;
-		}
+		if (parse_u64(arg, 1, UINT32_MAX, &v))
+			return report_bad_value("diff", "-r", arg);
 		c->max_rows = v;
 		return 0;
 	}

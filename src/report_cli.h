@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
-/* `stkrec report` and `stkrec script` share their option parsing and their
- * load/symbolize/print path (src/cmd_report.c); `stkrec diff` shares the
- * filter and symbol options and the loading (struct report_common). */
+/* What the commands that read captures share (src/report_cli.c): `stkrec
+ * report`, `script` and `diff` the filter and symbol options and the
+ * loading (struct report_common); they, `pack`, `scrub` and `info` the
+ * option loop. `report` and `script` are one command (src/cmd_report.c). */
 #ifndef STKREC_SRC_REPORT_CLI_H
 #define STKREC_SRC_REPORT_CLI_H
 
@@ -11,8 +12,8 @@
 #include "report/model.h"
 #include "report/resolve.h"
 
-/* argv[0] is the command name; script selects `stkrec script`. Returns the
- * process exit code. */
+/* `stkrec report` or, with script, `stkrec script` (src/cmd_report.c):
+ * argv[0] is the command name. Returns the process exit code. */
 int report_cli_main(int argc, char **argv, bool script);
 
 /* Report-time filters and symbol options, as every reading command takes
@@ -42,6 +43,8 @@ int report_getopt(const char *cmd, int argc, char **argv, const char *shortopts,
  * when an option set it, else the one argument left; 0, or -EINVAL
  * (printed) for none or more. */
 int report_one_input(const char *cmd, int argc, char **argv, const char **in);
+/* "invalid value for OPT: 'VAL'" as cmd's usage error; -EINVAL. */
+int report_bad_value(const char *cmd, const char *opt, const char *val);
 /* Handle one shared option: 0, -EINVAL (usage error printed), or 1 when
  * opt is not one of them. */
 int report_common_opt(struct report_common *c, int opt, const char *arg);
