@@ -23,27 +23,89 @@
 
 #define DEFAULT_INPUT "stkrec.cap"
 
-enum view_id {
-	VIEW_PERF, VIEW_FOLDED, VIEW_TOPWAITS, VIEW_BIOTOP, VIEW_SCRIPT, VIEW_SVG, VIEW_CHAIN,
-	VIEW_PPROF, VIEW_SPEEDSCOPE, VIEW_CHROME,
+/*
+ * The views, one row each, in the order `report -h` lists them: the
+ * defaults (report's tables, script's lines), then a view per option (the
+ * exports last, under their heading). The row is all `report` needs: the
+ * option, its help, how it writes, the function. A new view is its
+ * report/view_NAME.c and a row here.
+ */
+#define VIEW_FILE     0x1 /* writes FILE ('-': stdout), created once loaded */
+#define VIEW_EXPORT   0x2 /* a file for other viewers, listed under Exports */
+#define VIEW_CPU_TIME 0x4 /* CPU samples as time: the recording's period */
+
+struct view_row {
+	const char *opt;   /* its long option; NULL: a command's default */
+	int has_arg;       /* the option's: FILE, TID|PID */
+	int letter;        /* its short option too, or 0 */
+	unsigned flags;
+	int (*fn)(struct report_ctx *ctx, FILE *out);
+	const char *help;  /* its lines of `report -h`, its modifiers' after */
 };
 
-/* The views that write a file (FILE, or '-' for stdout), and their options. */
-static const struct {
-	const char *opt;
-	int (*fn)(struct report_ctx *ctx, FILE *out);
-} file_views[] = {
-	[VIEW_SVG] = { "--svg", view_svg },
-	[VIEW_PPROF] = { "--pprof", view_pprof },
-	[VIEW_SPEEDSCOPE] = { "--speedscope", view_speedscope },
-	[VIEW_CHROME] = { "--chrome-trace", view_chrome },
+enum { VIEW_REPORT, VIEW_SCRIPT }; /* the defaults' rows */
+
+static const struct view_row views[] = {
+	[VIEW_REPORT] = { .fn = view_perf, .help =
+		"  -g, --call-graph      callers under each row (percent of the kind's total)\n"
+		"  -s, --sort KEYS       columns among comm,pid,dso,sym,wait,usym (default\n"
+		"                        comm,dso,sym; off-CPU comm,wait,usym, with -g\n"
+		"                        comm,dso,sym)\n" },
+	[VIEW_SCRIPT] = { .fn = view_script },
+	{ "folded", no_argument, 'f', 0, view_folded,
+		"  -f, --folded          folded stacks for flamegraph.pl: comm;outer;...;inner\n"
+		"                        VALUE (off-CPU: us, CPU: samples; off-CPU is shown\n"
+		"                        when both are present unless -e cpu)\n"
+		"    -d, --delimited     a \"-\" frame between user and kernel frames\n"
+		"    -a, --annotations   \"_[k]\" after kernel frame names\n"
+		"    --pid               first frame \"comm-PID\" (stackcollapse-perf --pid\n"
+		"                        style) instead of \"comm\"\n"
+		"    --wakers            offwaketime's folded stacks (record -e wakeup):\n"
+		"                        waiter frames;--;waker frames innermost first;\n"
+		"                        waker name[;[io DISK OP SIZE]], off-CPU us\n" },
+	{ "top-waits", no_argument, 0, 0, view_topwaits,
+		"  --top-waits           longest off-CPU wait per (pid, stack), its count,\n"
+		"                        total and wall-clock time, and (-e wakeup) who\n"
+		"                        woke it; -r limits rows\n"
+		"    --json              the same as a JSON array\n" },
+	{ "chain", required_argument, 0, 0, view_chain,
+		"  --chain TID|PID       the chain of waits behind the longest wait of a\n"
+		"                        thread (or process): who woke it, what that\n"
+		"                        waker waited on just before, ...; -r hops (5)\n" },
+	{ "biotop", no_argument, 0, 0, view_biotop,
+		"  --biotop [INTERVAL [COUNT]]  block I/O by process per INTERVAL seconds of\n"
+		"                        capture time (default 1); D: R read, W write,\n"
+		"                        F flush, D discard, ? other; AVGms: issue->complete\n"
+		"    -r, --maxrows N     rows per table (default 20; top-waits: all)\n" },
+	{ "svg", required_argument, 0, VIEW_FILE, view_svg,
+		"  --svg FILE            interactive flame graph of the folded stacks (block\n"
+		"                        I/O bytes per comm, submitter stack and disk with\n"
+		"                        -e bio) into FILE, '-':\n"
+		"                        stdout. Opens in a browser: click zooms, Ctrl-F\n"
+		"                        searches\n"
+		"    --icicle            root at the top, stacks growing down\n" },
+	{ "pprof", required_argument, 0, VIEW_FILE | VIEW_EXPORT | VIEW_CPU_TIME, view_pprof,
+		"  --pprof FILE          gzip-compressed profile.proto for go tool pprof,\n"
+		"                        Pyroscope, Parca: samples per stack and thread,\n"
+		"                        labels comm, pid, tid; CPU time at the recorded\n"
+		"                        rate (read from the capture's command line)\n" },
+	{ "speedscope", required_argument, 0, VIEW_FILE | VIEW_EXPORT | VIEW_CPU_TIME,
+	  view_speedscope,
+		"  --speedscope FILE     speedscope JSON: per thread, off-CPU waits and block\n"
+		"                        I/O as timelines, CPU samples as a sampled profile\n" },
+	{ "chrome-trace", required_argument, 0, VIEW_FILE | VIEW_EXPORT, view_chrome,
+		"  --chrome-trace FILE   Trace Event Format JSON for ui.perfetto.dev and\n"
+		"                        chrome://tracing: a track per thread (off-CPU\n"
+		"                        intervals, CPU samples) and per block device\n" },
 };
+
+#define NVIEWS (sizeof(views) / sizeof(views[0]))
 
 struct cli {
 	const char *cmd;
 	bool script;
 	const char *input;
-	enum view_id view;
+	const struct view_row *view;
 	bool view_set;
 	struct report_common com;
 	struct report_opts opts;
@@ -52,34 +114,48 @@ struct cli {
 	unsigned folded_only;
 };
 
-/* report's own options (the shared ones are src/report_cli.c's). */
+/* report's own options (the shared ones are src/report_cli.c's): the
+ * views' modifiers, then an option per view (OPT_VIEWS + its row). */
 enum {
-	OPT_PID_FRAME = REPORT_COMMON_OPT_END, OPT_TOPWAITS, OPT_JSON, OPT_BIOTOP,
-	OPT_SVG, OPT_ICICLE, OPT_WAKERS, OPT_CHAIN, OPT_PPROF, OPT_SPEEDSCOPE, OPT_CHROME,
+	OPT_PID_FRAME = REPORT_COMMON_OPT_END, OPT_JSON, OPT_ICICLE, OPT_WAKERS, OPT_VIEWS,
 };
 
 static const struct option long_opts[] = {
 	{ "help", no_argument, NULL, 'h' },
 	{ "input", required_argument, NULL, 'i' },
-	{ "folded", no_argument, NULL, 'f' },
 	{ "delimited", no_argument, NULL, 'd' },
 	{ "annotations", no_argument, NULL, 'a' },
 	{ "pid", no_argument, NULL, OPT_PID_FRAME },
-	{ "top-waits", no_argument, NULL, OPT_TOPWAITS },
 	{ "json", no_argument, NULL, OPT_JSON },
-	{ "biotop", no_argument, NULL, OPT_BIOTOP },
 	{ "maxrows", required_argument, NULL, 'r' },
 	{ "sort", required_argument, NULL, 's' },
 	{ "call-graph", no_argument, NULL, 'g' },
-	{ "svg", required_argument, NULL, OPT_SVG },
 	{ "icicle", no_argument, NULL, OPT_ICICLE },
 	{ "wakers", no_argument, NULL, OPT_WAKERS },
-	{ "chain", required_argument, NULL, OPT_CHAIN },
-	{ "pprof", required_argument, NULL, OPT_PPROF },
-	{ "speedscope", required_argument, NULL, OPT_SPEEDSCOPE },
-	{ "chrome-trace", required_argument, NULL, OPT_CHROME },
 	{ 0 },
 };
+
+#define NOWN (sizeof(long_opts) / sizeof(long_opts[0]) - 1)
+
+static int view_opt(size_t i)
+{
+	return views[i].letter ? views[i].letter : OPT_VIEWS + (int)i;
+}
+
+/* The shared options, report's own and the views', in one malloc()ed
+ * array; NULL without memory. */
+static struct option *report_options(void)
+{
+	struct option own[NOWN + NVIEWS + 1];
+	size_t i, n = NOWN;
+
+	memcpy(own, long_opts, NOWN * sizeof(*own));
+	for (i = 0; i < NVIEWS; i++)
+		if (views[i].opt)
+			own[n++] = (struct option){ views[i].opt, views[i].has_arg, NULL, view_opt(i) };
+	own[n] = (struct option){ 0 };
+	return report_common_options(own);
+}
 
 static const char input_help[] =
 	"Capture:\n"
@@ -89,53 +165,24 @@ static const char input_help[] =
 
 static void usage_report(FILE *f)
 {
-	fprintf(f, "usage: stkrec report [-i FILE] [view] [filters] [symbol options]\n\n"
-		   "Symbolize a capture offline and summarize it.\n\n"
-		   "Views (default: perf-style tables of self overhead per event kind; off-CPU\n"
-		   "rows by where threads waited: the kernel function outside the scheduler,\n"
-		   "as ps's WCHAN, and the user function outside the C library):\n"
-		   "  -g, --call-graph      callers under each row (percent of the kind's total)\n"
-		   "  -s, --sort KEYS       columns among comm,pid,dso,sym,wait,usym (default\n"
-		   "                        comm,dso,sym; off-CPU comm,wait,usym, with -g\n"
-		   "                        comm,dso,sym)\n"
-		   "  -f, --folded          folded stacks for flamegraph.pl: comm;outer;...;inner\n"
-		   "                        VALUE (off-CPU: us, CPU: samples; off-CPU is shown\n"
-		   "                        when both are present unless -e cpu)\n"
-		   "    -d, --delimited     a \"-\" frame between user and kernel frames\n"
-		   "    -a, --annotations   \"_[k]\" after kernel frame names\n"
-		   "    --pid               first frame \"comm-PID\" (stackcollapse-perf --pid\n"
-		   "                        style) instead of \"comm\"\n"
-		   "    --wakers            offwaketime's folded stacks (record -e wakeup):\n"
-		   "                        waiter frames;--;waker frames innermost first;\n"
-		   "                        waker name[;[io DISK OP SIZE]], off-CPU us\n"
-		   "  --top-waits           longest off-CPU wait per (pid, stack), its count,\n"
-		   "                        total and wall-clock time, and (-e wakeup) who\n"
-		   "                        woke it; -r limits rows\n"
-		   "    --json              the same as a JSON array\n"
-		   "  --chain TID|PID       the chain of waits behind the longest wait of a\n"
-		   "                        thread (or process): who woke it, what that\n"
-		   "                        waker waited on just before, ...; -r hops (5)\n"
-		   "  --biotop [INTERVAL [COUNT]]  block I/O by process per INTERVAL seconds of\n"
-		   "                        capture time (default 1); D: R read, W write,\n"
-		   "                        F flush, D discard, ? other; AVGms: issue->complete\n"
-		   "    -r, --maxrows N     rows per table (default 20; top-waits: all)\n"
-		   "  --svg FILE            interactive flame graph of the folded stacks (block\n"
-		   "                        I/O bytes per comm, submitter stack and disk with\n"
-		   "                        -e bio) into FILE, '-':\n"
-		   "                        stdout. Opens in a browser: click zooms, Ctrl-F\n"
-		   "                        searches\n"
-		   "    --icicle            root at the top, stacks growing down\n"
-		   "Exports for other viewers (FILE, '-': stdout; every filter applies):\n"
-		   "  --pprof FILE          gzip-compressed profile.proto for go tool pprof,\n"
-		   "                        Pyroscope, Parca: samples per stack and thread,\n"
-		   "                        labels comm, pid, tid; CPU time at the recorded\n"
-		   "                        rate (read from the capture's command line)\n"
-		   "  --speedscope FILE     speedscope JSON: per thread, off-CPU waits and block\n"
-		   "                        I/O as timelines, CPU samples as a sampled profile\n"
-		   "  --chrome-trace FILE   Trace Event Format JSON for ui.perfetto.dev and\n"
-		   "                        chrome://tracing: a track per thread (off-CPU\n"
-		   "                        intervals, CPU samples) and per block device\n\n"
-		   "%s%s\n"
+	bool exports = false;
+	size_t i;
+
+	fputs("usage: stkrec report [-i FILE] [view] [filters] [symbol options]\n\n"
+	      "Symbolize a capture offline and summarize it.\n\n"
+	      "Views (default: perf-style tables of self overhead per event kind; off-CPU\n"
+	      "rows by where threads waited: the kernel function outside the scheduler,\n"
+	      "as ps's WCHAN, and the user function outside the C library):\n", f);
+	for (i = 0; i < NVIEWS; i++) {
+		if ((views[i].flags & VIEW_EXPORT) && !exports) {
+			fputs("Exports for other viewers (FILE, '-': stdout; every filter "
+			      "applies):\n", f);
+			exports = true;
+		}
+		if (views[i].help)
+			fputs(views[i].help, f);
+	}
+	fprintf(f, "\n%s%s\n"
 		   "Missing stacks show as [Missed User Stack] / [Missed Kernel Stack] (not\n"
 		   "taken) or [lost stack] (definition lost with a damaged block).\n\n"
 		   "Exit status: 0 ok, 2 bad usage, 3 capture damaged (output partial),\n"
@@ -205,30 +252,71 @@ static int parse_sort(const char *s, struct report_opts *o)
 	return err || !o->nsort ? -EINVAL : 0;
 }
 
-static int set_view(struct cli *c, enum view_id v)
+/* "choose one of --folded, ... and --chrome-trace": the views' options,
+ * those without a value first. */
+static int view_conflict(const char *cmd)
 {
-	if (c->view_set && c->view != v) {
-		log_usage_error(c->cmd, "choose one of --folded, --top-waits, --biotop, --chain, "
-				"--svg, --pprof, --speedscope and --chrome-trace");
-		return -EINVAL;
-	}
+	const char *names[NVIEWS];
+	char msg[512];
+	size_t i, n = 0, len;
+
+	for (i = 0; i < NVIEWS; i++)
+		if (views[i].opt && views[i].has_arg == no_argument)
+			names[n++] = views[i].opt;
+	for (i = 0; i < NVIEWS; i++)
+		if (views[i].opt && views[i].has_arg != no_argument)
+			names[n++] = views[i].opt;
+	len = snprintf(msg, sizeof(msg), "choose one of");
+	for (i = 0; i < n && len < sizeof(msg); i++)
+		len += snprintf(msg + len, sizeof(msg) - len, "%s--%s",
+				!i ? " " : i + 1 < n ? ", " : " and ", names[i]);
+	log_usage_error(cmd, "%s", msg);
+	return -EINVAL;
+}
+
+static int set_view(struct cli *c, const struct view_row *v)
+{
+	if (c->view_set && c->view != v)
+		return view_conflict(c->cmd);
 	c->view = v;
 	c->view_set = true;
 	return 0;
 }
 
-/* Options of the views: 0, -EINVAL, or 1 when opt is not one of them. */
+/* The view opt selects (and its value): 0, -EINVAL, or 1 when opt selects
+ * none. */
 static int opt_view(struct cli *c, int opt, const char *arg)
+{
+	const struct view_row *v = NULL;
+	uint64_t id;
+	size_t i;
+
+	for (i = 0; i < NVIEWS && !v; i++)
+		if (views[i].opt && view_opt(i) == opt)
+			v = &views[i];
+	if (!v)
+		return 1;
+	if (c->script && v->fn == view_folded) { /* script's lines, folded */
+		c->opts.script_folded = true;
+		return 0;
+	}
+	c->report_only |= 1;
+	if (v->flags & VIEW_FILE)
+		c->out_path = arg;
+	if (v->fn == view_chain) {
+		if (parse_u64(arg, 1, UINT32_MAX, &id))
+			return report_bad_value(c->cmd, "--chain", arg);
+		c->opts.chain_id = id;
+	}
+	return set_view(c, v);
+}
+
+/* The views' modifiers: 0, -EINVAL, or 1 when opt is not one of them. */
+static int opt_modifier(struct cli *c, int opt, const char *arg)
 {
 	uint64_t v;
 
 	switch (opt) {
-	case 'f':
-		if (c->script) {
-			c->opts.script_folded = true;
-			return 0;
-		}
-		return set_view(c, VIEW_FOLDED);
 	case 'd':
 		c->opts.delimited = true;
 		break;
@@ -238,20 +326,6 @@ static int opt_view(struct cli *c, int opt, const char *arg)
 	case OPT_PID_FRAME:
 		c->opts.with_pid = true;
 		break;
-	case OPT_TOPWAITS:
-		c->report_only |= 1;
-		return set_view(c, VIEW_TOPWAITS);
-	case OPT_BIOTOP:
-		c->report_only |= 1;
-		return set_view(c, VIEW_BIOTOP);
-	case OPT_SVG:
-	case OPT_PPROF:
-	case OPT_SPEEDSCOPE:
-	case OPT_CHROME:
-		c->report_only |= 1;
-		c->out_path = arg;
-		return set_view(c, opt == OPT_SVG ? VIEW_SVG : opt == OPT_PPROF ? VIEW_PPROF :
-				   opt == OPT_SPEEDSCOPE ? VIEW_SPEEDSCOPE : VIEW_CHROME);
 	case OPT_ICICLE:
 		c->report_only |= 1;
 		c->opts.icicle = true;
@@ -259,12 +333,6 @@ static int opt_view(struct cli *c, int opt, const char *arg)
 	case OPT_WAKERS:
 		c->opts.wakers = true;
 		break;
-	case OPT_CHAIN:
-		c->report_only |= 1;
-		if (parse_u64(arg, 1, UINT32_MAX, &v))
-			return report_bad_value(c->cmd, "--chain", arg);
-		c->opts.chain_id = v;
-		return set_view(c, VIEW_CHAIN);
 	case OPT_JSON:
 		c->opts.json = true;
 		c->report_only |= 1;
@@ -285,7 +353,7 @@ static int opt_view(struct cli *c, int opt, const char *arg)
 	default:
 		return 1;
 	}
-	c->folded_only |= 1; /* -d, -a, --pid */
+	c->folded_only |= 1; /* -d, -a, --pid, --wakers */
 	c->report_only |= 1;
 	return 0;
 }
@@ -297,6 +365,9 @@ static int parse_opt(struct cli *c, int opt, const char *arg)
 	if (ret <= 0)
 		return ret;
 	ret = opt_view(c, opt, arg);
+	if (ret <= 0)
+		return ret;
+	ret = opt_modifier(c, opt, arg);
 	if (ret <= 0)
 		return ret;
 	if (opt == 'i') {
@@ -311,7 +382,7 @@ static int parse_biotop_args(struct cli *c, int argc, char **argv)
 {
 	uint64_t v;
 
-	if (argc > 2 || (argc && c->view != VIEW_BIOTOP)) {
+	if (argc > 2 || (argc && c->view->fn != view_biotop)) {
 		log_usage_error(c->cmd, "unexpected argument '%s'", argv[0]);
 		return -EINVAL;
 	}
@@ -334,13 +405,13 @@ static int check_combinations(struct cli *c)
 
 	if (c->script && c->report_only)
 		bad = "that option belongs to 'stkrec report'";
-	else if (c->folded_only && c->view != VIEW_FOLDED)
+	else if (c->folded_only && c->view->fn != view_folded)
 		bad = "-d, -a, --pid and --wakers need --folded";
-	else if (c->opts.json && c->view != VIEW_TOPWAITS)
+	else if (c->opts.json && c->view->fn != view_topwaits)
 		bad = "--json needs --top-waits";
-	else if (c->opts.icicle && c->view != VIEW_SVG)
+	else if (c->opts.icicle && c->view->fn != view_svg)
 		bad = "--icicle needs --svg";
-	else if ((c->opts.callgraph || c->opts.nsort) && c->view != VIEW_PERF)
+	else if ((c->opts.callgraph || c->opts.nsort) && c->view->fn != view_perf)
 		bad = "-g and --sort apply to the default view only";
 	if (bad) {
 		log_usage_error(c->cmd, "%s", bad);
@@ -356,7 +427,7 @@ static int parse_opt_cb(void *c, int opt, const char *arg)
 
 static int parse_args(struct cli *c, int argc, char **argv)
 {
-	struct option *opts = report_common_options(long_opts);
+	struct option *opts = report_options();
 	int err;
 
 	if (!opts) {
@@ -364,7 +435,7 @@ static int parse_args(struct cli *c, int argc, char **argv)
 		return -ENOMEM;
 	}
 	c->input = DEFAULT_INPUT;
-	c->view = c->script ? VIEW_SCRIPT : VIEW_PERF;
+	c->view = &views[c->script ? VIEW_SCRIPT : VIEW_REPORT];
 	err = report_getopt(c->cmd, argc, argv, ":hi:" REPORT_COMMON_SHORT "fdar:s:g", opts,
 			    parse_opt_cb, c);
 	free(opts);
@@ -388,7 +459,7 @@ static int write_file(struct cli *c, struct report_ctx *ctx)
 	if (f != stdout)
 		setvbuf(f, NULL, _IOFBF, 1u << 20);
 	errno = 0;
-	err = file_views[c->view].fn(ctx, f);
+	err = c->view->fn(ctx, f);
 	if (!err && ferror(f)) /* a write failed: its errno, as fclose's would be */
 		err = errno ? -errno : -EIO;
 	if (f != stdout && fclose(f) && !err)
@@ -427,7 +498,7 @@ static uint64_t recorded_period(const struct model *m)
 
 static void set_cpu_period(struct cli *c, struct report_ctx *ctx)
 {
-	if ((c->view != VIEW_PPROF && c->view != VIEW_SPEEDSCOPE) ||
+	if (!(c->view->flags & VIEW_CPU_TIME) ||
 	    !filter__kind(&c->com.flt, CAP_KIND_CPU) ||
 	    !model__nr_events(ctx->model, CAP_KIND_CPU))
 		return;
@@ -443,32 +514,17 @@ static void set_cpu_period(struct cli *c, struct report_ctx *ctx)
 
 static int run_view(struct cli *c, struct report_ctx *ctx)
 {
-	switch (c->view) {
-	case VIEW_FOLDED:
-		/* one unit per folded file: off-CPU wins, say so */
-		if (filter__kind(&c->com.flt, CAP_KIND_OFFCPU) &&
-		    filter__kind(&c->com.flt, CAP_KIND_CPU) &&
-		    model__nr_events(ctx->model, CAP_KIND_OFFCPU) &&
-		    model__nr_events(ctx->model, CAP_KIND_CPU))
-			log_warn("folded: off-CPU time shown; '-e cpu' gives the CPU samples");
-		return view_folded(ctx, stdout);
-	case VIEW_SVG:
-	case VIEW_PPROF:
-	case VIEW_SPEEDSCOPE:
-	case VIEW_CHROME:
+	if (c->view->flags & VIEW_FILE)
 		return write_file(c, ctx);
-	case VIEW_TOPWAITS:
-		return view_topwaits(ctx, stdout);
-	case VIEW_BIOTOP:
-		return view_biotop(ctx, stdout);
-	case VIEW_SCRIPT:
-		return view_script(ctx, stdout);
-	case VIEW_CHAIN:
+	/* one unit per folded file: off-CPU wins, say so */
+	if (c->view->fn == view_folded && filter__kind(&c->com.flt, CAP_KIND_OFFCPU) &&
+	    filter__kind(&c->com.flt, CAP_KIND_CPU) &&
+	    model__nr_events(ctx->model, CAP_KIND_OFFCPU) &&
+	    model__nr_events(ctx->model, CAP_KIND_CPU))
+		log_warn("folded: off-CPU time shown; '-e cpu' gives the CPU samples");
+	if (c->view->fn == view_chain)
 		ctx->opts.chain_hops = c->opts.max_rows;
-		return view_chain(ctx, stdout);
-	default:
-		return view_perf(ctx, stdout);
-	}
+	return c->view->fn(ctx, stdout);
 }
 
 /* -v on a --call-graph dwarf capture: what the unwinder could not unwind */
@@ -522,7 +578,7 @@ static int report_run(struct cli *c)
 	}
 	if (!err && fflush(stdout))
 		err = -errno;
-	if (err == -ENOENT && c->view == VIEW_CHAIN) {
+	if (err == -ENOENT && c->view->fn == view_chain) {
 		log_error("%s: no off-CPU wait of thread or process %" PRIu32 " matches",
 			  input__name(c->input), c->opts.chain_id);
 		goto out;
