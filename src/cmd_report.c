@@ -114,14 +114,16 @@ struct cli {
 	unsigned folded_only;
 };
 
-/* report's own options (the shared ones are src/report_cli.c's): the
- * views' modifiers, then an option per view (OPT_VIEWS + its row). */
+/* report's own options: the views' modifiers, then an option per view
+ * (OPT_VIEWS + its row). */
 enum {
 	OPT_PID_FRAME = REPORT_COMMON_OPT_END, OPT_JSON, OPT_ICICLE, OPT_WAKERS, OPT_VIEWS,
 };
 
+/* The options but the views'. */
 static const struct option long_opts[] = {
-	{ "help", no_argument, NULL, 'h' },
+	REPORT_COMMON_OPTS,
+	OPTS_HELP,
 	{ "input", required_argument, NULL, 'i' },
 	{ "delimited", no_argument, NULL, 'd' },
 	{ "annotations", no_argument, NULL, 'a' },
@@ -135,26 +137,23 @@ static const struct option long_opts[] = {
 	{ 0 },
 };
 
-#define NOWN (sizeof(long_opts) / sizeof(long_opts[0]) - 1)
+#define NLONG (sizeof(long_opts) / sizeof(long_opts[0]) - 1)
 
 static int view_opt(size_t i)
 {
 	return views[i].letter ? views[i].letter : OPT_VIEWS + (int)i;
 }
 
-/* The shared options, report's own and the views', in one malloc()ed
- * array; NULL without memory. */
-static struct option *report_options(void)
+/* long_opts and the views' options, {0}-terminated, into all. */
+static void report_options(struct option all[NLONG + NVIEWS + 1])
 {
-	struct option own[NOWN + NVIEWS + 1];
-	size_t i, n = NOWN;
+	size_t i, n = NLONG;
 
-	memcpy(own, long_opts, NOWN * sizeof(*own));
+	memcpy(all, long_opts, NLONG * sizeof(*all));
 	for (i = 0; i < NVIEWS; i++)
 		if (views[i].opt)
-			own[n++] = (struct option){ views[i].opt, views[i].has_arg, NULL, view_opt(i) };
-	own[n] = (struct option){ 0 };
-	return report_common_options(own);
+			all[n++] = (struct option){ views[i].opt, views[i].has_arg, NULL, view_opt(i) };
+	all[n] = (struct option){ 0 };
 }
 
 static const char input_help[] =
@@ -427,18 +426,14 @@ static int parse_opt_cb(void *c, int opt, const char *arg)
 
 static int parse_args(struct cli *c, int argc, char **argv)
 {
-	struct option *opts = report_options();
+	struct option opts[NLONG + NVIEWS + 1];
 	int err;
 
-	if (!opts) {
-		log_error("%s: %s", c->cmd, strerror(ENOMEM));
-		return -ENOMEM;
-	}
+	report_options(opts);
 	c->input = DEFAULT_INPUT;
 	c->view = &views[c->script ? VIEW_SCRIPT : VIEW_REPORT];
 	err = report_getopt(c->cmd, argc, argv, ":hi:" REPORT_COMMON_SHORT "fdar:s:g", opts,
 			    parse_opt_cb, c);
-	free(opts);
 	c->opts.srcline = c->com.sym.srclines;
 	if (err)
 		return err;
@@ -610,8 +605,6 @@ int report_cli_main(int argc, char **argv, bool script)
 	err = parse_args(&c, argc, argv);
 	if (err) {
 		filter__free(&c.com.flt);
-		if (err == -ENOMEM)
-			return EXIT_FAIL;
 		if (err < 0)
 			return EXIT_USAGE;
 		if (script)

@@ -19,50 +19,6 @@
 #include "src/report_cli.h"
 #include "src/util.h"
 
-/* Values of the shared long options without a letter; a command's own
- * start at REPORT_COMMON_OPT_END. */
-enum {
-	OPT_COMM = 256, OPT_TIME, OPT_STATE, OPT_SYMFS, OPT_INLINE, OPT_SRCLINE,
-	OPT_DEBUG_DIR, OPT_MAX_MEMORY, OPT_OPEN_WAITS,
-};
-
-static const struct option common_opts[] = {
-	{ "tid", required_argument, NULL, 't' },
-	{ "comm", required_argument, NULL, OPT_COMM },
-	{ "time", required_argument, NULL, OPT_TIME },
-	{ "min-block-time", required_argument, NULL, 'm' },
-	{ "max-block-time", required_argument, NULL, 'M' },
-	{ "state", required_argument, NULL, OPT_STATE },
-	{ "open-waits", no_argument, NULL, OPT_OPEN_WAITS },
-	{ "user-threads-only", no_argument, NULL, 'u' },
-	{ "kernel-threads-only", no_argument, NULL, 'k' },
-	{ "user-stacks-only", no_argument, NULL, 'U' },
-	{ "kernel-stacks-only", no_argument, NULL, 'K' },
-	{ "event", required_argument, NULL, 'e' },
-	{ "symfs", required_argument, NULL, OPT_SYMFS },
-	{ "inline", no_argument, NULL, OPT_INLINE },
-	{ "srcline", no_argument, NULL, OPT_SRCLINE },
-	{ "debug-dir", required_argument, NULL, OPT_DEBUG_DIR },
-	{ "verbose", no_argument, NULL, 'v' },
-	{ "max-memory", required_argument, NULL, OPT_MAX_MEMORY },
-	{ 0 },
-};
-
-struct option *report_common_options(const struct option *own)
-{
-	size_t nc = sizeof(common_opts) / sizeof(common_opts[0]) - 1, no = 0;
-	struct option *all;
-
-	while (own[no].name)
-		no++;
-	all = calloc(nc + no + 1, sizeof(*all));
-	if (!all)
-		return NULL;
-	memcpy(all, common_opts, nc * sizeof(*all));
-	memcpy(all + nc, own, no * sizeof(*all));
-	return all;
-}
-
 const char report_common_help[] =
 	"Filters (as at record time):\n"
 	"  -p PID,...            only these processes\n"
@@ -175,24 +131,31 @@ int report_common_opt(struct report_common *c, int opt, const char *arg)
 	switch (opt) {
 	case 'u': case 'k': case 'U': case 'K':
 		return opt_threads(c, opt);
+	case OPT_MAX_MEMORY:
+		return parse_size(arg, 1 << 20, UINT64_MAX, &c->load.max_memory) ?
+			       report_bad_value(c->cmd, "--max-memory", arg) : 0;
+	}
+	return report_sym_opt(&c->sym, opt, arg);
+}
+
+int report_sym_opt(struct symbolizer_opts *s, int opt, const char *arg)
+{
+	switch (opt) {
 	case OPT_SYMFS:
-		c->sym.symfs = arg;
+		s->symfs = arg;
 		return 0;
 	case OPT_DEBUG_DIR:
-		c->sym.debug_dir = arg;
+		s->debug_dir = arg;
 		return 0;
 	case OPT_INLINE:
-		c->sym.inlines = true;
+		s->inlines = true;
 		return 0;
 	case OPT_SRCLINE:
-		c->sym.srclines = true;
+		s->srclines = true;
 		return 0;
 	case 'v':
 		log_verbosity++;
 		return 0;
-	case OPT_MAX_MEMORY:
-		return parse_size(arg, 1 << 20, UINT64_MAX, &c->load.max_memory) ?
-			       report_bad_value(c->cmd, "--max-memory", arg) : 0;
 	}
 	return 1;
 }

@@ -11,6 +11,7 @@
 #include "report/filter.h"
 #include "report/model.h"
 #include "report/resolve.h"
+#include "src/opts.h"
 
 /* `stkrec report` or, with script, `stkrec script` (src/cmd_report.c):
  * argv[0] is the command name. Returns the process exit code. */
@@ -27,12 +28,21 @@ struct report_common {
 
 /* getopt letters of the shared options. */
 #define REPORT_COMMON_SHORT "p:t:m:M:ukUKe:v"
-/* Long option values at or above this are free for a command's own use. */
-#define REPORT_COMMON_OPT_END 320
-
-/* The shared long options followed by a command's own (both
- * {0}-terminated), in one malloc()ed array; NULL without memory. */
-struct option *report_common_options(const struct option *own);
+/* Values of the shared long options without a letter; a command's own
+ * start at REPORT_COMMON_OPT_END. */
+enum {
+	OPT_COMM = OPT_OWN, OPT_TIME, OPT_OPEN_WAITS, OPT_INLINE, OPT_SRCLINE,
+	OPT_MAX_MEMORY, REPORT_COMMON_OPT_END,
+};
+/* The shared long options, rows for a command's getopt_long() table. */
+#define REPORT_COMMON_OPTS \
+	OPTS_TASKS, OPTS_SYMBOLS, OPTS_VERBOSE, \
+	{ "comm", required_argument, NULL, OPT_COMM }, \
+	{ "time", required_argument, NULL, OPT_TIME }, \
+	{ "open-waits", no_argument, NULL, OPT_OPEN_WAITS }, \
+	{ "inline", no_argument, NULL, OPT_INLINE }, \
+	{ "srcline", no_argument, NULL, OPT_SRCLINE }, \
+	{ "max-memory", required_argument, NULL, OPT_MAX_MEMORY }
 /* getopt_long over argv, each option to fn(arg, opt, optarg) until one
  * fails. 0, 1 after -h (which shortopts must hold), -EINVAL after an unknown
  * option or a missing value (printed, naming cmd), or fn's error. */
@@ -48,6 +58,10 @@ int report_bad_value(const char *cmd, const char *opt, const char *val);
 /* Handle one shared option: 0, -EINVAL (usage error printed), or 1 when
  * opt is not one of them. */
 int report_common_opt(struct report_common *c, int opt, const char *arg);
+/* The symbol options (--symfs, --debug-dir, --inline, --srcline) and -v,
+ * as report_common_opt() takes them and pack too: 0, or 1 when opt is
+ * not one of them. */
+int report_sym_opt(struct symbolizer_opts *s, int opt, const char *arg);
 /* Checks across the shared options after parsing: 0 or -EINVAL (printed). */
 int report_common_check(struct report_common *c);
 /* Help text of the shared options, without -e and -i. */
