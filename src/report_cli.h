@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
 /* What the commands that read captures share (src/report_cli.c): `stkrec
  * report`, `script` and `diff` the filter and symbol options and the
- * loading (struct report_common); they, `pack`, `scrub` and `info` the
- * option loop. `report` and `script` are one command (src/cmd_report.c). */
+ * loading (struct report_common); `pack` the symbol options' parser; they,
+ * `scrub` and `info` the option loop. `report` and `script` are one
+ * command (src/cmd_report.c). */
 #ifndef STKREC_SRC_REPORT_CLI_H
 #define STKREC_SRC_REPORT_CLI_H
 
