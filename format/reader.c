@@ -136,6 +136,9 @@ static int parse_header(struct cap_reader *r)
 	copy_field(h->version, sizeof(h->version), fh.version, sizeof(fh.version));
 	copy_field(h->cmdline, sizeof(h->cmdline), (const char *)p + fixed,
 		   fh.cmdline_len);
+	h->sample_clock = fh.sample_clock;
+	h->sample_flags = fh.sample_flags & CAP_SAMPLE_FREQ;
+	h->sample_rate = fh.sample_rate;
 	r->data_start = 8 + (uint64_t)n;
 	return 0;
 }
