@@ -88,7 +88,7 @@ static const struct view_row views[] = {
 		"  --pprof FILE          gzip-compressed profile.proto for go tool pprof,\n"
 		"                        Pyroscope, Parca: samples per stack and thread,\n"
 		"                        labels comm, pid, tid; CPU time at the recorded\n"
-		"                        rate (read from the capture's command line)\n" },
+		"                        rate (the capture's, or its command line's)\n" },
 	{ "speedscope", required_argument, 0, VIEW_FILE | VIEW_EXPORT | VIEW_CPU_TIME,
 	  view_speedscope,
 		"  --speedscope FILE     speedscope JSON: per thread, off-CPU waits and block\n"
