@@ -249,10 +249,26 @@ int cap__reader_init(struct cap_reader *r)
 	return 0;
 }
 
+/* A reader over the whole of r->buf (r->len bytes, all there): its header
+ * and trailer read, into *out; closed on failure. */
+static int reader_start(struct cap_reader *r, struct cap_reader **out)
+{
+	int err;
+
+	r->have = r->len;
+	r->ended = true;
+	err = cap__reader_init(r);
+	if (err) {
+		cap_reader__close(r);
+		return err;
+	}
+	*out = r;
+	return 0;
+}
+
 int cap_reader__open_mem(const void *buf, size_t len, struct cap_reader **out)
 {
 	struct cap_reader *r;
-	int err;
 
 	if ((!buf && len) || !out)
 		return CAP_ERR_INVAL;
@@ -262,15 +278,8 @@ int cap_reader__open_mem(const void *buf, size_t len, struct cap_reader **out)
 	if (!r)
 		return -ENOMEM;
 	r->buf = buf;
-	r->have = r->len = len;
-	r->ended = true;
-	err = cap__reader_init(r);
-	if (err) {
-		cap_reader__close(r);
-		return err;
-	}
-	*out = r;
-	return 0;
+	r->len = len;
+	return reader_start(r, out);
 }
 
 /* Map a regular file read-only. O_NONBLOCK: opening a FIFO must not wait
@@ -316,18 +325,12 @@ int cap_reader__open(const char *path, struct cap_reader **out)
 	if (!r)
 		return -ENOMEM;
 	err = map_file(path, &r->buf, &r->len);
-	if (!err) {
-		r->mapped = true;
-		r->have = r->len;
-		r->ended = true;
-		err = cap__reader_init(r);
-	}
 	if (err) {
 		cap_reader__close(r);
 		return err;
 	}
-	*out = r;
-	return 0;
+	r->mapped = true;
+	return reader_start(r, out);
 }
 
 int cap_file_version(const char *path, uint16_t *major, uint16_t *minor,
