@@ -79,6 +79,14 @@ _Static_assert(sizeof(struct stkrec_stack_ev) ==
 	       STKREC_STACK_EV_HDR_SIZE + (2 * STKREC_MAX_STACK + 2 * STKREC_MAX_PYSTACK + 3) * 8,
 	       "stkrec_stack_ev layout");
 
+/* A stack record's length: its header and the frames it holds (a WAKEUP's
+ * struct stkrec_wake_io follows them). */
+static inline __u64 stkrec_stack_ev_size(const struct stkrec_stack_ev *e)
+{
+	return STKREC_STACK_EV_HDR_SIZE +
+	       ((__u64)e->nr_ustack + e->nr_kstack + 2 * (__u64)e->nr_pystack) * 8;
+}
+
 /*
  * One CPython frame, innermost first: the code object it runs and where in
  * it. code has STKREC_PYFRAME_ENTRY set on the outermost frame of one call
@@ -243,7 +251,9 @@ enum stkrec_stat {
 				      /* some frames outside every known mapping
 				       * (JIT, anonymous, not yet loaded) or in code
 				       * no CFI covers: frame pointers */
-	STKREC_STAT_NR = STKREC_STAT_UNWIND_FP_FRAMES + STKREC_KIND_NR,
+	STKREC_STAT_PY_CUT = STKREC_STAT_UNWIND_FP_FRAMES + STKREC_KIND_NR,
+				      /* Python stack cut: STKREC_PY_F_* set */
+	STKREC_STAT_NR = STKREC_STAT_PY_CUT + STKREC_KIND_NR,
 };
 
 /*

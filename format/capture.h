@@ -106,6 +106,26 @@ struct cap_rec_hdr {
 #define CAP_STACK_NONE 0u
 #define CAP_STACK_LOST 0xffffffffu
 
+/*
+ * §4.3 a Python frame in a user stack (1.3, feature PYTHON): bits 63-60
+ * CAP_PYFRAME_TAG (no user or kernel address has them), 59-28 the PY_CODE
+ * id, 27-0 the byte offset of the instruction in the code's bytecode. Id 0
+ * is a marker, its offset a CAP_PY_MARK_*.
+ */
+#define CAP_PYFRAME_TAG 0x5ull
+#define CAP_PYFRAME_OFFSET_MAX 0xfffffffu
+#define CAP_PYFRAME(code, off)                                                     \
+	(CAP_PYFRAME_TAG << 60 | (uint64_t)(uint32_t)(code) << 28 |                \
+	 ((off) > CAP_PYFRAME_OFFSET_MAX ? CAP_PYFRAME_OFFSET_MAX : (uint64_t)(off)))
+#define CAP_IS_PYFRAME(ip) ((uint64_t)(ip) >> 60 == CAP_PYFRAME_TAG)
+#define CAP_PYFRAME_CODE(ip) ((uint32_t)((uint64_t)(ip) >> 28))
+#define CAP_PYFRAME_OFF(ip) ((uint32_t)((ip) & CAP_PYFRAME_OFFSET_MAX))
+enum cap_py_mark {
+	CAP_PY_MARK_DEPTH = 1,      /* more Python frames than the recorder takes */
+	CAP_PY_MARK_UNREADABLE = 2, /* a frame or the thread state unreadable */
+	CAP_PY_MARK_UNKNOWN = 3,    /* a frame whose code object was not read */
+};
+
 /* §4.1 BLOCK */
 struct cap_block {
 	uint64_t seq;        /* 0, 1, 2, ... in file order */

@@ -118,6 +118,7 @@ static void set_tunables(struct recorder *r, struct stkrec_bpf *s)
 	s->rodata->wakeup_bytes = o->ringbuf_size / 8;
 	s->rodata->test_skip_complete = o->test_skip_bio;
 	s->rodata->dwarf_unwind = o->call_graph == RECORD_CG_DWARF;
+	s->rodata->want_python = true; /* XXX */
 }
 
 /* Open, size and load the skeleton; raw_tp/sched_switch when tp_btf fails. */
