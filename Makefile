@@ -52,6 +52,8 @@ endif
 UTIL_SRCS := $(wildcard util/*.c)
 FORMAT_SRCS := $(wildcard format/*.c)
 RECORD_SRCS := $(wildcard record/*.c)
+CFI_SRCS := $(wildcard cfi/*.c)
+PACK_SRCS := $(wildcard pack/*.c)
 SYM_SRCS := $(wildcard sym/*.c)
 REPORT_SRCS := $(wildcard report/*.c)
 SRC_SRCS := $(filter-out src/main.c,$(wildcard src/*.c))
@@ -65,6 +67,8 @@ SKELS := $(patsubst bpf/%.bpf.c,$(OUT)/%.skel.h,$(BPF_SRCS))
 UTIL_OBJS := $(patsubst %.c,$(OUT)/%.o,$(UTIL_SRCS))
 FORMAT_OBJS := $(patsubst %.c,$(OUT)/%.o,$(FORMAT_SRCS))
 RECORD_OBJS := $(patsubst %.c,$(OUT)/%.o,$(RECORD_SRCS))
+CFI_OBJS := $(patsubst %.c,$(OUT)/%.o,$(CFI_SRCS))
+PACK_OBJS := $(patsubst %.c,$(OUT)/%.o,$(PACK_SRCS))
 SYM_OBJS := $(patsubst %.c,$(OUT)/%.o,$(SYM_SRCS))
 REPORT_OBJS := $(patsubst %.c,$(OUT)/%.o,$(REPORT_SRCS))
 SRC_OBJS := $(patsubst %.c,$(OUT)/%.o,$(SRC_SRCS))
@@ -79,10 +83,15 @@ FUZZERS := $(patsubst tests/fuzz/%.c,$(OUT)/fuzz/%,$(FUZZ_SRCS))
 LIBUTIL := $(OUT)/libutil.a
 LIBFORMAT := $(OUT)/libformat.a
 LIBRECORD := $(OUT)/librecord.a
+LIBCFI := $(OUT)/libcfi.a
+LIBPACK := $(OUT)/libpack.a
 LIBSYM := $(OUT)/libsym.a
 LIBREPORT := $(OUT)/libreport.a
 LIBSRC := $(OUT)/libsrc.a
-ALL_LIBS := $(LIBSRC) $(LIBREPORT) $(LIBSYM) $(LIBRECORD) $(LIBFORMAT) $(LIBUTIL)
+# A library before those it uses: record/ uses cfi/ and pack/, pack/ uses
+# sym/ (DEVELOPERS.md, Layout).
+ALL_LIBS := $(LIBSRC) $(LIBREPORT) $(LIBRECORD) $(LIBCFI) $(LIBPACK) $(LIBSYM) $(LIBFORMAT) \
+	    $(LIBUTIL)
 
 all: $(OUT)/stkrec
 
@@ -101,7 +110,8 @@ vmlinux:
 	$(BPFTOOL) btf dump file /sys/kernel/btf/vmlinux format c > $(VMLINUX)
 
 # --- user space ----------------------------------------------------------
-# Explicit, so make builds the skeletons before any record/ object.
+# Explicit, so make builds the skeletons before any record/ object (cfi/
+# and pack/ need none).
 $(RECORD_OBJS): $(SKELS)
 
 $(OUT)/%.o: %.c | $(OUT)
@@ -116,6 +126,8 @@ $(OUT)/lib%.a:
 $(LIBUTIL): $(UTIL_OBJS)
 $(LIBFORMAT): $(FORMAT_OBJS)
 $(LIBRECORD): $(RECORD_OBJS)
+$(LIBCFI): $(CFI_OBJS)
+$(LIBPACK): $(PACK_OBJS)
 $(LIBSYM): $(SYM_OBJS)
 $(LIBREPORT): $(REPORT_OBJS)
 $(LIBSRC): $(SRC_OBJS)
@@ -165,8 +177,9 @@ $(OUT)/stkrec-tests: $(TEST_OBJS) $(TESTUTIL_OBJS) $(ALL_LIBS)
 	$(Q)$(CC) $(CFLAGS) $(TEST_OBJS) $(TESTUTIL_OBJS) $(ALL_LIBS) $(LDLIBS) $(TEST_LDLIBS) -o $@
 
 # A single test file links only the libraries its name asks for, so one
-# module's tests build while another module is being worked on.
-libs_for = $(if $(filter test_format% test_util%,$(1)),$(LIBFORMAT) $(LIBUTIL),$(if $(filter test_record%,$(1)),$(LIBSRC) $(LIBRECORD) $(LIBSYM) $(LIBFORMAT) $(LIBUTIL),$(if $(filter test_report% test_sym%,$(1)),$(LIBREPORT) $(LIBSYM) $(LIBFORMAT) $(LIBUTIL),$(ALL_LIBS))))
+# module's tests build while another module is being worked on; and cfi/
+# for tests/util_cfi.c, which every test binary links.
+libs_for = $(if $(filter test_format% test_util%,$(1)),$(LIBCFI) $(LIBFORMAT) $(LIBUTIL),$(if $(filter test_record%,$(1)),$(LIBSRC) $(LIBRECORD) $(LIBCFI) $(LIBPACK) $(LIBSYM) $(LIBFORMAT) $(LIBUTIL),$(if $(filter test_report% test_sym%,$(1)),$(LIBREPORT) $(LIBSYM) $(LIBCFI) $(LIBFORMAT) $(LIBUTIL),$(ALL_LIBS))))
 .SECONDEXPANSION:
 $(OUT)/tests/test_%: $(OUT)/tests/test_%.o $(TESTUTIL_OBJS) $$(call libs_for,test_$$*)
 	$(call msg,LINK,$@)

@@ -1,9 +1,10 @@
 /* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
 /*
- * The ABI shared by bpf/stkrec.bpf.c and record/: ringbuf record layouts,
- * counter indexes and constants. Fixed-width types only, no kernel types, so
- * user space includes it as is. The ringbuf record is not the file record:
- * record/ converts each one into format/'s layout.
+ * The ABI shared by bpf/stkrec.bpf.c and record/ (and cfi/: the unwind
+ * rows): ringbuf record layouts, counter indexes and constants. Fixed-width
+ * types only, no kernel types, so user space includes it as is. The
+ * ringbuf record is not the file record: record/ converts each one into
+ * format/'s layout.
  */
 #ifndef STKREC_BPF_STKREC_H
 #define STKREC_BPF_STKREC_H
@@ -258,7 +259,7 @@ enum stkrec_stat {
 
 /*
  * --call-graph dwarf: user stacks unwound in the kernel from call-frame
- * information (.eh_frame, .debug_frame) that record/ turns into rows.
+ * information (.eh_frame, .debug_frame) that cfi/ turns into rows.
  *
  * One row covers the addresses [pc, next row's pc) of one ELF file (pc is
  * an ELF virtual address, so the rows of a file serve every process that

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
 /*
  * --call-graph dwarf: user stacks unwound in the kernel from the rows
- * record/ builds out of each binary's call-frame information (bpf/stkrec.h
+ * cfi/ builds out of each binary's call-frame information (bpf/stkrec.h
  * has the layout). Per frame: the process's mapping by binary search in its
  * `umaps` entry, the file's row by binary search in `cfi_rows`, then the
  * caller's registers from the row: CFA, return address at CFA - 8, rbp

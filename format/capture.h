@@ -88,7 +88,7 @@ enum cap_rec_type {
 	CAP_REC_OFFCPU = 32,
 	CAP_REC_CPU = 33,
 	CAP_REC_BIO = 34,
-	CAP_REC_OFFCPU_PACKED = 35, /* 1.1: OFFCPU, varint-coded (§4.17) */
+	CAP_REC_OFFCPU_COMPACT = 35, /* 1.1: OFFCPU, varint-coded (§4.17) */
 	CAP_REC_WAKEUP = 36,   /* 1.2: who woke a thread (§4.23) */
 	CAP_REC_LOST = 64,
 	CAP_REC_STAT = 65,
@@ -539,7 +539,7 @@ struct cap_writer_opts {
 	uint64_t block_age_ns;   /* ... or when its first record is this old */
 	int level;               /* zstd level; 0: default (3) */
 	uint64_t max_size;       /* stop accepting records past this; 0: none */
-	/* Write OFFCPU as the fixed 1.0 record (§4.11) instead of the packed
+	/* Write OFFCPU as the fixed 1.0 record (§4.11) instead of the compact
 	 * 1.1 one (§4.17): files for 1.0 readers, and tests. */
 	bool fixed_offcpu;
 	/* Write hook for tests (fault injection); NULL: write(2). Returns as
@@ -609,7 +609,7 @@ struct cap_reader;
 /* A decoded record. `fixed` holds the type's struct, zero-extended when the
  * file's record is shorter (older writer) and truncated when longer (newer
  * writer). tail/tail_len: the variable part; ips: the stack's frames, aligned.
- * A packed OFFCPU (§4.17) comes back decoded, as type CAP_REC_OFFCPU.
+ * A compact OFFCPU (§4.17) comes back decoded, as type CAP_REC_OFFCPU.
  * Pointers stay valid until the next cap_reader__next(). */
 struct cap_record {
 	uint16_t type;

@@ -135,8 +135,8 @@ struct cap_reader {
 	size_t block_cap, block_len, block_pos;
 	uint64_t block_off;
 	uint64_t next_seq;       /* seq after the last block decoded */
-	uint64_t prev_end;       /* §4.17: last packed OFFCPU's end in the block */
-	bool packed_broken;      /* a packed OFFCPU failed: later ones can't be */
+	uint64_t prev_end;       /* §4.17: last compact OFFCPU's end in the block */
+	bool compact_broken;     /* a compact OFFCPU failed: later ones can't be */
 	uint64_t ips[CAP_MAX_STACK_DEPTH];
 	struct cap_pack_frame frames[CAP_PACK_MAX_FRAMES];
 	char tail[CAP_MAX_STRING + 1];

@@ -194,7 +194,7 @@ static int decode_frame(struct cap_reader *r, size_t *csize)
 	r->block_len = usize;
 	r->block_pos = 0;
 	r->prev_end = 0;
-	r->packed_broken = false;
+	r->compact_broken = false;
 	return 0;
 }
 
@@ -375,23 +375,23 @@ static void count_record(struct cap_reader *r, const struct cap_record *rec)
 		r->type_count[rec->type]++;
 }
 
-/* §4.17: a packed OFFCPU becomes the OFFCPU it encodes. Each end is a delta
- * from the previous one, so after a bad one the rest of the block's packed
+/* §4.17: a compact OFFCPU becomes the OFFCPU it encodes. Each end is a delta
+ * from the previous one, so after a bad one the rest of the block's compact
  * records cannot be trusted and are counted bad too. */
-static bool decode_packed(struct cap_reader *r, struct cap_record *rec,
-			  const uint8_t *body, uint32_t body_len)
+static bool decode_compact(struct cap_reader *r, struct cap_record *rec,
+			   const uint8_t *body, uint32_t body_len)
 {
 	const uint8_t *p = body, *end = body + body_len;
 	uint64_t v[9] = { 0 };
 	size_t i;
 
-	if (r->packed_broken)
+	if (r->compact_broken)
 		return false;
 	/* `open` (1.2) may be left out: then 0 */
 	for (i = 0; i < 9 && (i < 8 || p < end); i++) {
 		if (!cap__get_uvarint(&p, end, &v[i]) ||
 		    (i >= 2 && v[i] > UINT32_MAX)) {
-			r->packed_broken = true;
+			r->compact_broken = true;
 			return false;
 		}
 	}
@@ -399,7 +399,7 @@ static bool decode_packed(struct cap_reader *r, struct cap_record *rec,
 	rec->offcpu.start = r->prev_end + (uint64_t)cap__unzigzag(v[0]);
 	rec->offcpu.duration = v[1];
 	if (rec->offcpu.start + v[1] < rec->offcpu.start) {
-		r->packed_broken = true; /* would end past 2^64 ns */
+		r->compact_broken = true; /* would end past 2^64 ns */
 		return false;
 	}
 	r->prev_end = rec->offcpu.start + v[1];
@@ -434,11 +434,11 @@ static int decode_record(struct cap_reader *r, struct cap_record *rec)
 	r->block_pos += rh.size;
 	r->st.counted.records++;
 	body_len = rh.size - sizeof(rh);
-	if (rh.type == CAP_REC_OFFCPU_PACKED) {
+	if (rh.type == CAP_REC_OFFCPU_COMPACT) {
 		memset(rec, 0, sizeof(*rec));
 		rec->size = rh.size;
 		rec->file_offset = r->block_off;
-		if (!decode_packed(r, rec, p + sizeof(rh), body_len)) {
+		if (!decode_compact(r, rec, p + sizeof(rh), body_len)) {
 			r->st.bad_records++;
 			return 0;
 		}

@@ -31,7 +31,7 @@ struct cap_writer {
 	uint64_t offset;         /* bytes written so far */
 	uint64_t seq;            /* seq of the open (or next) block */
 	bool block_timed;        /* BLOCK.first_time set */
-	uint64_t prev_end;       /* §4.17: last packed OFFCPU's end in the block */
+	uint64_t prev_end;       /* §4.17: last compact OFFCPU's end in the block */
 	uint64_t block_since;    /* age counts from here (§5.2) */
 	uint64_t last_tick;      /* `now` of the last tick */
 	struct cap_index_entry *index;
@@ -337,12 +337,12 @@ static void count_record(struct cap_writer *w, uint16_t type, const void *fixed,
 	}
 }
 
-/* §4.17: the body of a packed OFFCPU, its start as a delta from the end of
+/* §4.17: the body of a compact OFFCPU, its start as a delta from the end of
  * the previous one in the block (prev): in a ping-pong between two threads
  * one's wait starts as the other's ends; `open`, the ninth value, only
  * when set. Returns its length. */
-#define PACKED_MAX (2 * 10 + 7 * 5)
-static size_t pack_offcpu(uint8_t *p, const struct cap_offcpu *o, uint64_t prev)
+#define COMPACT_MAX (2 * 10 + 7 * 5)
+static size_t compact_offcpu(uint8_t *p, const struct cap_offcpu *o, uint64_t prev)
 {
 	size_t n = 0;
 
@@ -359,13 +359,13 @@ static size_t pack_offcpu(uint8_t *p, const struct cap_offcpu *o, uint64_t prev)
 	return n;
 }
 
-/* An OFFCPU of this version's size goes out packed, unless asked not to.
- * A new block restarts the deltas, so the record is packed again then. */
+/* An OFFCPU of this version's size goes out compact, unless asked not to.
+ * A new block restarts the deltas, so the record is encoded again then. */
 static int append_offcpu(struct cap_writer *w, const struct cap_offcpu *o)
 {
-	uint8_t body[PACKED_MAX];
-	size_t size = CAP_REC_HDR_SIZE + pack_offcpu(body, o, w->prev_end);
-	struct cap_rec_hdr rh = { CAP_REC_OFFCPU_PACKED, 0 };
+	uint8_t body[COMPACT_MAX];
+	size_t size = CAP_REC_HDR_SIZE + compact_offcpu(body, o, w->prev_end);
+	struct cap_rec_hdr rh = { CAP_REC_OFFCPU_COMPACT, 0 };
 	int err;
 
 	if (w->raw_len && w->raw_len + size > w->opts.block_size) {
@@ -373,11 +373,11 @@ static int append_offcpu(struct cap_writer *w, const struct cap_offcpu *o)
 		if (err)
 			return err;
 	}
-	if (!fits(w, CAP_REC_OFFCPU, CAP_REC_HDR_SIZE + PACKED_MAX))
+	if (!fits(w, CAP_REC_OFFCPU, CAP_REC_HDR_SIZE + COMPACT_MAX))
 		return CAP_ERR_FULL;
 	if (!w->raw_len) {
 		open_block(w);
-		size = CAP_REC_HDR_SIZE + pack_offcpu(body, o, w->prev_end);
+		size = CAP_REC_HDR_SIZE + compact_offcpu(body, o, w->prev_end);
 	}
 	rh.size = size;
 	memcpy(w->raw + w->raw_len, &rh, sizeof(rh));

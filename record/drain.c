@@ -11,7 +11,6 @@
 #include <sys/epoll.h>
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
-#include "stkrec.skel.h"
 #include "record/recorder_int.h"
 
 #define NSEC_PER_SEC 1000000000ull

@@ -17,6 +17,7 @@
 #include "record/buildid.h"
 #include "record/ksyms.h"
 #include "util/array.h"
+#include "util/ranges.h"
 
 #define KSYM_GAP_MAX (1u << 20)     /* larger distances are not one function */
 #define KSYM_LAST_SIZE 4096u        /* last symbol of a region of unknown end */
@@ -35,6 +36,8 @@ struct ksym {
 	uint8_t rank;   /* preference among aliases: lower wins */
 	uint32_t seq;   /* file order, the last tie-breaker */
 };
+
+_Static_assert(offsetof(struct ksym, addr) == 0, "ranges__after() reads addr first");
 
 struct kmod_info {
 	uint64_t base;
@@ -443,16 +446,8 @@ unsigned ksyms__reloads(const struct ksyms *ks)
 /* Index of the symbol containing addr, or -1. */
 static ssize_t find_sym(const struct ksyms *ks, uint64_t addr)
 {
-	size_t lo = 0, hi = ks->nr;
+	size_t lo = ranges__after(ks->syms, ks->nr, sizeof(*ks->syms), addr);
 
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-
-		if (ks->syms[mid].addr <= addr)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
 	if (lo == 0 || addr - ks->syms[lo - 1].addr >= ks->syms[lo - 1].size)
 		return -1;
 	return (ssize_t)(lo - 1);

@@ -25,8 +25,8 @@
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 #include "stkrec.skel.h"
+#include "pack/pack.h"
 #include "record/blockdev.h"
-#include "record/pack.h"
 #include "record/recorder_int.h"
 
 static uint64_t ts_ns(const struct timespec *ts)

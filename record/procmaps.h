@@ -11,7 +11,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 #include "format/capture.h"
-#include "record/intern.h"
+#include "format/intern.h"
 
 struct procmaps;
 

@@ -9,10 +9,10 @@
 #include <time.h>
 #include <sys/types.h>
 #include "bpf/stkrec.h"
+#include "format/intern.h"
+#include "pack/jitmap.h"
 #include "record/record.h"
 #include "record/command.h"
-#include "record/intern.h"
-#include "record/jitmap.h"
 #include "record/ksyms.h"
 #include "record/procmaps.h"
 #include "record/sideband.h"

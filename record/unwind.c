@@ -26,7 +26,7 @@
 #include <bpf/bpf.h>
 
 #include "bpf/stkrec.h"
-#include "record/cfi.h"
+#include "cfi/cfi.h"
 #include "record/fileid.h"
 #include "record/unwind.h"
 #include "util/hashtab.h"

@@ -3,7 +3,7 @@
  * The user-space half of --call-graph dwarf: fills the BPF unwinder's maps
  * (bpf/unwind.bpf.h). Each executable mapping of a traced process is added
  * to the process's `umaps` entry; the first time a file is seen its
- * call-frame information becomes rows (record/cfi.h) appended to the
+ * call-frame information becomes rows (cfi/cfi.h) appended to the
  * mmap()ed `cfi_rows` array, shared by every process that maps the file.
  *
  * Never prints; the numbers it keeps become STAT records.

@@ -3,7 +3,9 @@
  * Capture -> memory. One pass over the records collects definitions and
  * events; model_finish() then sorts the time-dependent tables (thread names,
  * execs, mappings) and builds the kernel symbol table, so definitions that
- * arrive late (or never) cost nothing but a missing name.
+ * arrive late (or never) cost nothing but a missing name; the wakeups and
+ * the symbol pack are joined and indexed last. This file calls down into
+ * model_query.c, model_wake.c and model_pack.c; none of them calls it.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -13,19 +15,6 @@
 #include "report/model.h"
 #include "report/model_int.h"
 #include "util/array.h"
-
-int model_pool_add(struct model *m, const void *data, size_t len, uint64_t *off)
-{
-	size_t need = m->pool_len + len + 1;
-
-	if (ARRAY_RESERVE(m->pool, m->pool_cap, need))
-		return -ENOMEM;
-	memcpy(m->pool + m->pool_len, data, len);
-	m->pool[m->pool_len + len] = '\0';
-	*off = m->pool_len;
-	m->pool_len = need;
-	return 0;
-}
 
 static int on_string(struct model *m, const struct cap_record *r)
 {
@@ -63,7 +52,7 @@ static int on_stack(struct model *m, const struct cap_record *r)
 	return 0;
 }
 
-int model_intern_comm(struct model *m, const char *comm, size_t len, uint32_t *id)
+static int model_intern_comm(struct model *m, const char *comm, size_t len, uint32_t *id)
 {
 	struct model_comm c = { { 0 } };
 	uint64_t k[2], *val;
@@ -358,7 +347,7 @@ static int load(int err, struct cap_reader **rd, const struct model_opts *opts,
 		err = read_all(m, *rd, limit);
 	cap_reader__close(*rd);
 	if (!err)
-		err = model_finish(m);
+		err = model_finish(m) ?: model_wake_finish(m) ?: model_pack_finish(m);
 	if (err) {
 		model__free(m);
 		return err;

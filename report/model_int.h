@@ -181,10 +181,11 @@ struct model {
 	struct idmap bio_by_done; /* (complete_time, sector) -> bio index */
 };
 
-int model_intern_comm(struct model *m, const char *comm, size_t len, uint32_t *id);
-/* A string into the pool at *off (model.c). */
+/* model_query.c, which the other model files call (it calls none of them): */
+/* A string into the pool at *off, read back by model__string(). */
 int model_pool_add(struct model *m, const void *data, size_t len, uint64_t *off);
-/* Sort the time-dependent tables and build indexes (model_query.c). */
+/* Sort the time-dependent tables, build indexes and the kernel symbol
+ * table. */
 int model_finish(struct model *m);
 int model_cmp_u64(uint64_t a, uint64_t b);
 typedef uint64_t (*model_run_key_fn)(const struct model *m, size_t i);

@@ -2,7 +2,8 @@
 /*
  * The loaded model: indexes built after the pass over the file, and the
  * queries the resolver and the views make (names over time, mappings at a
- * time, kernel symbols, devices).
+ * time, kernel symbols, devices); the string pool and the index helpers
+ * that model.c and model_pack.c build with. It calls no other model file.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -10,6 +11,7 @@
 #include "sym/sym.h"
 #include "report/model_int.h"
 #include "util/array.h"
+#include "util/ranges.h"
 
 #define FORK_DEPTH_MAX 16 /* parent chains in hostile files may loop */
 
@@ -216,10 +218,7 @@ int model_finish(struct model *m)
 		return err;
 	if (m->nr_kmods)
 		qsort(m->kmods, m->nr_kmods, sizeof(*m->kmods), cmp_kmod);
-	err = model_wake_finish(m);
-	if (!err)
-		err = model_pack_finish(m);
-	return err ?: build_ksymtab(m);
+	return build_ksymtab(m);
 }
 
 const struct cap_header *model__header(const struct model *m)
@@ -324,6 +323,19 @@ size_t model__nr_events(const struct model *m, enum cap_kind kind)
 	default:
 		return 0;
 	}
+}
+
+int model_pool_add(struct model *m, const void *data, size_t len, uint64_t *off)
+{
+	size_t need = m->pool_len + len + 1;
+
+	if (ARRAY_RESERVE(m->pool, m->pool_cap, need))
+		return -ENOMEM;
+	memcpy(m->pool + m->pool_len, data, len);
+	m->pool[m->pool_len + len] = '\0';
+	*off = m->pool_len;
+	m->pool_len = need;
+	return 0;
 }
 
 const char *model__string(const struct model *m, uint32_t id)
@@ -461,20 +473,14 @@ const struct ksymtab *model__ksymtab(const struct model *m)
 	return m->ksymtab;
 }
 
+_Static_assert(offsetof(struct model_kmod, base) == 0, "ranges__after() reads base first");
+
 const char *model__kmod(const struct model *m, uint64_t addr, uint64_t *offset)
 {
-	size_t lo = 0, hi = m->nr_kmods;
+	size_t lo = ranges__after(m->kmods, m->nr_kmods, sizeof(*m->kmods), addr);
 	const struct model_kmod *k;
 	const char *name;
 
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-
-		if (m->kmods[mid].base <= addr)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
 	if (!lo)
 		return NULL;
 	k = &m->kmods[lo - 1];

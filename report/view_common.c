@@ -61,69 +61,62 @@ static int agg_add(struct agg *a, const struct agg_group *key, const struct agg_
 	return 0;
 }
 
-static int collect_offcpu(struct agg *a, const struct report_ctx *ctx, unsigned flags)
+/* An off-CPU interval or a CPU sample as agg_add() takes it (its key's
+ * pid and stacks; the thread name in ev); false when the filters leave it
+ * out. */
+static bool offcpu_ev(const struct report_ctx *ctx, const struct cap_offcpu *e,
+		      struct agg_group *key, struct agg_ev *ev)
 {
-	const struct filter *f = ctx->filter;
 	const struct model *m = ctx->model;
-	const struct cap_offcpu *e;
-	struct agg_group key = { 0 };
-	struct agg_ev ev;
-	size_t i, n;
-	int err;
 
-	e = model__offcpu(m, &n);
-	for (i = 0; i < n; i++, e++) {
-		ev = (struct agg_ev){ .start = e->start, .tid = e->tid, .open = e->open, .e = e };
-		ev.value = model__offcpu_seen(m, e, &ev.time);
-		ev.comm = model__comm_id(m, e->tid, e->start);
-		if (!filter__offcpu(f, m, e, ev.comm))
-			continue;
-		key.pid = e->pid;
-		key.comm = (flags & AGG_ANY_COMM) ? 0 : ev.comm;
-		key.ustack = filter__ustack(f, e->ustack);
-		key.kstack = filter__kstack(f, e->kstack);
-		err = agg_add(a, &key, &ev);
-		if (err)
-			return err;
-	}
-	return 0;
+	*ev = (struct agg_ev){ .start = e->start, .tid = e->tid, .open = e->open, .e = e };
+	ev->value = model__offcpu_seen(m, e, &ev->time);
+	ev->comm = model__comm_id(m, e->tid, e->start);
+	key->pid = e->pid;
+	key->ustack = e->ustack;
+	key->kstack = e->kstack;
+	return filter__offcpu(ctx->filter, m, e, ev->comm);
 }
 
-static int collect_cpu(struct agg *a, const struct report_ctx *ctx, unsigned flags)
+static bool cpu_ev(const struct report_ctx *ctx, const struct cap_cpu *e,
+		   struct agg_group *key, struct agg_ev *ev)
 {
-	const struct filter *f = ctx->filter;
-	const struct model *m = ctx->model;
-	const struct cap_cpu *e;
-	struct agg_group key = { 0 };
-	struct agg_ev ev;
-	size_t i, n;
-	int err;
-
-	e = model__cpu(m, &n);
-	for (i = 0; i < n; i++, e++) {
-		ev = (struct agg_ev){ .value = 1, .time = e->time, .start = e->time, .tid = e->tid };
-		ev.comm = model__comm_id(m, e->tid, e->time);
-		if (!filter__task(f, m, e->pid, e->tid, ev.comm, e->time))
-			continue;
-		key.pid = e->pid;
-		key.comm = (flags & AGG_ANY_COMM) ? 0 : ev.comm;
-		key.ustack = filter__ustack(f, e->ustack);
-		key.kstack = filter__kstack(f, e->kstack);
-		err = agg_add(a, &key, &ev);
-		if (err)
-			return err;
-	}
-	return 0;
+	*ev = (struct agg_ev){ .value = 1, .time = e->time, .start = e->time, .tid = e->tid };
+	ev->comm = model__comm_id(ctx->model, e->tid, e->time);
+	key->pid = e->pid;
+	key->ustack = e->ustack;
+	key->kstack = e->kstack;
+	return filter__task(ctx->filter, ctx->model, e->pid, e->tid, ev->comm, e->time);
 }
 
 int agg__collect(struct agg *a, const struct report_ctx *ctx, enum cap_kind kind,
 		 unsigned flags)
 {
+	const struct filter *f = ctx->filter;
+	const struct cap_offcpu *off = NULL;
+	const struct cap_cpu *cpu = NULL;
+	struct agg_group key = { 0 };
+	struct agg_ev ev;
+	size_t i, n;
+	int err;
+
 	if (kind == CAP_KIND_OFFCPU)
-		return collect_offcpu(a, ctx, flags);
-	if (kind == CAP_KIND_CPU)
-		return collect_cpu(a, ctx, flags);
-	return -EINVAL;
+		off = model__offcpu(ctx->model, &n);
+	else if (kind == CAP_KIND_CPU)
+		cpu = model__cpu(ctx->model, &n);
+	else
+		return -EINVAL;
+	for (i = 0; i < n; i++) {
+		if (!(off ? offcpu_ev(ctx, &off[i], &key, &ev) : cpu_ev(ctx, &cpu[i], &key, &ev)))
+			continue;
+		key.comm = (flags & AGG_ANY_COMM) ? 0 : ev.comm;
+		key.ustack = filter__ustack(f, key.ustack);
+		key.kstack = filter__kstack(f, key.kstack);
+		err = agg_add(a, &key, &ev);
+		if (err)
+			return err;
+	}
+	return 0;
 }
 
 int view_frames(const struct report_ctx *ctx, uint32_t pid, uint64_t time,

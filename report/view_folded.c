@@ -5,7 +5,9 @@
  * frames; off-CPU values in microseconds, CPU values in samples, block I/O
  * values in bytes (the submitter's stacks, then the disk). Stacks that
  * name the same (different addresses in one function) are merged, and lines
- * come out sorted bytewise, so the output is deterministic.
+ * come out sorted bytewise, so the output is deterministic. --wakers:
+ * offwaketime's lines, each wait's stacks and its waker's (view_wakers.c
+ * names the waker).
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -13,6 +15,27 @@
 #include <string.h>
 #include "report/views_int.h"
 #include "util/array.h"
+
+/* Folded lines being built: frames appended to buf, each line a range
+ * of it and a value; fold_each() sorts and merges them. */
+struct fline {
+	size_t off;
+	uint32_t len;
+	uint64_t value;
+};
+
+struct folded {
+	char *buf;
+	size_t len, cap;
+	struct fline *lines;
+	size_t n, ncap;
+};
+
+/* fold_each() callback printing "stack value" lines to out. */
+struct fold_print {
+	FILE *out;
+	bool us; /* values are ns: print microseconds */
+};
 
 static int put(struct folded *fo, const char *s, size_t len)
 {
@@ -26,7 +49,7 @@ static int put(struct folded *fo, const char *s, size_t len)
 /* A frame must not contain the separators flamegraph.pl splits on: ';'
  * between frames, a newline between lines (spaces are fine: it takes the
  * count after the last one). */
-int fold_frame(struct folded *fo, const char *name, const char *suffix)
+static int fold_frame(struct folded *fo, const char *name, const char *suffix)
 {
 	size_t start = fo->len, i;
 	int err;
@@ -55,7 +78,8 @@ static int put_comm(struct folded *fo, const struct report_ctx *ctx,
 	return fold_frame(fo, tmp, "");
 }
 
-int fold_line(struct folded *fo, size_t start, uint64_t value)
+/* The frames from start (a ';' first) are one line of value. */
+static int fold_line(struct folded *fo, size_t start, uint64_t value)
 {
 	/* skip the leading ';' put_frame wrote before the comm */
 	struct fline l = { .off = start + 1, .len = fo->len - start - 1, .value = value };
@@ -63,8 +87,9 @@ int fold_line(struct folded *fo, size_t start, uint64_t value)
 	return ARRAY_PUSH(fo->lines, fo->n, fo->ncap, l);
 }
 
-int fold_stacks(struct folded *fo, const struct report_ctx *ctx, uint32_t pid,
-		      uint64_t time, uint32_t ustack, uint32_t kstack, struct rframe *fr)
+/* The frames of a stack pair, outermost first: user, then kernel. */
+static int fold_stacks(struct folded *fo, const struct report_ctx *ctx, uint32_t pid,
+		       uint64_t time, uint32_t ustack, uint32_t kstack, struct rframe *fr)
 {
 	const char *ksuffix = ctx->opts.annotate ? "_[k]" : "";
 	char src[VIEW_SRCLINE_MAX];
@@ -105,7 +130,8 @@ static int cmp_line(const void *pa, const void *pb, void *ctx)
 	return a->len < b->len ? -1 : a->len > b->len;
 }
 
-int fold_each(struct folded *fo, view_fold_fn cb, void *arg)
+/* Sort, merge lines naming the same stack, and hand each one to cb. */
+static int fold_each(struct folded *fo, view_fold_fn cb, void *arg)
 {
 	size_t i, j;
 	uint64_t sum;
@@ -163,6 +189,12 @@ static int fold_kind(struct folded *fo, struct report_ctx *ctx, enum cap_kind ki
 	return err;
 }
 
+static void fold_free(struct folded *fo)
+{
+	free(fo->buf);
+	free(fo->lines);
+}
+
 int view_fold(struct report_ctx *ctx, enum cap_kind kind, view_fold_fn cb, void *arg)
 {
 	struct folded fo = { 0 };
@@ -183,13 +215,7 @@ int view_fold(struct report_ctx *ctx, enum cap_kind kind, view_fold_fn cb, void 
 	return err;
 }
 
-void fold_free(struct folded *fo)
-{
-	free(fo->buf);
-	free(fo->lines);
-}
-
-int fold_print_line(void *arg, const char *stack, size_t len, uint64_t value)
+static int fold_print_line(void *arg, const char *stack, size_t len, uint64_t value)
 {
 	struct fold_print *p = arg;
 
@@ -197,6 +223,92 @@ int fold_print_line(void *arg, const char *stack, size_t len, uint64_t value)
 	esc__fwrite(stack, len, p->out);
 	fprintf(p->out, " %" PRIu64 "\n", p->us ? view_ns_to_us(value) : value);
 	return 0;
+}
+
+/* ---- --folded --wakers ------------------------------------------------- */
+
+/* The waker's part of a line: its frames innermost first (kernel, then
+ * user), its name, and the request a completion ended the wait with. */
+static int fold_waker(struct folded *fo, const struct report_ctx *ctx,
+		      const struct cap_wakeup *w, struct rframe *fr)
+{
+	const struct cap_bio *b;
+	char io[64], label[48];
+	int i, n, nk, err = 0;
+
+	n = view_waker_frames(ctx, w, fr, &nk);
+	if (n < 0)
+		return n;
+	b = view_wake_bio(ctx, w, fr, nk);
+	for (i = 0; !err && i < n; i++)
+		err = fold_frame(fo, fr[i].name, "");
+	err = err ?: fold_frame(fo, view_waker_comm(ctx, w), "");
+	if (!err && b) {
+		view_bio_label(ctx, b, label, sizeof(label));
+		snprintf(io, sizeof(io), "[io %s]", label);
+		err = fold_frame(fo, io, "");
+	}
+	return err;
+}
+
+/* Why a wait has no waker: preempted, still waiting, or not recorded. */
+static const char *no_waker(const struct cap_offcpu *e)
+{
+	if (e->open & CAP_OFFCPU_OPEN_END)
+		return "[still waiting]";
+	return e->state ? "[waker not recorded]" : "[preempted]";
+}
+
+static int fold_wait(struct folded *fo, const struct report_ctx *ctx,
+		     const struct cap_offcpu *e, uint32_t comm, struct rframe *fr)
+{
+	const struct filter *f = ctx->filter;
+	const struct cap_wakeup *w = model__waker(ctx->model, e);
+	size_t start = fo->len;
+	char who[48];
+	uint64_t from, seen = model__offcpu_seen(ctx->model, e, &from);
+	int err;
+
+	if (ctx->opts.with_pid)
+		snprintf(who, sizeof(who), "%s-%" PRIu32, model__comm_name(ctx->model, comm),
+			 e->pid);
+	else
+		snprintf(who, sizeof(who), "%s", model__comm_name(ctx->model, comm));
+	err = fold_frame(fo, who, "") ?:
+	      fold_stacks(fo, ctx, e->pid, e->start, filter__ustack(f, e->ustack),
+			  filter__kstack(f, e->kstack), fr) ?:
+	      fold_frame(fo, "--", "");
+	if (!err)
+		err = w ? fold_waker(fo, ctx, w, fr) : fold_frame(fo, no_waker(e), "");
+	return err ?: fold_line(fo, start, seen);
+}
+
+/* --folded --wakers: offwaketime's lines, "comm;waiter's frames;--;waker's
+ * frames, innermost first;waker" and the wait's time seen. */
+static int fold_wakers(struct report_ctx *ctx, struct fold_print *p)
+{
+	const struct model *m = ctx->model;
+	const struct cap_offcpu *e;
+	struct folded fo = { 0 };
+	struct rframe *fr;
+	size_t i, n;
+	uint32_t comm;
+	int err = 0;
+
+	fr = malloc(VIEW_MAX_FRAMES * sizeof(*fr));
+	if (!fr)
+		return -ENOMEM;
+	e = model__offcpu(m, &n);
+	for (i = 0; i < n && !err; i++, e++) {
+		comm = model__comm_id(m, e->tid, e->start);
+		if (filter__offcpu(ctx->filter, m, e, comm))
+			err = fold_wait(&fo, ctx, e, comm, fr);
+	}
+	if (!err)
+		err = fold_each(&fo, fold_print_line, p);
+	fold_free(&fo);
+	free(fr);
+	return err;
 }
 
 /* Off-CPU when selected and present, else CPU samples. */
@@ -221,6 +333,6 @@ int view_folded(struct report_ctx *ctx, FILE *out)
 	if (!filter__kind(ctx->filter, kind))
 		return 0;
 	if (ctx->opts.wakers && kind == CAP_KIND_OFFCPU)
-		return view_fold_wakers(ctx, &p);
+		return fold_wakers(ctx, &p);
 	return view_fold(ctx, kind, fold_print_line, &p);
 }

@@ -1,16 +1,16 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 /*
  * Who woke the waits (record -e wakeup; the model joins each off-CPU
- * interval to its waker): offwaketime's folded stacks (--folded --wakers),
- * the chain of waits behind one thread's longest wait (--chain), and the
- * helpers top-waits names wakers and block requests with.
+ * interval to its waker): the waker's frames, name and wakeup site, and
+ * the block request a completion ended a wait with, as the folded stacks
+ * (--folded --wakers), the chain of waits (--chain), top-waits and script
+ * show them.
  */
 #include <errno.h>
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
 #include "report/views_int.h"
-
 
 int view_waker_frames(const struct report_ctx *ctx, const struct cap_wakeup *w,
 		      struct rframe *fr, int *nk)
@@ -94,88 +94,4 @@ void view_bio_label(const struct report_ctx *ctx, const struct cap_bio *b, char 
 	}
 	human(b->bytes, size, sizeof(size));
 	snprintf(buf, len, "%s %c %s", disk, ops[b->op < 4 ? b->op : 4], size);
-}
-
-/* ---- --folded --wakers ------------------------------------------------- */
-
-/* The waker's part of a line: its frames innermost first (kernel, then
- * user), its name, and the request a completion ended the wait with. */
-static int fold_waker(struct folded *fo, const struct report_ctx *ctx,
-		      const struct cap_wakeup *w, struct rframe *fr)
-{
-	const struct cap_bio *b;
-	char io[64], label[48];
-	int i, n, nk, err = 0;
-
-	n = view_waker_frames(ctx, w, fr, &nk);
-	if (n < 0)
-		return n;
-	b = view_wake_bio(ctx, w, fr, nk);
-	for (i = 0; !err && i < n; i++)
-		err = fold_frame(fo, fr[i].name, "");
-	err = err ?: fold_frame(fo, view_waker_comm(ctx, w), "");
-	if (!err && b) {
-		view_bio_label(ctx, b, label, sizeof(label));
-		snprintf(io, sizeof(io), "[io %s]", label);
-		err = fold_frame(fo, io, "");
-	}
-	return err;
-}
-
-/* Why a wait has no waker: preempted, still waiting, or not recorded. */
-static const char *no_waker(const struct cap_offcpu *e)
-{
-	if (e->open & CAP_OFFCPU_OPEN_END)
-		return "[still waiting]";
-	return e->state ? "[waker not recorded]" : "[preempted]";
-}
-
-static int fold_wait(struct folded *fo, const struct report_ctx *ctx,
-		     const struct cap_offcpu *e, uint32_t comm, struct rframe *fr)
-{
-	const struct filter *f = ctx->filter;
-	const struct cap_wakeup *w = model__waker(ctx->model, e);
-	size_t start = fo->len;
-	char who[48];
-	uint64_t from, seen = model__offcpu_seen(ctx->model, e, &from);
-	int err;
-
-	if (ctx->opts.with_pid)
-		snprintf(who, sizeof(who), "%s-%" PRIu32, model__comm_name(ctx->model, comm),
-			 e->pid);
-	else
-		snprintf(who, sizeof(who), "%s", model__comm_name(ctx->model, comm));
-	err = fold_frame(fo, who, "") ?:
-	      fold_stacks(fo, ctx, e->pid, e->start, filter__ustack(f, e->ustack),
-			  filter__kstack(f, e->kstack), fr) ?:
-	      fold_frame(fo, "--", "");
-	if (!err)
-		err = w ? fold_waker(fo, ctx, w, fr) : fold_frame(fo, no_waker(e), "");
-	return err ?: fold_line(fo, start, seen);
-}
-
-int view_fold_wakers(struct report_ctx *ctx, struct fold_print *p)
-{
-	const struct model *m = ctx->model;
-	const struct cap_offcpu *e;
-	struct folded fo = { 0 };
-	struct rframe *fr;
-	size_t i, n;
-	uint32_t comm;
-	int err = 0;
-
-	fr = malloc(VIEW_MAX_FRAMES * sizeof(*fr));
-	if (!fr)
-		return -ENOMEM;
-	e = model__offcpu(m, &n);
-	for (i = 0; i < n && !err; i++, e++) {
-		comm = model__comm_id(m, e->tid, e->start);
-		if (filter__offcpu(ctx->filter, m, e, comm))
-			err = fold_wait(&fo, ctx, e, comm, fr);
-	}
-	if (!err)
-		err = fold_each(&fo, fold_print_line, p);
-	fold_free(&fo);
-	free(fr);
-	return err;
 }

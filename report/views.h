@@ -60,7 +60,7 @@ int view_topwaits(struct report_ctx *ctx, FILE *out);
 int view_biotop(struct report_ctx *ctx, FILE *out);
 int view_script(struct report_ctx *ctx, FILE *out);
 /* --chain: who woke a thread's longest wait, what that waker waited on
- * just before, and so on (view_wakers.c). -ENOENT: no such thread. */
+ * just before, and so on (view_chain.c). -ENOENT: no such thread. */
 int view_chain(struct report_ctx *ctx, FILE *out);
 /* Flame graph of view_fold_kind()'s folded stacks, or of block I/O with
  * -e bio alone (view_svg.c). */

@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
 /*
  * Private to the views (report/view_*.c): the aggregation and frame helpers
- * of view_common.c and the folded views' shared pieces. The public view API
- * -- what src/ and report/diff.c call -- is report/views.h.
+ * of view_common.c, the wakers' of view_wakers.c and the kind the folded
+ * views fold. The public view API -- what src/ and report/diff.c call -- is
+ * report/views.h.
  */
 #ifndef STKREC_REPORT_VIEWS_INT_H
 #define STKREC_REPORT_VIEWS_INT_H
@@ -20,44 +21,8 @@
  * off-CPU when selected and present, else CPU. */
 enum cap_kind view_fold_kind(const struct report_ctx *ctx);
 
-/* Folded lines being built: frames appended to buf, each line a range
- * of it and a value; fold_each() sorts and merges them. */
-struct fline {
-	size_t off;
-	uint32_t len;
-	uint64_t value;
-};
-
-struct folded {
-	char *buf;
-	size_t len, cap;
-	struct fline *lines;
-	size_t n, ncap;
-};
-
-/* ";name suffix", with the separators flamegraph.pl splits on replaced. */
-int fold_frame(struct folded *fo, const char *name, const char *suffix);
-/* The frames of a stack pair, outermost first: user, then kernel. */
-int fold_stacks(struct folded *fo, const struct report_ctx *ctx, uint32_t pid, uint64_t time,
-		uint32_t ustack, uint32_t kstack, struct rframe *fr);
-/* The frames from start (a ';' first) are one line of value. */
-int fold_line(struct folded *fo, size_t start, uint64_t value);
-/* Sort, merge lines naming the same stack, and hand each one to cb. */
-int fold_each(struct folded *fo, view_fold_fn cb, void *arg);
-void fold_free(struct folded *fo);
-
-/* fold_each() callback printing "stack value" lines to out. */
-struct fold_print {
-	FILE *out;
-	bool us; /* values are ns: print microseconds */
-};
-int fold_print_line(void *arg, const char *stack, size_t len, uint64_t value);
-
 /* ---- who woke the waits (view_wakers.c) -------------------------------- */
 
-/* --folded --wakers: offwaketime's lines, "comm;waiter's frames;--;waker's
- * frames, innermost first;waker" and the wait's time seen. */
-int view_fold_wakers(struct report_ctx *ctx, struct fold_print *p);
 /* Where a waker woke the thread: the index of the innermost of its nk
  * kernel frames outside the scheduler's wakeup code (try_to_wake_up(),
  * wake_up_*(), wait queue wake functions); 0 when all are. */

@@ -13,6 +13,7 @@
 #include "src/commands.h"
 #include "src/input.h"
 #include "src/log.h"
+#include "src/opts.h"
 #include "src/report_cli.h"
 #include "src/util.h"
 
@@ -36,7 +37,8 @@ enum {
 };
 
 static const struct option diff_opts[] = {
-	{ "help", no_argument, NULL, 'h' },
+	REPORT_COMMON_OPTS,
+	OPTS_HELP,
 	{ "folded", no_argument, NULL, 'f' },
 	{ "normalize", no_argument, NULL, 'n' },
 	{ "no-normalize", no_argument, NULL, OPT_NO_NORMALIZE },
@@ -128,10 +130,8 @@ static int parse_opt(struct diff_cli *c, int opt, const char *arg)
 		c->norm = opt == 'n' ? DIFF_NORM_ON : DIFF_NORM_OFF;
 		return 0;
 	case 'r':
-		if (parse_u64(arg, 1, UINT32_MAX, &v)) {
-			log_usage_error("diff", "invalid value for -r: '%s'", arg);
-			return -EINVAL;
-		}
+		if (parse_u64(arg, 1, UINT32_MAX, &v))
+			return report_bad_value("diff", "-r", arg);
 		c->max_rows = v;
 		return 0;
 	}
@@ -165,22 +165,17 @@ static int check_args(struct diff_cli *c, int argc, char **argv)
 	return report_common_check(&c->com);
 }
 
-/* 0, 1 for -h, -EINVAL (printed) or -ENOMEM. */
 static int parse_opt_cb(void *c, int opt, const char *arg)
 {
 	return parse_opt(c, opt, arg);
 }
 
+/* 0, 1 for -h, or -EINVAL (printed). */
 static int parse_args(struct diff_cli *c, int argc, char **argv)
 {
-	struct option *opts = report_common_options(diff_opts);
-	int err;
+	int err = report_getopt("diff", argc, argv, ":h" REPORT_COMMON_SHORT "fnr:", diff_opts,
+				parse_opt_cb, c);
 
-	if (!opts)
-		return -ENOMEM;
-	err = report_getopt("diff", argc, argv, ":h" REPORT_COMMON_SHORT "fnr:", opts,
-			    parse_opt_cb, c);
-	free(opts);
 	return err ?: check_args(c, argc - optind, argv + optind);
 }
 
@@ -350,9 +345,7 @@ int cmd_diff(int argc, char **argv)
 			usage(stdout);
 			return EXIT_OK;
 		}
-		if (err == -ENOMEM)
-			log_error("diff: %s", strerror(ENOMEM));
-		return err == -ENOMEM ? EXIT_FAIL : EXIT_USAGE;
+		return EXIT_USAGE;
 	}
 	ret = diff_run(&c);
 	model__free(c.m[0]);

@@ -3,7 +3,7 @@
  * stkrec pack IN [-o OUT]: add a symbol pack (FORMAT.md §4.18) to a
  * capture that has none (recorded with --no-pack, recovered after the
  * recorder was killed, written by an older stkrec), or refresh the one it
- * has. The rewrite is record/pack.h's; a pack being replaced is read here
+ * has. The rewrite is pack/pack.h's; a pack being replaced is read here
  * through the report's model (it keeps naming binaries gone since, and its
  * JIT entries, read while their processes ran, are carried over).
  */
@@ -18,11 +18,12 @@
 #include <unistd.h>
 #include <sys/stat.h>
 #include "format/capture.h"
-#include "record/pack.h"
+#include "pack/pack.h"
 #include "report/model.h"
 #include "src/commands.h"
 #include "src/input.h"
 #include "src/log.h"
+#include "src/opts.h"
 #include "src/report_cli.h"
 
 struct pack_cli {
@@ -30,6 +31,7 @@ struct pack_cli {
 	const char *out;
 	const char *in_name, *out_name; /* for messages: "<stdin>", "<stdout>" */
 	char spool_in[PATH_MAX], spool_out[PATH_MAX]; /* '-' goes through these */
+	struct symbolizer_opts sym; /* --symfs, --debug-dir */
 	struct pack_opts o;
 	struct model *old;  /* the capture as read, when it had a pack */
 };
@@ -70,37 +72,25 @@ static void usage(FILE *f)
 		"  stkrec info web.cap | grep pack               # what the pack holds\n");
 }
 
-enum { OPT_SYMFS = 256, OPT_DEBUG_DIR };
-
+/* -o, and the symbol options and -v as report takes them. */
 static int parse_opt(void *arg, int opt, const char *val)
 {
 	struct pack_cli *c = arg;
 
-	switch (opt) {
-	case 'o':
+	if (opt == 'o') {
 		c->out = val;
 		return 0;
-	case OPT_SYMFS:
-		c->o.symfs = val;
-		return 0;
-	case OPT_DEBUG_DIR:
-		c->o.debug_dir = val;
-		return 0;
-	case 'v':
-		log_verbosity++;
-		return 0;
 	}
-	return -EINVAL;
+	return report_sym_opt(&c->sym, opt, val) ? -EINVAL : 0;
 }
 
 static int parse_args(int argc, char **argv, struct pack_cli *c)
 {
 	static const struct option opts[] = {
-		{ "output", required_argument, NULL, 'o' },
-		{ "symfs", required_argument, NULL, OPT_SYMFS },
-		{ "debug-dir", required_argument, NULL, OPT_DEBUG_DIR },
-		{ "verbose", no_argument, NULL, 'v' },
-		{ "help", no_argument, NULL, 'h' },
+		OPTS_OUTPUT,
+		OPTS_SYMBOLS,
+		OPTS_VERBOSE,
+		OPTS_HELP,
 		{ NULL, 0, NULL, 0 },
 	};
 	int err = report_getopt("pack", argc, argv, ":ho:v", opts, parse_opt, c);
@@ -291,6 +281,8 @@ static int pack(struct pack_cli *c)
 
 	if (check_input(c))
 		return EXIT_UNREADABLE;
+	c->o.symfs = c->sym.symfs;
+	c->o.debug_dir = c->sym.debug_dir;
 	c->o.old_pack = load_old;
 	c->o.old_pack_ctx = c;
 	err = pack__rewrite(c->in, c->out, &c->o, &res);

@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 /*
  * stkrec report / stkrec script: parse options, load the capture, bind the
- * filters, pick the view and print to stdout. Diagnostics go to stderr here
- * and only here; the views return codes.
+ * filters (src/report_cli.c), pick the view and print to stdout.
+ * Diagnostics go to stderr here and only here; the views return codes.
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -23,27 +23,89 @@
 
 #define DEFAULT_INPUT "stkrec.cap"
 
-enum view_id {
-	VIEW_PERF, VIEW_FOLDED, VIEW_TOPWAITS, VIEW_BIOTOP, VIEW_SCRIPT, VIEW_SVG, VIEW_CHAIN,
-	VIEW_PPROF, VIEW_SPEEDSCOPE, VIEW_CHROME,
+/*
+ * The views, one row each, in the order `report -h` lists them: the
+ * defaults (report's tables, script's lines), then a view per option (the
+ * exports last, under their heading). The row is all `report` needs: the
+ * option, its help, how it writes, the function. A new view is its
+ * report/view_NAME.c and a row here.
+ */
+#define VIEW_FILE     0x1 /* writes FILE ('-': stdout), created once loaded */
+#define VIEW_EXPORT   0x2 /* a file for other viewers, listed under Exports */
+#define VIEW_CPU_TIME 0x4 /* CPU samples as time: the recording's period */
+
+struct view_row {
+	const char *opt;   /* its long option; NULL: a command's default */
+	int has_arg;       /* the option's: FILE, TID|PID */
+	int letter;        /* its short option too, or 0 */
+	unsigned flags;
+	int (*fn)(struct report_ctx *ctx, FILE *out);
+	const char *help;  /* its lines of `report -h`, its modifiers' after */
 };
 
-/* The views that write a file (FILE, or '-' for stdout), and their options. */
-static const struct {
-	const char *opt;
-	int (*fn)(struct report_ctx *ctx, FILE *out);
-} file_views[] = {
-	[VIEW_SVG] = { "--svg", view_svg },
-	[VIEW_PPROF] = { "--pprof", view_pprof },
-	[VIEW_SPEEDSCOPE] = { "--speedscope", view_speedscope },
-	[VIEW_CHROME] = { "--chrome-trace", view_chrome },
+enum { VIEW_REPORT, VIEW_SCRIPT }; /* the defaults' rows */
+
+static const struct view_row views[] = {
+	[VIEW_REPORT] = { .fn = view_perf, .help =
+		"  -g, --call-graph      callers under each row (percent of the kind's total)\n"
+		"  -s, --sort KEYS       columns among comm,pid,dso,sym,wait,usym (default\n"
+		"                        comm,dso,sym; off-CPU comm,wait,usym, with -g\n"
+		"                        comm,dso,sym)\n" },
+	[VIEW_SCRIPT] = { .fn = view_script },
+	{ "folded", no_argument, 'f', 0, view_folded,
+		"  -f, --folded          folded stacks for flamegraph.pl: comm;outer;...;inner\n"
+		"                        VALUE (off-CPU: us, CPU: samples; off-CPU is shown\n"
+		"                        when both are present unless -e cpu)\n"
+		"    -d, --delimited     a \"-\" frame between user and kernel frames\n"
+		"    -a, --annotations   \"_[k]\" after kernel frame names\n"
+		"    --pid               first frame \"comm-PID\" (stackcollapse-perf --pid\n"
+		"                        style) instead of \"comm\"\n"
+		"    --wakers            offwaketime's folded stacks (record -e wakeup):\n"
+		"                        waiter frames;--;waker frames innermost first;\n"
+		"                        waker name[;[io DISK OP SIZE]], off-CPU us\n" },
+	{ "top-waits", no_argument, 0, 0, view_topwaits,
+		"  --top-waits           longest off-CPU wait per (pid, stack), its count,\n"
+		"                        total and wall-clock time, and (-e wakeup) who\n"
+		"                        woke it; -r limits rows\n"
+		"    --json              the same as a JSON array\n" },
+	{ "chain", required_argument, 0, 0, view_chain,
+		"  --chain TID|PID       the chain of waits behind the longest wait of a\n"
+		"                        thread (or process): who woke it, what that\n"
+		"                        waker waited on just before, ...; -r hops (5)\n" },
+	{ "biotop", no_argument, 0, 0, view_biotop,
+		"  --biotop [INTERVAL [COUNT]]  block I/O by process per INTERVAL seconds of\n"
+		"                        capture time (default 1); D: R read, W write,\n"
+		"                        F flush, D discard, ? other; AVGms: issue->complete\n"
+		"    -r, --maxrows N     rows per table (default 20; top-waits: all)\n" },
+	{ "svg", required_argument, 0, VIEW_FILE, view_svg,
+		"  --svg FILE            interactive flame graph of the folded stacks (block\n"
+		"                        I/O bytes per comm, submitter stack and disk with\n"
+		"                        -e bio) into FILE, '-':\n"
+		"                        stdout. Opens in a browser: click zooms, Ctrl-F\n"
+		"                        searches\n"
+		"    --icicle            root at the top, stacks growing down\n" },
+	{ "pprof", required_argument, 0, VIEW_FILE | VIEW_EXPORT | VIEW_CPU_TIME, view_pprof,
+		"  --pprof FILE          gzip-compressed profile.proto for go tool pprof,\n"
+		"                        Pyroscope, Parca: samples per stack and thread,\n"
+		"                        labels comm, pid, tid; CPU time at the recorded\n"
+		"                        rate (read from the capture's command line)\n" },
+	{ "speedscope", required_argument, 0, VIEW_FILE | VIEW_EXPORT | VIEW_CPU_TIME,
+	  view_speedscope,
+		"  --speedscope FILE     speedscope JSON: per thread, off-CPU waits and block\n"
+		"                        I/O as timelines, CPU samples as a sampled profile\n" },
+	{ "chrome-trace", required_argument, 0, VIEW_FILE | VIEW_EXPORT, view_chrome,
+		"  --chrome-trace FILE   Trace Event Format JSON for ui.perfetto.dev and\n"
+		"                        chrome://tracing: a track per thread (off-CPU\n"
+		"                        intervals, CPU samples) and per block device\n" },
 };
+
+#define NVIEWS (sizeof(views) / sizeof(views[0]))
 
 struct cli {
 	const char *cmd;
 	bool script;
 	const char *input;
-	enum view_id view;
+	const struct view_row *view;
 	bool view_set;
 	struct report_common com;
 	struct report_opts opts;
@@ -52,107 +114,47 @@ struct cli {
 	unsigned folded_only;
 };
 
-/* Shared options first, then report's own (from REPORT_COMMON_OPT_END). */
+/* report's own options: the views' modifiers, then an option per view
+ * (OPT_VIEWS + its row). */
 enum {
-	OPT_COMM = 256, OPT_TIME, OPT_STATE, OPT_SYMFS, OPT_INLINE, OPT_SRCLINE,
-	OPT_DEBUG_DIR, OPT_MAX_MEMORY, OPT_OPEN_WAITS,
-	OPT_PID_FRAME = REPORT_COMMON_OPT_END, OPT_TOPWAITS, OPT_JSON, OPT_BIOTOP,
-	OPT_SVG, OPT_ICICLE, OPT_WAKERS, OPT_CHAIN, OPT_PPROF, OPT_SPEEDSCOPE, OPT_CHROME,
+	OPT_PID_FRAME = REPORT_COMMON_OPT_END, OPT_JSON, OPT_ICICLE, OPT_WAKERS, OPT_VIEWS,
 };
 
-static const struct option common_opts[] = {
-	{ "tid", required_argument, NULL, 't' },
-	{ "comm", required_argument, NULL, OPT_COMM },
-	{ "time", required_argument, NULL, OPT_TIME },
-	{ "min-block-time", required_argument, NULL, 'm' },
-	{ "max-block-time", required_argument, NULL, 'M' },
-	{ "state", required_argument, NULL, OPT_STATE },
-	{ "open-waits", no_argument, NULL, OPT_OPEN_WAITS },
-	{ "user-threads-only", no_argument, NULL, 'u' },
-	{ "kernel-threads-only", no_argument, NULL, 'k' },
-	{ "user-stacks-only", no_argument, NULL, 'U' },
-	{ "kernel-stacks-only", no_argument, NULL, 'K' },
-	{ "event", required_argument, NULL, 'e' },
-	{ "symfs", required_argument, NULL, OPT_SYMFS },
-	{ "inline", no_argument, NULL, OPT_INLINE },
-	{ "srcline", no_argument, NULL, OPT_SRCLINE },
-	{ "debug-dir", required_argument, NULL, OPT_DEBUG_DIR },
-	{ "verbose", no_argument, NULL, 'v' },
-	{ "max-memory", required_argument, NULL, OPT_MAX_MEMORY },
-	{ 0 },
-};
-
+/* The options but the views'. */
 static const struct option long_opts[] = {
-	{ "help", no_argument, NULL, 'h' },
+	REPORT_COMMON_OPTS,
+	OPTS_HELP,
 	{ "input", required_argument, NULL, 'i' },
-	{ "folded", no_argument, NULL, 'f' },
 	{ "delimited", no_argument, NULL, 'd' },
 	{ "annotations", no_argument, NULL, 'a' },
 	{ "pid", no_argument, NULL, OPT_PID_FRAME },
-	{ "top-waits", no_argument, NULL, OPT_TOPWAITS },
 	{ "json", no_argument, NULL, OPT_JSON },
-	{ "biotop", no_argument, NULL, OPT_BIOTOP },
 	{ "maxrows", required_argument, NULL, 'r' },
 	{ "sort", required_argument, NULL, 's' },
 	{ "call-graph", no_argument, NULL, 'g' },
-	{ "svg", required_argument, NULL, OPT_SVG },
 	{ "icicle", no_argument, NULL, OPT_ICICLE },
 	{ "wakers", no_argument, NULL, OPT_WAKERS },
-	{ "chain", required_argument, NULL, OPT_CHAIN },
-	{ "pprof", required_argument, NULL, OPT_PPROF },
-	{ "speedscope", required_argument, NULL, OPT_SPEEDSCOPE },
-	{ "chrome-trace", required_argument, NULL, OPT_CHROME },
 	{ 0 },
 };
 
-struct option *report_common_options(const struct option *own)
-{
-	size_t nc = sizeof(common_opts) / sizeof(common_opts[0]) - 1, no = 0;
-	struct option *all;
+#define NLONG (sizeof(long_opts) / sizeof(long_opts[0]) - 1)
 
-	while (own[no].name)
-		no++;
-	all = calloc(nc + no + 1, sizeof(*all));
-	if (!all)
-		return NULL;
-	memcpy(all, common_opts, nc * sizeof(*all));
-	memcpy(all + nc, own, no * sizeof(*all));
-	return all;
+static int view_opt(size_t i)
+{
+	return views[i].letter ? views[i].letter : OPT_VIEWS + (int)i;
 }
 
-const char report_common_help[] =
-	"Filters (as at record time):\n"
-	"  -p PID,...            only these processes\n"
-	"  -t, --tid TID,...     only these threads\n"
-	"  --comm NAME,...       only threads with these names\n"
-	"  --time START,END      a window: seconds from the capture start (1.5,),\n"
-	"                        wall clock HH:MM:SS[.frac] on the capture's day,\n"
-	"                        or ISO 8601 (2026-11-22T14:03:07Z); either side may\n"
-	"                        be empty. Events are placed at switch-out (off-CPU),\n"
-	"                        sample (CPU) or completion (block I/O) time\n"
-	"  -m, --min-block-time US   off-CPU intervals of at least US microseconds\n"
-	"  -M, --max-block-time US   ... and at most US microseconds (of the part\n"
-	"                        the recording saw, for a wait open at its start\n"
-	"                        or end)\n"
-	"  --open-waits          only waits open at the start or the end of the\n"
-	"                        recording (threads blocked before it began, or\n"
-	"                        still blocked when it stopped)\n"
-	"  --state MASK          off-CPU with task state & MASK (0: preempted only,\n"
-	"                        1: TASK_INTERRUPTIBLE, 2: TASK_UNINTERRUPTIBLE)\n"
-	"  -u, --user-threads-only    no kernel threads\n"
-	"  -k, --kernel-threads-only  kernel threads only\n"
-	"  -U, --user-stacks-only     show user stacks only (no kernel frames)\n"
-	"  -K, --kernel-stacks-only   show kernel stacks only (no user frames)\n"
-	"Symbols:\n"
-	"  --symfs DIR           look for the recorded binaries under DIR\n"
-	"  --debug-dir DIR       debug files root (default /usr/lib/debug)\n"
-	"  --inline              expand inlined functions (needs DWARF)\n"
-	"  --srcline             file:line after function names where known (needs\n"
-	"                        DWARF), \"func file.c:12\": rows and stacks split by\n"
-	"                        line; script shows the file's whole path\n"
-	"  -v, --verbose         symbolization statistics on stderr\n"
-	"  --max-memory SIZE     stop loading past SIZE of tables (K, M, G; default\n"
-	"                        4G): the output is then partial (exit status 3)\n";
+/* long_opts and the views' options, {0}-terminated, into all. */
+static void report_options(struct option all[NLONG + NVIEWS + 1])
+{
+	size_t i, n = NLONG;
+
+	memcpy(all, long_opts, NLONG * sizeof(*all));
+	for (i = 0; i < NVIEWS; i++)
+		if (views[i].opt)
+			all[n++] = (struct option){ views[i].opt, views[i].has_arg, NULL, view_opt(i) };
+	all[n] = (struct option){ 0 };
+}
 
 static const char input_help[] =
 	"Capture:\n"
@@ -162,53 +164,24 @@ static const char input_help[] =
 
 static void usage_report(FILE *f)
 {
-	fprintf(f, "usage: stkrec report [-i FILE] [view] [filters] [symbol options]\n\n"
-		   "Symbolize a capture offline and summarize it.\n\n"
-		   "Views (default: perf-style tables of self overhead per event kind; off-CPU\n"
-		   "rows by where threads waited: the kernel function outside the scheduler,\n"
-		   "as ps's WCHAN, and the user function outside the C library):\n"
-		   "  -g, --call-graph      callers under each row (percent of the kind's total)\n"
-		   "  -s, --sort KEYS       columns among comm,pid,dso,sym,wait,usym (default\n"
-		   "                        comm,dso,sym; off-CPU comm,wait,usym, with -g\n"
-		   "                        comm,dso,sym)\n"
-		   "  -f, --folded          folded stacks for flamegraph.pl: comm;outer;...;inner\n"
-		   "                        VALUE (off-CPU: us, CPU: samples; off-CPU is shown\n"
-		   "                        when both are present unless -e cpu)\n"
-		   "    -d, --delimited     a \"-\" frame between user and kernel frames\n"
-		   "    -a, --annotations   \"_[k]\" after kernel frame names\n"
-		   "    --pid               first frame \"comm-PID\" (stackcollapse-perf --pid\n"
-		   "                        style) instead of \"comm\"\n"
-		   "    --wakers            offwaketime's folded stacks (record -e wakeup):\n"
-		   "                        waiter frames;--;waker frames innermost first;\n"
-		   "                        waker name[;[io DISK OP SIZE]], off-CPU us\n"
-		   "  --top-waits           longest off-CPU wait per (pid, stack), its count,\n"
-		   "                        total and wall-clock time, and (-e wakeup) who\n"
-		   "                        woke it; -r limits rows\n"
-		   "    --json              the same as a JSON array\n"
-		   "  --chain TID|PID       the chain of waits behind the longest wait of a\n"
-		   "                        thread (or process): who woke it, what that\n"
-		   "                        waker waited on just before, ...; -r hops (5)\n"
-		   "  --biotop [INTERVAL [COUNT]]  block I/O by process per INTERVAL seconds of\n"
-		   "                        capture time (default 1); D: R read, W write,\n"
-		   "                        F flush, D discard, ? other; AVGms: issue->complete\n"
-		   "    -r, --maxrows N     rows per table (default 20; top-waits: all)\n"
-		   "  --svg FILE            interactive flame graph of the folded stacks (block\n"
-		   "                        I/O bytes per comm, submitter stack and disk with\n"
-		   "                        -e bio) into FILE, '-':\n"
-		   "                        stdout. Opens in a browser: click zooms, Ctrl-F\n"
-		   "                        searches\n"
-		   "    --icicle            root at the top, stacks growing down\n"
-		   "Exports for other viewers (FILE, '-': stdout; every filter applies):\n"
-		   "  --pprof FILE          gzip-compressed profile.proto for go tool pprof,\n"
-		   "                        Pyroscope, Parca: samples per stack and thread,\n"
-		   "                        labels comm, pid, tid; CPU time at the recorded\n"
-		   "                        rate (read from the capture's command line)\n"
-		   "  --speedscope FILE     speedscope JSON: per thread, off-CPU waits and block\n"
-		   "                        I/O as timelines, CPU samples as a sampled profile\n"
-		   "  --chrome-trace FILE   Trace Event Format JSON for ui.perfetto.dev and\n"
-		   "                        chrome://tracing: a track per thread (off-CPU\n"
-		   "                        intervals, CPU samples) and per block device\n\n"
-		   "%s%s\n"
+	bool exports = false;
+	size_t i;
+
+	fputs("usage: stkrec report [-i FILE] [view] [filters] [symbol options]\n\n"
+	      "Symbolize a capture offline and summarize it.\n\n"
+	      "Views (default: perf-style tables of self overhead per event kind; off-CPU\n"
+	      "rows by where threads waited: the kernel function outside the scheduler,\n"
+	      "as ps's WCHAN, and the user function outside the C library):\n", f);
+	for (i = 0; i < NVIEWS; i++) {
+		if ((views[i].flags & VIEW_EXPORT) && !exports) {
+			fputs("Exports for other viewers (FILE, '-': stdout; every filter "
+			      "applies):\n", f);
+			exports = true;
+		}
+		if (views[i].help)
+			fputs(views[i].help, f);
+	}
+	fprintf(f, "\n%s%s\n"
 		   "Missing stacks show as [Missed User Stack] / [Missed Kernel Stack] (not\n"
 		   "taken) or [lost stack] (definition lost with a damaged block).\n\n"
 		   "Exit status: 0 ok, 2 bad usage, 3 capture damaged (output partial),\n"
@@ -278,139 +251,71 @@ static int parse_sort(const char *s, struct report_opts *o)
 	return err || !o->nsort ? -EINVAL : 0;
 }
 
-static int set_view(struct cli *c, enum view_id v)
+/* "choose one of --folded, ... and --chrome-trace": the views' options,
+ * those without a value first. */
+static int view_conflict(const char *cmd)
 {
-	if (c->view_set && c->view != v) {
-		log_usage_error(c->cmd, "choose one of --folded, --top-waits, --biotop, --chain, "
-				"--svg, --pprof, --speedscope and --chrome-trace");
-		return -EINVAL;
-	}
+	const char *names[NVIEWS];
+	char msg[512];
+	size_t i, n = 0, len;
+
+	for (i = 0; i < NVIEWS; i++)
+		if (views[i].opt && views[i].has_arg == no_argument)
+			names[n++] = views[i].opt;
+	for (i = 0; i < NVIEWS; i++)
+		if (views[i].opt && views[i].has_arg != no_argument)
+			names[n++] = views[i].opt;
+	len = snprintf(msg, sizeof(msg), "choose one of");
+	for (i = 0; i < n && len < sizeof(msg); i++)
+		len += snprintf(msg + len, sizeof(msg) - len, "%s--%s",
+				!i ? " " : i + 1 < n ? ", " : " and ", names[i]);
+	log_usage_error(cmd, "%s", msg);
+	return -EINVAL;
+}
+
+static int set_view(struct cli *c, const struct view_row *v)
+{
+	if (c->view_set && c->view != v)
+		return view_conflict(c->cmd);
 	c->view = v;
 	c->view_set = true;
 	return 0;
 }
 
-static int bad_value(const char *cmd, const char *opt, const char *val)
-{
-	log_usage_error(cmd, "invalid value for %s: '%s'", opt, val);
-	return -EINVAL;
-}
-
-static int opt_filter(struct report_common *c, int opt, const char *arg)
-{
-	struct filter *f = &c->flt;
-	uint64_t v;
-
-	switch (opt) {
-	case 'p':
-		return parse_u32_list(arg, 0, UINT32_MAX, &f->pids, &f->npids) ?
-			       bad_value(c->cmd, "-p", arg) : 0;
-	case 't':
-		return parse_u32_list(arg, 0, UINT32_MAX, &f->tids, &f->ntids) ?
-			       bad_value(c->cmd, "-t", arg) : 0;
-	case OPT_COMM:
-		return filter__add_comms(f, arg) ? bad_value(c->cmd, "--comm", arg) : 0;
-	case OPT_TIME:
-		return filter__parse_time(f, arg) ? bad_value(c->cmd, "--time", arg) : 0;
-	case 'm':
-	case 'M':
-		if (parse_u64(arg, 0, UINT64_MAX / 1000, &v))
-			return bad_value(c->cmd, opt == 'm' ? "-m" : "-M", arg);
-		if (opt == 'm')
-			f->min_ns = v * 1000;
-		else
-			f->max_ns = v ? v * 1000 : 1; /* -M 0: nothing but 0 ns */
-		return 0;
-	case OPT_STATE:
-		if (parse_u64(arg, 0, UINT32_MAX, &v))
-			return bad_value(c->cmd, "--state", arg);
-		f->has_state = true;
-		f->state = v;
-		return 0;
-	case 'e':
-		return parse_kinds(arg, &f->kinds) ? bad_value(c->cmd, "-e", arg) : 0;
-	case OPT_OPEN_WAITS:
-		f->open_only = true;
-		return 0;
-	}
-	return 1;
-}
-
-static int opt_threads(struct report_common *c, int opt)
-{
-	struct filter *f = &c->flt;
-	bool user = opt == 'u' || opt == 'U';
-
-	if (opt == 'u' || opt == 'k') {
-		if (f->threads != FILTER_THREADS_ALL &&
-		    f->threads != (user ? FILTER_THREADS_USER : FILTER_THREADS_KERNEL))
-			goto conflict;
-		f->threads = user ? FILTER_THREADS_USER : FILTER_THREADS_KERNEL;
-	} else {
-		if (f->stacks != FILTER_STACKS_BOTH &&
-		    f->stacks != (user ? FILTER_STACKS_USER : FILTER_STACKS_KERNEL))
-			goto conflict;
-		f->stacks = user ? FILTER_STACKS_USER : FILTER_STACKS_KERNEL;
-	}
-	return 0;
-conflict:
-	log_usage_error(c->cmd, "-%c conflicts with -%c", opt,
-			opt == 'u' ? 'k' : opt == 'k' ? 'u' : opt == 'U' ? 'K' : 'U');
-	return -EINVAL;
-}
-
-int report_common_opt(struct report_common *c, int opt, const char *arg)
-{
-	int ret = opt_filter(c, opt, arg);
-
-	if (ret <= 0)
-		return ret;
-	switch (opt) {
-	case 'u': case 'k': case 'U': case 'K':
-		return opt_threads(c, opt);
-	case OPT_SYMFS:
-		c->sym.symfs = arg;
-		return 0;
-	case OPT_DEBUG_DIR:
-		c->sym.debug_dir = arg;
-		return 0;
-	case OPT_INLINE:
-		c->sym.inlines = true;
-		return 0;
-	case OPT_SRCLINE:
-		c->sym.srclines = true;
-		return 0;
-	case 'v':
-		log_verbosity++;
-		return 0;
-	case OPT_MAX_MEMORY:
-		return parse_size(arg, 1 << 20, UINT64_MAX, &c->load.max_memory) ?
-			       bad_value(c->cmd, "--max-memory", arg) : 0;
-	}
-	return 1;
-}
-
-int report_common_check(struct report_common *c)
-{
-	if (c->flt.max_ns && c->flt.max_ns < c->flt.min_ns) {
-		log_usage_error(c->cmd, "-M is below -m");
-		return -EINVAL;
-	}
-	return 0;
-}
-
-/* Options of the views: 0, -EINVAL, or 1 when opt is not one of them. */
+/* The view opt selects (and its value): 0, -EINVAL, or 1 when opt selects
+ * none. */
 static int opt_view(struct cli *c, int opt, const char *arg)
 {
+	const struct view_row *v = NULL;
+	uint64_t id;
+	size_t i;
+
+	for (i = 0; i < NVIEWS && !v; i++)
+		if (views[i].opt && view_opt(i) == opt)
+			v = &views[i];
+	if (!v)
+		return 1;
+	if (c->script && v->fn == view_folded) { /* script's lines, folded */
+		c->opts.script_folded = true;
+		return 0;
+	}
+	c->report_only |= 1;
+	if (v->flags & VIEW_FILE)
+		c->out_path = arg;
+	if (v->fn == view_chain) {
+		if (parse_u64(arg, 1, UINT32_MAX, &id))
+			return report_bad_value(c->cmd, "--chain", arg);
+		c->opts.chain_id = id;
+	}
+	return set_view(c, v);
+}
+
+/* The views' modifiers: 0, -EINVAL, or 1 when opt is not one of them. */
+static int opt_modifier(struct cli *c, int opt, const char *arg)
+{
 	uint64_t v;
 
 	switch (opt) {
-	case 'f':
-		if (c->script) {
-			c->opts.script_folded = true;
-			return 0;
-		}
-		return set_view(c, VIEW_FOLDED);
 	case 'd':
 		c->opts.delimited = true;
 		break;
@@ -420,20 +325,6 @@ static int opt_view(struct cli *c, int opt, const char *arg)
 	case OPT_PID_FRAME:
 		c->opts.with_pid = true;
 		break;
-	case OPT_TOPWAITS:
-		c->report_only |= 1;
-		return set_view(c, VIEW_TOPWAITS);
-	case OPT_BIOTOP:
-		c->report_only |= 1;
-		return set_view(c, VIEW_BIOTOP);
-	case OPT_SVG:
-	case OPT_PPROF:
-	case OPT_SPEEDSCOPE:
-	case OPT_CHROME:
-		c->report_only |= 1;
-		c->out_path = arg;
-		return set_view(c, opt == OPT_SVG ? VIEW_SVG : opt == OPT_PPROF ? VIEW_PPROF :
-				   opt == OPT_SPEEDSCOPE ? VIEW_SPEEDSCOPE : VIEW_CHROME);
 	case OPT_ICICLE:
 		c->report_only |= 1;
 		c->opts.icicle = true;
@@ -441,25 +332,19 @@ static int opt_view(struct cli *c, int opt, const char *arg)
 	case OPT_WAKERS:
 		c->opts.wakers = true;
 		break;
-	case OPT_CHAIN:
-		c->report_only |= 1;
-		if (parse_u64(arg, 1, UINT32_MAX, &v))
-			return bad_value(c->cmd, "--chain", arg);
-		c->opts.chain_id = v;
-		return set_view(c, VIEW_CHAIN);
 	case OPT_JSON:
 		c->opts.json = true;
 		c->report_only |= 1;
 		return 0;
 	case 'r':
 		if (parse_u64(arg, 1, UINT32_MAX, &v))
-			return bad_value(c->cmd, "-r", arg);
+			return report_bad_value(c->cmd, "-r", arg);
 		c->opts.max_rows = v;
 		c->report_only |= 1;
 		return 0;
 	case 's':
 		c->report_only |= 1;
-		return parse_sort(arg, &c->opts) ? bad_value(c->cmd, "--sort", arg) : 0;
+		return parse_sort(arg, &c->opts) ? report_bad_value(c->cmd, "--sort", arg) : 0;
 	case 'g':
 		c->opts.callgraph = true;
 		c->report_only |= 1;
@@ -467,7 +352,7 @@ static int opt_view(struct cli *c, int opt, const char *arg)
 	default:
 		return 1;
 	}
-	c->folded_only |= 1; /* -d, -a, --pid */
+	c->folded_only |= 1; /* -d, -a, --pid, --wakers */
 	c->report_only |= 1;
 	return 0;
 }
@@ -479,6 +364,9 @@ static int parse_opt(struct cli *c, int opt, const char *arg)
 	if (ret <= 0)
 		return ret;
 	ret = opt_view(c, opt, arg);
+	if (ret <= 0)
+		return ret;
+	ret = opt_modifier(c, opt, arg);
 	if (ret <= 0)
 		return ret;
 	if (opt == 'i') {
@@ -493,18 +381,18 @@ static int parse_biotop_args(struct cli *c, int argc, char **argv)
 {
 	uint64_t v;
 
-	if (argc > 2 || (argc && c->view != VIEW_BIOTOP)) {
+	if (argc > 2 || (argc && c->view->fn != view_biotop)) {
 		log_usage_error(c->cmd, "unexpected argument '%s'", argv[0]);
 		return -EINVAL;
 	}
 	if (argc >= 1) {
 		if (parse_seconds(argv[0], &v) || v < 1000000) /* at least 1 ms */
-			return bad_value(c->cmd, "INTERVAL", argv[0]);
+			return report_bad_value(c->cmd, "INTERVAL", argv[0]);
 		c->opts.interval_ns = v;
 	}
 	if (argc == 2) {
 		if (parse_u64(argv[1], 1, UINT32_MAX, &v))
-			return bad_value(c->cmd, "COUNT", argv[1]);
+			return report_bad_value(c->cmd, "COUNT", argv[1]);
 		c->opts.count = v;
 	}
 	return 0;
@@ -516,58 +404,19 @@ static int check_combinations(struct cli *c)
 
 	if (c->script && c->report_only)
 		bad = "that option belongs to 'stkrec report'";
-	else if (c->folded_only && c->view != VIEW_FOLDED)
+	else if (c->folded_only && c->view->fn != view_folded)
 		bad = "-d, -a, --pid and --wakers need --folded";
-	else if (c->opts.json && c->view != VIEW_TOPWAITS)
+	else if (c->opts.json && c->view->fn != view_topwaits)
 		bad = "--json needs --top-waits";
-	else if (c->opts.icicle && c->view != VIEW_SVG)
+	else if (c->opts.icicle && c->view->fn != view_svg)
 		bad = "--icicle needs --svg";
-	else if ((c->opts.callgraph || c->opts.nsort) && c->view != VIEW_PERF)
+	else if ((c->opts.callgraph || c->opts.nsort) && c->view->fn != view_perf)
 		bad = "-g and --sort apply to the default view only";
 	if (bad) {
 		log_usage_error(c->cmd, "%s", bad);
 		return -EINVAL;
 	}
 	return report_common_check(&c->com);
-}
-
-int report_getopt(const char *cmd, int argc, char **argv, const char *shortopts,
-		  const struct option *opts, int (*fn)(void *arg, int opt, const char *val),
-		  void *arg)
-{
-	char name[8];
-	int opt, err = 0;
-
-	opterr = 0;
-	optind = 1;
-	while (!err && (opt = getopt_long(argc, argv, shortopts, opts, NULL)) != -1) {
-		if (opt == 'h') {
-			err = 1;
-		} else if (opt == '?' || opt == ':') {
-			log_usage_error(cmd, "%s option '%s'",
-					opt == ':' ? "missing value for" : "unknown",
-					opt_name(optopt, argv[optind - 1], name, sizeof(name)));
-			err = -EINVAL;
-		} else {
-			err = fn(arg, opt, optarg);
-		}
-	}
-	return err;
-}
-
-int report_one_input(const char *cmd, int argc, char **argv, const char **in)
-{
-	if (optind < argc && !*in)
-		*in = argv[optind++];
-	if (optind < argc) {
-		log_usage_error(cmd, "unexpected argument '%s'", argv[optind]);
-		return -EINVAL;
-	}
-	if (!*in) {
-		log_usage_error(cmd, "missing capture file");
-		return -EINVAL;
-	}
-	return 0;
 }
 
 static int parse_opt_cb(void *c, int opt, const char *arg)
@@ -577,18 +426,14 @@ static int parse_opt_cb(void *c, int opt, const char *arg)
 
 static int parse_args(struct cli *c, int argc, char **argv)
 {
-	struct option *opts = report_common_options(long_opts);
+	struct option opts[NLONG + NVIEWS + 1];
 	int err;
 
-	if (!opts) {
-		log_error("%s: %s", c->cmd, strerror(ENOMEM));
-		return -ENOMEM;
-	}
+	report_options(opts);
 	c->input = DEFAULT_INPUT;
-	c->view = c->script ? VIEW_SCRIPT : VIEW_PERF;
+	c->view = &views[c->script ? VIEW_SCRIPT : VIEW_REPORT];
 	err = report_getopt(c->cmd, argc, argv, ":hi:" REPORT_COMMON_SHORT "fdar:s:g", opts,
 			    parse_opt_cb, c);
-	free(opts);
 	c->opts.srcline = c->com.sym.srclines;
 	if (err)
 		return err;
@@ -609,7 +454,7 @@ static int write_file(struct cli *c, struct report_ctx *ctx)
 	if (f != stdout)
 		setvbuf(f, NULL, _IOFBF, 1u << 20);
 	errno = 0;
-	err = file_views[c->view].fn(ctx, f);
+	err = c->view->fn(ctx, f);
 	if (!err && ferror(f)) /* a write failed: its errno, as fclose's would be */
 		err = errno ? -errno : -EIO;
 	if (f != stdout && fclose(f) && !err)
@@ -648,7 +493,7 @@ static uint64_t recorded_period(const struct model *m)
 
 static void set_cpu_period(struct cli *c, struct report_ctx *ctx)
 {
-	if ((c->view != VIEW_PPROF && c->view != VIEW_SPEEDSCOPE) ||
+	if (!(c->view->flags & VIEW_CPU_TIME) ||
 	    !filter__kind(&c->com.flt, CAP_KIND_CPU) ||
 	    !model__nr_events(ctx->model, CAP_KIND_CPU))
 		return;
@@ -664,75 +509,17 @@ static void set_cpu_period(struct cli *c, struct report_ctx *ctx)
 
 static int run_view(struct cli *c, struct report_ctx *ctx)
 {
-	switch (c->view) {
-	case VIEW_FOLDED:
-		/* one unit per folded file: off-CPU wins, say so */
-		if (filter__kind(&c->com.flt, CAP_KIND_OFFCPU) &&
-		    filter__kind(&c->com.flt, CAP_KIND_CPU) &&
-		    model__nr_events(ctx->model, CAP_KIND_OFFCPU) &&
-		    model__nr_events(ctx->model, CAP_KIND_CPU))
-			log_warn("folded: off-CPU time shown; '-e cpu' gives the CPU samples");
-		return view_folded(ctx, stdout);
-	case VIEW_SVG:
-	case VIEW_PPROF:
-	case VIEW_SPEEDSCOPE:
-	case VIEW_CHROME:
+	if (c->view->flags & VIEW_FILE)
 		return write_file(c, ctx);
-	case VIEW_TOPWAITS:
-		return view_topwaits(ctx, stdout);
-	case VIEW_BIOTOP:
-		return view_biotop(ctx, stdout);
-	case VIEW_SCRIPT:
-		return view_script(ctx, stdout);
-	case VIEW_CHAIN:
+	/* one unit per folded file: off-CPU wins, say so */
+	if (c->view->fn == view_folded && filter__kind(&c->com.flt, CAP_KIND_OFFCPU) &&
+	    filter__kind(&c->com.flt, CAP_KIND_CPU) &&
+	    model__nr_events(ctx->model, CAP_KIND_OFFCPU) &&
+	    model__nr_events(ctx->model, CAP_KIND_CPU))
+		log_warn("folded: off-CPU time shown; '-e cpu' gives the CPU samples");
+	if (c->view->fn == view_chain)
 		ctx->opts.chain_hops = c->opts.max_rows;
-		return view_chain(ctx, stdout);
-	default:
-		return view_perf(ctx, stdout);
-	}
-}
-
-/* A binary replaced since the recording is never named from the new file:
- * say so once, or its frames look like missing symbols (or, named from the
- * capture's symbol pack, like the file's). */
-static void warn_mismatched(const char *path, const struct symbolizer_stats *st)
-{
-	const char *obj = st->first_mismatched ? st->first_mismatched : "?";
-	const char *base = strrchr(obj, '/');
-	const char *pk = st->first_mismatched_packed;
-
-	if (st->modules_mismatched_packed == 1)
-		log_warn("%s: %s on this host differs from the recorded one (another build ID): "
-			 "its frames are named from the capture's symbol pack", path, pk);
-	else if (st->modules_mismatched_packed)
-		log_warn("%s: %llu files on this host differ from the recorded ones (other build "
-			 "IDs), %s the first: their frames are named from the capture's symbol pack",
-			 path, (unsigned long long)st->modules_mismatched_packed, pk);
-	if (!st->modules_mismatched)
-		return;
-	if (st->modules_mismatched == 1)
-		log_warn("%s: %s did not match its recorded build ID (frames shown as "
-			 "%s+0xOFFSET); see --symfs", path, obj, base ? base + 1 : obj);
-	else
-		log_warn("%s: %llu files did not match their recorded build IDs, %s the first "
-			 "(frames shown as module+0xOFFSET); see --symfs", path,
-			 (unsigned long long)st->modules_mismatched, obj);
-}
-
-void report_common_sym_stats(const char *path, const struct resolver *res)
-{
-	struct symbolizer_stats st;
-
-	resolver__sym_stats(res, &st);
-	warn_mismatched(path, &st);
-	log_debug(1, "symbols: %llu objects found, %llu missing (%llu of them in the symbol "
-		  "pack), %llu build-ID mismatches; addresses named: %llu from files, %llu from "
-		  "the symbol pack, %llu JIT entries from perf maps; %llu unnamed",
-		  (unsigned long long)st.modules_found, (unsigned long long)st.modules_missing,
-		  (unsigned long long)st.modules_packed, (unsigned long long)st.buildid_mismatches,
-		  (unsigned long long)(st.resolved - st.resolved_pack),
-		  (unsigned long long)st.resolved_pack,
-		  (unsigned long long)resolver__jit_named(res), (unsigned long long)st.unresolved);
+	return c->view->fn(ctx, stdout);
 }
 
 /* -v on a --call-graph dwarf capture: what the unwinder could not unwind */
@@ -756,33 +543,6 @@ static void unwind_stats(const char *path, const struct model *m)
 		  v[CAP_STAT_UNWIND_TRUNC_CPU], v[CAP_STAT_UNWIND_TRUNC_BIO],
 		  v[CAP_STAT_UNWIND_NO_TABLES_OFFCPU], v[CAP_STAT_UNWIND_NO_TABLES_CPU],
 		  v[CAP_STAT_UNWIND_NO_TABLES_BIO]);
-}
-
-int report_common_load(struct report_common *c, const char *path, struct model **m)
-{
-	struct input in;
-	int err;
-
-	*m = NULL;
-	err = input__open(&in, c->cmd, path);
-	if (err)
-		return err;
-	err = input__model(&in, &c->load, m);
-	if (err)
-		log_capture_error(in.name, in.stream, err);
-	input__close(&in);
-	if (err)
-		return err == -ENOMEM ? EXIT_FAIL : EXIT_UNREADABLE;
-	err = filter__bind(&c->flt, *m);
-	if (!err)
-		return 0;
-	if (err == -EINVAL)
-		log_usage_error(c->cmd, "--time: START is after END");
-	else
-		log_error("%s", cap_strerror(err));
-	model__free(*m);
-	*m = NULL;
-	return err == -EINVAL ? EXIT_USAGE : EXIT_FAIL;
 }
 
 static int report_run(struct cli *c)
@@ -813,7 +573,7 @@ static int report_run(struct cli *c)
 	}
 	if (!err && fflush(stdout))
 		err = -errno;
-	if (err == -ENOENT && c->view == VIEW_CHAIN) {
+	if (err == -ENOENT && c->view->fn == view_chain) {
 		log_error("%s: no off-CPU wait of thread or process %" PRIu32 " matches",
 			  input__name(c->input), c->opts.chain_id);
 		goto out;
@@ -845,8 +605,6 @@ int report_cli_main(int argc, char **argv, bool script)
 	err = parse_args(&c, argc, argv);
 	if (err) {
 		filter__free(&c.com.flt);
-		if (err == -ENOMEM)
-			return EXIT_FAIL;
 		if (err < 0)
 			return EXIT_USAGE;
 		if (script)

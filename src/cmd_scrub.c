@@ -4,16 +4,17 @@
  * a bug report. It reports the same (names, offsets, build IDs, times,
  * counts stay) but holds no raw kernel address (the KASLR offset), no
  * hostname, no recorded command beyond the recorder's options and, with
- * --paths, no home directory. The rewrite is record/pack.h's.
+ * --paths, no home directory. The rewrite is pack/pack.h's.
  */
 #include <errno.h>
 #include <getopt.h>
 #include <stdio.h>
 #include <string.h>
 #include "format/capture.h"
-#include "record/pack.h"
+#include "pack/pack.h"
 #include "src/commands.h"
 #include "src/log.h"
+#include "src/opts.h"
 #include "src/report_cli.h"
 
 struct scrub_cli {
@@ -50,7 +51,7 @@ static void usage(FILE *f)
 		"  stkrec info web.scrubbed.cap | grep scrubbed\n");
 }
 
-enum { OPT_PATHS = 256 };
+enum { OPT_PATHS = OPT_OWN };
 
 static int parse_opt(void *arg, int opt, const char *val)
 {
@@ -70,9 +71,9 @@ static int parse_opt(void *arg, int opt, const char *val)
 static int parse_args(int argc, char **argv, struct scrub_cli *c)
 {
 	static const struct option opts[] = {
-		{ "output", required_argument, NULL, 'o' },
+		OPTS_OUTPUT,
 		{ "paths", no_argument, NULL, OPT_PATHS },
-		{ "help", no_argument, NULL, 'h' },
+		OPTS_HELP,
 		{ NULL, 0, NULL, 0 },
 	};
 	int err = report_getopt("scrub", argc, argv, ":ho:", opts, parse_opt, c);

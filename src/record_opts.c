@@ -8,12 +8,12 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include "src/opts.h"
 #include "src/record_opts.h"
 #include "src/util.h"
 
 enum {
-	OPT_STATE = 256,
-	OPT_STORAGE,
+	OPT_STORAGE = OPT_OWN,
 	OPT_RINGBUF,
 	OPT_MAX_SIZE,
 	OPT_SWITCH,
@@ -22,26 +22,18 @@ enum {
 };
 
 static const struct option long_opts[] = {
-	{ "help", no_argument, NULL, 'h' },
-	{ "output", required_argument, NULL, 'o' },
-	{ "event", required_argument, NULL, 'e' },
+	OPTS_HELP,
+	OPTS_OUTPUT,
+	OPTS_TASKS,
+	OPTS_VERBOSE,
 	{ "all-cpus", no_argument, NULL, 'a' },
 	{ "pid", required_argument, NULL, 'p' },
-	{ "tid", required_argument, NULL, 't' },
-	{ "user-threads-only", no_argument, NULL, 'u' },
-	{ "kernel-threads-only", no_argument, NULL, 'k' },
-	{ "user-stacks-only", no_argument, NULL, 'U' },
-	{ "kernel-stacks-only", no_argument, NULL, 'K' },
 	{ "frequency", required_argument, NULL, 'F' },
 	{ "count", required_argument, NULL, 'c' },
 	{ "include-idle", no_argument, NULL, 'I' },
 	{ "cpu", required_argument, NULL, 'C' },
-	{ "min-block-time", required_argument, NULL, 'm' },
-	{ "max-block-time", required_argument, NULL, 'M' },
 	{ "duration", required_argument, NULL, 'd' },
-	{ "verbose", no_argument, NULL, 'v' },
 	{ "quiet", no_argument, NULL, 'q' },
-	{ "state", required_argument, NULL, OPT_STATE },
 	{ "stack-storage-size", required_argument, NULL, OPT_STORAGE },
 	{ "ringbuf-size", required_argument, NULL, OPT_RINGBUF },
 	{ "max-size", required_argument, NULL, OPT_MAX_SIZE },

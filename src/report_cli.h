@@ -1,7 +1,9 @@
 /* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
-/* `stkrec report` and `stkrec script` share their option parsing and their
- * load/symbolize/print path (src/cmd_report.c); `stkrec diff` shares the
- * filter and symbol options and the loading (struct report_common). */
+/* What the commands that read captures share (src/report_cli.c): `stkrec
+ * report`, `script` and `diff` the filter and symbol options and the
+ * loading (struct report_common); `pack` the symbol options' parser; they,
+ * `scrub` and `info` the option loop. `report` and `script` are one
+ * command (src/cmd_report.c). */
 #ifndef STKREC_SRC_REPORT_CLI_H
 #define STKREC_SRC_REPORT_CLI_H
 
@@ -10,9 +12,10 @@
 #include "report/filter.h"
 #include "report/model.h"
 #include "report/resolve.h"
+#include "src/opts.h"
 
-/* argv[0] is the command name; script selects `stkrec script`. Returns the
- * process exit code. */
+/* `stkrec report` or, with script, `stkrec script` (src/cmd_report.c):
+ * argv[0] is the command name. Returns the process exit code. */
 int report_cli_main(int argc, char **argv, bool script);
 
 /* Report-time filters and symbol options, as every reading command takes
@@ -26,12 +29,21 @@ struct report_common {
 
 /* getopt letters of the shared options. */
 #define REPORT_COMMON_SHORT "p:t:m:M:ukUKe:v"
-/* Long option values at or above this are free for a command's own use. */
-#define REPORT_COMMON_OPT_END 320
-
-/* The shared long options followed by a command's own (both
- * {0}-terminated), in one malloc()ed array; NULL without memory. */
-struct option *report_common_options(const struct option *own);
+/* Values of the shared long options without a letter; a command's own
+ * start at REPORT_COMMON_OPT_END. */
+enum {
+	OPT_COMM = OPT_OWN, OPT_TIME, OPT_OPEN_WAITS, OPT_INLINE, OPT_SRCLINE,
+	OPT_MAX_MEMORY, REPORT_COMMON_OPT_END,
+};
+/* The shared long options, rows for a command's getopt_long() table. */
+#define REPORT_COMMON_OPTS \
+	OPTS_TASKS, OPTS_SYMBOLS, OPTS_VERBOSE, \
+	{ "comm", required_argument, NULL, OPT_COMM }, \
+	{ "time", required_argument, NULL, OPT_TIME }, \
+	{ "open-waits", no_argument, NULL, OPT_OPEN_WAITS }, \
+	{ "inline", no_argument, NULL, OPT_INLINE }, \
+	{ "srcline", no_argument, NULL, OPT_SRCLINE }, \
+	{ "max-memory", required_argument, NULL, OPT_MAX_MEMORY }
 /* getopt_long over argv, each option to fn(arg, opt, optarg) until one
  * fails. 0, 1 after -h (which shortopts must hold), -EINVAL after an unknown
  * option or a missing value (printed, naming cmd), or fn's error. */
@@ -42,9 +54,15 @@ int report_getopt(const char *cmd, int argc, char **argv, const char *shortopts,
  * when an option set it, else the one argument left; 0, or -EINVAL
  * (printed) for none or more. */
 int report_one_input(const char *cmd, int argc, char **argv, const char **in);
+/* "invalid value for OPT: 'VAL'" as cmd's usage error; -EINVAL. */
+int report_bad_value(const char *cmd, const char *opt, const char *val);
 /* Handle one shared option: 0, -EINVAL (usage error printed), or 1 when
  * opt is not one of them. */
 int report_common_opt(struct report_common *c, int opt, const char *arg);
+/* The symbol options (--symfs, --debug-dir, --inline, --srcline) and -v,
+ * as report_common_opt() takes them and pack too: 0, or 1 when opt is
+ * not one of them. */
+int report_sym_opt(struct symbolizer_opts *s, int opt, const char *arg);
 /* Checks across the shared options after parsing: 0 or -EINVAL (printed). */
 int report_common_check(struct report_common *c);
 /* Help text of the shared options, without -e and -i. */

@@ -13,6 +13,7 @@
 
 #include "sym/sym_int.h"
 #include "util/array.h"
+#include "util/ranges.h"
 
 /* Refuse absurd MiniDebugInfo: it holds only a symbol table. */
 #define MINI_MAX_SIZE (256ull << 20)
@@ -433,20 +434,12 @@ int sym_table__finalize(struct sym_table *t)
 	return 0;
 }
 
+_Static_assert(offsetof(struct sym_entry, addr) == 0, "ranges__after() reads addr first");
+
 /* Index of the last symbol with addr <= a, or -1. */
 static long last_at_or_below(const struct sym_table *t, uint64_t a)
 {
-	size_t lo = 0, hi = t->n;
-
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-
-		if (t->v[mid].addr <= a)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return (long)lo - 1;
+	return (long)ranges__after(t->v, t->n, sizeof(*t->v), a) - 1;
 }
 
 /* A size-0 symbol extends to the next symbol or its section's end, and only

@@ -10,6 +10,7 @@
 
 #include "sym/sym.h"
 #include "util/array.h"
+#include "util/ranges.h"
 
 struct ksym {
 	uint64_t addr;
@@ -17,6 +18,8 @@ struct ksym {
 	uint32_t module; /* index + 1 into modules, 0 = vmlinux */
 	size_t name;     /* offset in the arena */
 };
+
+_Static_assert(offsetof(struct ksym, addr) == 0, "ranges__after() reads addr first");
 
 struct kmod {
 	char *name;
@@ -183,20 +186,12 @@ static bool ksym_contains(const struct ksymtab *t, size_t i, uint64_t addr)
 const char *ksymtab__lookup(const struct ksymtab *t, uint64_t addr,
 			    const char **module, uint64_t *offset)
 {
-	size_t lo = 0, hi;
 	const struct ksym *e;
+	size_t lo;
 
 	if (!t || !t->finalized || !t->n)
 		return NULL;
-	hi = t->n;
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-
-		if (t->v[mid].addr <= addr)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
+	lo = ranges__after(t->v, t->n, sizeof(*t->v), addr);
 	if (!lo || !ksym_contains(t, lo - 1, addr))
 		return NULL;
 	e = &t->v[lo - 1];

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
-/* format/: the packed OFFCPU record (FORMAT.md §4.17): exact round trips at
+/* format/: the compact OFFCPU record (FORMAT.md §4.17): exact round trips at
  * the edges of every field and across blocks, and hostile bodies refused
  * without decoding a wrong time for any later record of the block. */
 #include <criterion/criterion.h>
@@ -20,7 +20,7 @@ static size_t leb(uint8_t *p, uint64_t v)
 	return n;
 }
 
-/* A hand-made packed body: start delta (already zigzagged) and fields. */
+/* A hand-made compact body: start delta (already zigzagged) and fields. */
 static size_t body(uint8_t *p, uint64_t zdelta, uint64_t dur, uint64_t tid)
 {
 	size_t n = leb(p, zdelta);
@@ -125,8 +125,8 @@ Test(format_packed, fixed_option_writes_the_1_0_record)
 	capgen_mem_free(&c);
 }
 
-/* A bad packed record makes every later packed record of its block bad (their
- * starts chain from it), and the next block decodes again. */
+/* A bad compact record makes every later compact record of its block bad
+ * (their starts chain from it), and the next block decodes again. */
 Test(format_packed, bad_body_breaks_the_rest_of_its_block_only)
 {
 	uint8_t b[64];
@@ -136,15 +136,15 @@ Test(format_packed, bad_body_breaks_the_rest_of_its_block_only)
 
 	cr_assert_eq(capgen_mem_begin(&c, NULL), 0);
 	n = body(b, 2000, 10, 1);       /* start 1000 */
-	cr_assert_eq(cap_writer__append(c.w, CAP_REC_OFFCPU_PACKED, b, n, NULL, 0), 0);
+	cr_assert_eq(cap_writer__append(c.w, CAP_REC_OFFCPU_COMPACT, b, n, NULL, 0), 0);
 	n = body(b, 0, 10, 2);
 	b[n - 1] = 0x84;                /* last varint never ends */
-	cr_assert_eq(cap_writer__append(c.w, CAP_REC_OFFCPU_PACKED, b, n, NULL, 0), 0);
+	cr_assert_eq(cap_writer__append(c.w, CAP_REC_OFFCPU_COMPACT, b, n, NULL, 0), 0);
 	n = body(b, 0, 10, 3);          /* fine, but chained to the bad one */
-	cr_assert_eq(cap_writer__append(c.w, CAP_REC_OFFCPU_PACKED, b, n, NULL, 0), 0);
+	cr_assert_eq(cap_writer__append(c.w, CAP_REC_OFFCPU_COMPACT, b, n, NULL, 0), 0);
 	cr_assert_eq(cap_writer__flush(c.w), 0);
 	n = body(b, 4000, 10, 4);       /* a new block: start 2000 */
-	cr_assert_eq(cap_writer__append(c.w, CAP_REC_OFFCPU_PACKED, b, n, NULL, 0), 0);
+	cr_assert_eq(cap_writer__append(c.w, CAP_REC_OFFCPU_COMPACT, b, n, NULL, 0), 0);
 	cr_assert_eq(capgen_mem_end(&c), 0);
 
 	cr_assert_eq(capgen_mem_next(&c, &rec), 1);
@@ -166,7 +166,7 @@ static void expect_refused(const uint8_t *b, size_t n, const char *what)
 	struct capgen_mem c;
 
 	cr_assert_eq(capgen_mem_begin(&c, NULL), 0);
-	cr_assert_eq(cap_writer__append(c.w, CAP_REC_OFFCPU_PACKED, b, n, NULL, 0), 0);
+	cr_assert_eq(cap_writer__append(c.w, CAP_REC_OFFCPU_COMPACT, b, n, NULL, 0), 0);
 	cr_assert_eq(capgen_mem_end(&c), 0);
 	cr_assert_eq(capgen_mem_next(&c, &rec), 0, "%s decoded", what);
 	cr_assert_eq(cap_reader__stats(c.r)->bad_records, 1, "%s", what);
@@ -210,12 +210,12 @@ Test(format_packed, newer_fields_ignored)
 
 	cr_assert_eq(capgen_mem_begin(&c, NULL), 0);
 	n = body(b, 20, 30, 5);
-	cr_assert_eq(cap_writer__append(c.w, CAP_REC_OFFCPU_PACKED, b, n, NULL, 0), 0);
+	cr_assert_eq(cap_writer__append(c.w, CAP_REC_OFFCPU_COMPACT, b, n, NULL, 0), 0);
 	n = body(b, 0, 30, 5);
 	n += leb(b + n, CAP_OFFCPU_OPEN_END);
 	n += leb(b + n, 123456);
 	b[n++] = 0xab;
-	cr_assert_eq(cap_writer__append(c.w, CAP_REC_OFFCPU_PACKED, b, n, NULL, 0), 0);
+	cr_assert_eq(cap_writer__append(c.w, CAP_REC_OFFCPU_COMPACT, b, n, NULL, 0), 0);
 	cr_assert_eq(capgen_mem_end(&c), 0);
 	cr_assert_eq(capgen_mem_next(&c, &rec), 1);
 	cr_assert_eq(rec.offcpu.start, 10);

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 /*
- * record/cfi.c: the rows of real binaries against binutils' reading of
+ * cfi/cfi.c: the rows of real binaries against binutils' reading of
  * the same tables (readelf --debug-dump=frames-interp, tests/util_cfi.c):
  * every row readelf prints must map to the rule it means, or to NONE where
  * stkrec cannot follow it. Then the special rows (.plt, _start,

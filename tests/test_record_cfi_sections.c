@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 /*
- * record/cfi.c with both CFI sections (.debug_frame alone, .eh_frame
+ * cfi/cfi.c with both CFI sections (.debug_frame alone, .eh_frame
  * winning where both describe code, rare instructions) and with files it
  * must refuse. Test programs are compiled here with cc (tests/util_cfi.c).
  */

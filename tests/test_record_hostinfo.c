@@ -15,9 +15,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "format/intern.h"
 #include "record/blockdev.h"
 #include "record/buildid.h"
-#include "record/intern.h"
 #include "record/ksyms.h"
 #include "record/procmaps.h"
 #include "tests/util_hostinfo.h"

@@ -16,7 +16,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "record/intern.h"
+#include "format/intern.h"
 #include "record/procmaps.h"
 #include "record/sideband.h"
 #include "tests/util_hostinfo.h"

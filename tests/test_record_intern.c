@@ -1,12 +1,12 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
-/* record/intern.c: ids are dense, stable and collision-free; definitions
+/* format/intern.c: ids are dense, stable and collision-free; definitions
  * are written once, kernel stacks go through the hook first. */
 #include <criterion/criterion.h>
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
-#include "record/intern.h"
+#include "format/intern.h"
 
 static struct cap_writer *w;
 static struct intern *in;

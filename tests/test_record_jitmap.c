@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 /*
- * record/jitmap: /tmp/perf-PID.map as runtimes write it (hex, perf's 0x
+ * pack/jitmap: /tmp/perf-PID.map as runtimes write it (hex, perf's 0x
  * prefix too, names with spaces), lines that are not entries skipped and
  * counted, the entry written last winning where code was replaced, one
  * answer per map of a pid, a file under a --symfs root, and the memory
@@ -13,7 +13,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
-#include "record/jitmap.h"
+#include "pack/jitmap.h"
 
 struct hit {
 	uint64_t time;

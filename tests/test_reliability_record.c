@@ -107,7 +107,7 @@ static void note_record(struct readback *rb, const struct cap_record *rec, char 
 	}
 	switch (rec->type) {
 	case CAP_REC_OFFCPU:
-	case CAP_REC_OFFCPU_PACKED:
+	case CAP_REC_OFFCPU_COMPACT:
 		rb->kind_events[CAP_KIND_OFFCPU]++;
 		break;
 	case CAP_REC_CPU:

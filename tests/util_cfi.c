@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 /*
- * What the tests of record/cfi.c share (tests/util_cfi.h): a scratch
+ * What the tests of cfi/cfi.c share (tests/util_cfi.h): a scratch
  * directory with a test program to build, loading a file's rows, and
  * binutils' reading of the same tables (readelf --debug-dump=frames-interp)
  * to compare every row with.

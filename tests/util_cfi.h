@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
 /*
- * What the tests of record/cfi.c share (tests/test_record_cfi*.c): a
+ * What the tests of cfi/cfi.c share (tests/test_record_cfi*.c): a
  * scratch directory (cfit_dir) holding prog.c, a small program with rsp-
  * and rbp-based frames; building it or other sources there; a file's rows;
  * the comparison of every row with readelf's reading of the same tables.
@@ -12,7 +12,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
-#include "record/cfi.h"
+#include "cfi/cfi.h"
 
 #define LIBC "/usr/lib/x86_64-linux-gnu/libc.so.6"
 #define LDSO "/lib64/ld-linux-x86-64.so.2"

@@ -16,7 +16,7 @@
  *
  * find and upsert are static inline so that the equality function, known
  * where they are called, inlines into the probe loop: the drain's tables
- * (record/intern.c, record/threads.c) and the report's run once per event.
+ * (format/intern.c, record/threads.c) and the report's run once per event.
  *
  * Entry pointers are valid until the next insertion or deletion.
  */

@@ -5,8 +5,8 @@
  * (struct stkrec_cfi_row, bpf/stkrec.h). A rule stkrec cannot follow
  * becomes a STKREC_CFA_NONE row: a row is never wrong, at worst absent.
  */
-#ifndef STKREC_RECORD_CFI_H
-#define STKREC_RECORD_CFI_H
+#ifndef STKREC_CFI_CFI_H
+#define STKREC_CFI_CFI_H
 
 #include <stddef.h>
 #include <stdint.h>

@@ -11,8 +11,8 @@
  * Memory stays bounded: past JITMAPS_MAX_BYTES of entries kept, the maps
  * of further processes are not kept, and counted.
  */
-#ifndef STKREC_RECORD_JITMAP_H
-#define STKREC_RECORD_JITMAP_H
+#ifndef STKREC_PACK_JITMAP_H
+#define STKREC_PACK_JITMAP_H
 
 #include <stdbool.h>
 #include <stddef.h>

@@ -1,13 +1,13 @@
 /* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
 /*
- * Private to record/cfi*.c: the call-frame instructions of one FDE run in
- * one pass (record/cfi_insn.c), each row of its table mapped to a stkrec
+ * Private to cfi/cfi*.c: the call-frame instructions of one FDE run in
+ * one pass (cfi/cfi_insn.c), each row of its table mapped to a stkrec
  * rule. The rows and rules are those libdw's dwarf_cfi_addrframe() gives
- * at each row's start (elfutils 0.188, x86-64 backend), which record/cfi.c
+ * at each row's start (elfutils 0.188, x86-64 backend), which cfi/cfi.c
  * used before: the same table, without re-running the FDE for every row.
  */
-#ifndef STKREC_RECORD_CFI_INT_H
-#define STKREC_RECORD_CFI_INT_H
+#ifndef STKREC_CFI_CFI_INT_H
+#define STKREC_CFI_CFI_INT_H
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -85,7 +85,6 @@ struct cfi_walk {
 	bool bad, done;
 };
 
-int cfi__read_uleb(const uint8_t **p, const uint8_t *end, uint64_t *v, bool sign);
 /* A DW_EH_PE_* pointer at *p whose own address is at: absolute and
  * pc-relative ones only (all GCC and LLVM emit on x86-64). */
 int cfi__read_encoded(uint8_t enc, const uint8_t **p, const uint8_t *end, uint64_t at,

@@ -16,8 +16,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "record/jitmap.h"
-#include "record/ranges.h"
+#include "pack/jitmap.h"
+#include "util/ranges.h"
 #include "util/array.h"
 #include "util/hashtab.h"
 

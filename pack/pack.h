@@ -11,14 +11,14 @@
  * distinct (process, stack) pairs of its events), not with its events.
  * Never prints; returns 0 or -errno / CAP_ERR_*.
  */
-#ifndef STKREC_RECORD_PACK_H
-#define STKREC_RECORD_PACK_H
+#ifndef STKREC_PACK_PACK_H
+#define STKREC_PACK_PACK_H
 
 #include <stdbool.h>
 #include <stdint.h>
 #include "format/capture.h"
-#include "record/intern.h"
-#include "record/jitmap.h"
+#include "format/intern.h"
+#include "pack/jitmap.h"
 #include "sym/sym.h"
 
 struct pack_opts {

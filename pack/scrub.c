@@ -11,7 +11,7 @@
 #include <errno.h>
 #include <string.h>
 
-#include "record/pack_int.h"
+#include "pack/pack_int.h"
 
 /* Where a home directory begins at s (length n): the bytes it spans and
  * its placeholder, else 0. */

@@ -13,7 +13,7 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
-#include "record/intern.h"
+#include "format/intern.h"
 #include "util/array.h"
 #include "util/hashtab.h"
 

@@ -2,10 +2,11 @@
 /*
  * Interning of strings and stacks for the capture: each distinct value gets
  * an id and its definition record is written (through the writer) the first
- * time it is seen, before the record that uses it.
+ * time it is seen, before the record that uses it. Beside the writer, in
+ * format/, because the recorder and the symbol pack both write through it.
  */
-#ifndef STKREC_RECORD_INTERN_H
-#define STKREC_RECORD_INTERN_H
+#ifndef STKREC_FORMAT_INTERN_H
+#define STKREC_FORMAT_INTERN_H
 
 #include <stdint.h>
 #include <stddef.h>

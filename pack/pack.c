@@ -18,9 +18,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "record/pack_int.h"
-#include "record/ranges.h"
+#include "pack/pack_int.h"
 #include "util/array.h"
+#include "util/ranges.h"
 
 _Static_assert(SYM_RAW_MAX_FRAMES == CAP_PACK_MAX_FRAMES, "a raw chain fits a PACK_ADDR");
 

@@ -1,10 +1,10 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 /*
- * Unwind rows from call-frame information (record/cfi.h).
+ * Unwind rows from call-frame information (cfi/cfi.h).
  *
  * The FDEs of .eh_frame and .debug_frame are listed with dwarf_next_cfi()
  * (their initial location decoded per the CIE's pointer encoding), sorted
- * by address, and each one's instructions run once (record/cfi_insn.c),
+ * by address, and each one's instructions run once (cfi/cfi_insn.c),
  * each row of its table mapped to a stkrec rule or to NONE, and appended:
  * gaps filled with GAP, equal rules merged, NONE where FDEs overlap.
  *
@@ -29,8 +29,8 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "record/cfi.h"
-#include "record/cfi_int.h"
+#include "cfi/cfi.h"
+#include "cfi/cfi_int.h"
 #include "util/array.h"
 
 #define MAX_XSEGS 16

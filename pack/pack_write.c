@@ -11,7 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "record/pack_int.h"
+#include "pack/pack_int.h"
 #include "util/array.h"
 
 struct pk_sym {

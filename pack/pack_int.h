@@ -1,10 +1,10 @@
 /* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
 /* Private to the packer: pack_scan.c (reading a capture), pack.c (hits,
  * names, records) and repack.c (stkrec pack's rewrite). */
-#ifndef STKREC_RECORD_PACK_INT_H
-#define STKREC_RECORD_PACK_INT_H
+#ifndef STKREC_PACK_PACK_INT_H
+#define STKREC_PACK_PACK_INT_H
 
-#include "record/pack.h"
+#include "pack/pack.h"
 #include "util/hashtab.h"
 
 /* A STRING or a user STACK of the capture: bytes or u64 slots in an arena. */

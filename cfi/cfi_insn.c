@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 /*
- * One FDE's call-frame instructions in one pass (record/cfi_int.h): DWARF 5
+ * One FDE's call-frame instructions in one pass (cfi/cfi_int.h): DWARF 5
  * §6.4.2, read as libdw reads it, since its rows are the reference (the
  * tests hold them against readelf's):
  * - the x86-64 ABI's initial state (libdw's backend): rbp and the return
@@ -20,14 +20,14 @@
  * - register rule offsets are kept to 61 bits; an empty expression rule
  *   reads as undefined; GNU_window_save (SPARC's) sets the return address
  *   to CFA + 0.
- * Each row is mapped as record/cfi.c describes; expressions are matched as
+ * Each row is mapped as cfi/cfi.c describes; expressions are matched as
  * a few exact patterns, anything else in them is NONE.
  */
 #include <dwarf.h>
 #include <errno.h>
 #include <string.h>
 
-#include "record/cfi_int.h"
+#include "cfi/cfi_int.h"
 #include "util/array.h"
 
 #define REG_RBP 6
@@ -82,11 +82,6 @@ static int read_le(const uint8_t **p, const uint8_t *end, unsigned int n, bool s
 	*p += n;
 	*v = r;
 	return 0;
-}
-
-int cfi__read_uleb(const uint8_t **p, const uint8_t *end, uint64_t *v, bool sign)
-{
-	return read_leb(p, end, v, sign);
 }
 
 int cfi__read_encoded(uint8_t enc, const uint8_t **p, const uint8_t *end, uint64_t at,

@@ -2,11 +2,12 @@
 /*
  * stkrec pack's rewrite: a capture copied record by record into a new
  * file with a new symbol pack. Events and definitions are appended as the
- * reader decoded them, which reproduces them exactly (a packed OFFCPU is
- * packed again, blocks are cut anew); the old pack and the STRINGs only it
- * used are left behind; the new pack goes before END. The new file is a
- * temporary one beside the output, renamed over it once finished, so the
- * output is whole or untouched, and the input may be the output.
+ * reader decoded them, which reproduces them exactly (a compact OFFCPU is
+ * written compact again, blocks are cut anew); the old pack and the
+ * STRINGs only it used are left behind; the new pack goes before END. The
+ * new file is a temporary one beside the output, renamed over it once
+ * finished, so the output is whole or untouched, and the input may be the
+ * output.
  * `stkrec scrub` is the same rewrite with scrub.c's changes to each record
  * and the old pack kept.
  */
@@ -20,7 +21,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "record/pack_int.h"
+#include "pack/pack_int.h"
 
 struct repack {
 	struct packer *p;     /* NULL: scrub, the old pack kept */
