@@ -21,13 +21,18 @@
  */
 #include <errno.h>
 #include <limits.h>
+#include <stdbool.h>
 
 #include "sym/sym.h"
 
 /* A decoded line: one a traceback could print, else the table is not one
- * that CPython compiled (a line is never negative). */
-static int line_out(int64_t line, int *out)
+ * that CPython compiled (a line is never negative); or none (3.10+). */
+static int line_out(int64_t line, bool none, int *out)
 {
+	if (none) {
+		*out = -1;
+		return SYM_PYLINE_NONE;
+	}
 	if (line < 0 || line > INT_MAX)
 		return -ENOEXEC;
 	*out = (int)line;
@@ -41,15 +46,13 @@ static int lnotab_line(const uint8_t *t, size_t len, int64_t line, int off, int 
 	int64_t addr = 0;
 	size_t i;
 
-	if (len % 2)
-		return -ENOEXEC;
 	for (i = 0; i < len; i += 2) {
 		addr += t[i];
 		if (addr > off)
 			break;
 		line += (int8_t)t[i + 1];
 	}
-	return line_out(line, out);
+	return line_out(line, false, out);
 }
 
 /* 3.10: the range holding the offset gives its line (the running line,
@@ -60,21 +63,14 @@ static int linetable310_line(const uint8_t *t, size_t len, int64_t line, int off
 	int64_t end = 0;
 	size_t i;
 
-	if (len % 2)
-		return -ENOEXEC;
 	for (i = 0; i < len; i += 2) {
 		int8_t delta = (int8_t)t[i + 1];
 
 		end += t[i];
 		if (delta != -128)
 			line += delta;
-		if (end > off) {
-			if (delta == -128) {
-				*out = -1;
-				return SYM_PYLINE_NONE;
-			}
-			return line_out(line, out);
-		}
+		if (end > off)
+			return line_out(line, delta == -128, out);
 	}
 	return -ERANGE;
 }
@@ -141,13 +137,8 @@ static int loctable_line(const uint8_t *t, size_t len, int64_t line, int off, in
 		if (line < INT_MIN || line > INT_MAX)
 			return -ENOEXEC;
 		end += ((t[i] & 7) + 1) * 2; /* code units of 2 bytes */
-		if (end > off) {
-			if (((t[i] >> 3) & 15) == LOC_NONE) {
-				*out = -1;
-				return SYM_PYLINE_NONE;
-			}
-			return line_out(line, out);
-		}
+		if (end > off)
+			return line_out(line, ((t[i] >> 3) & 15) == LOC_NONE, out);
 	}
 	return -ERANGE;
 }
@@ -165,6 +156,8 @@ int sym_pyline(unsigned int version, const uint8_t *table, size_t len, int first
 		*line = firstlineno;
 		return 0;
 	}
+	if (version <= SYM_PYVER(3, 10) && len % 2)
+		return -ENOEXEC; /* pairs */
 	if (version < SYM_PYVER(3, 10))
 		return lnotab_line(table, len, firstlineno, byte_offset, line);
 	if (version == SYM_PYVER(3, 10))
