@@ -74,6 +74,9 @@ TESTUTIL_OBJS := $(patsubst %.c,$(OUT)/%.o,$(TESTUTIL_SRCS))
 NOFP_LIB_SRCS := $(wildcard tests/workloads/nofp_lib*.c)
 WORKLOADS := $(patsubst tests/workloads/%.c,$(OUT)/workloads/%,$(filter-out $(NOFP_LIB_SRCS),$(WORKLOAD_SRCS))) \
 	$(patsubst tests/workloads/%.c,$(OUT)/workloads/%.so,$(NOFP_LIB_SRCS))
+# The Python workloads are copied, not built: $STKREC_WORKLOADS/py/NAME.py.
+PY_WORKLOADS := $(patsubst tests/%,$(OUT)/%,$(wildcard tests/workloads/py/*.py))
+WORKLOADS += $(PY_WORKLOADS)
 FUZZERS := $(patsubst tests/fuzz/%.c,$(OUT)/fuzz/%,$(FUZZ_SRCS))
 
 LIBUTIL := $(OUT)/libutil.a
@@ -159,6 +162,11 @@ $(OUT)/workloads/nofp_%.so: tests/workloads/nofp_%.c tests/workloads/nofp_common
 	$(call msg,CC,$@)
 	$(Q)mkdir -p $(dir $@)
 	$(Q)$(CLANG) $(CLANG_TARGET) $(NOFP_CFLAGS) -shared -fPIC $< -o $@
+
+$(OUT)/workloads/py/%.py: tests/workloads/py/%.py
+	$(call msg,CP,$@)
+	$(Q)mkdir -p $(dir $@)
+	$(Q)cp $< $@
 
 $(OUT)/stkrec-tests: $(TEST_OBJS) $(TESTUTIL_OBJS) $(ALL_LIBS)
 	$(call msg,LINK,$@)
