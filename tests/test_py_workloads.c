@@ -15,7 +15,7 @@
 #include "tests/util_e2e.h"
 #include "tests/util_python.h"
 
-#define RUN_SECONDS "3"
+#define RUN_SECONDS "5"
 
 struct pyrun {
 	const char *name;   /* NAME.py */
@@ -179,22 +179,19 @@ static void check_sleepers(const struct test_python *p, const struct pyrun *r)
 	}
 }
 
-/* twothreads: alpha and beta each ran on a CPU (schedstat) in 300 ms. */
+/* twothreads: alpha and beta each on a CPU for 20 ms at least, within 4 s
+ * (the host may be busy, and one GIL is theirs to share). */
 static void check_burners(const struct test_python *p, const struct pyrun *r)
 {
-	static const char *const who[] = { "alpha_tid", "beta_tid" };
-	long long before[2], ran;
-	int k;
+	long long a = field(r, "alpha_tid"), b = field(r, "beta_tid");
+	double end = rl_now() + 4;
 
-	cr_assert_neq(field(r, who[0]), field(r, who[1]));
-	for (k = 0; k < 2; k++)
-		before[k] = task_cpu_ns(r, field(r, who[k]));
-	usleep(300000);
-	for (k = 0; k < 2; k++) {
-		ran = task_cpu_ns(r, field(r, who[k])) - before[k];
-		cr_assert_gt(ran, 5000000, "%s twothreads: %s ran %lld ns in 300 ms", p->name,
-			     who[k], ran);
-	}
+	cr_assert_neq(a, b);
+	while ((task_cpu_ns(r, a) < 20000000 || task_cpu_ns(r, b) < 20000000) && rl_now() < end)
+		usleep(10000);
+	cr_assert(task_cpu_ns(r, a) >= 20000000 && task_cpu_ns(r, b) >= 20000000,
+		  "%s twothreads: on a CPU for %lld and %lld ns in 4 s", p->name,
+		  task_cpu_ns(r, a), task_cpu_ns(r, b));
 }
 
 static void check_one(const struct test_python *p, struct pyrun *r)
