@@ -214,32 +214,48 @@ static void check_one(const struct test_python *p, struct pyrun *r)
 	}
 }
 
+static pid_t perf_pid; /* the -X perf run, whose /tmp/perf-PID.map stays */
+
+/* Remove the -X perf run's map; killed first when not reaped (a reaped
+ * pid is no longer ours to kill). */
+static void remove_perf_map(bool reaped)
+{
+	char map[64];
+
+	snprintf(map, sizeof(map), "/tmp/perf-%d.map", perf_pid);
+	if (!reaped)
+		rl_kill(&perf_pid);
+	perf_pid = 0;
+	unlink(map);
+}
+
 /* The end: exit 0 by itself, within its seconds and a margin. */
 static void check_exit(const struct test_python *p, struct pyrun *r)
 {
 	struct rl_run res = { 0 };
-	char err[2048], map[64];
+	char err[2048];
 
 	cr_assert_eq(rl_wait(r->pid, 60, &res), 0);
+	if (r->pid == perf_pid)
+		remove_perf_map(true);
 	rl_slurp_fd(r->fe, err, sizeof(err));
 	cr_assert(!res.timed_out && rl_code(&res) == 0, "%s %s: exit %d%s: %s", p->name, r->name,
 		  rl_code(&res), res.timed_out ? " (killed after 60 s)" : "", err);
 	close(r->fo);
 	close(r->fe);
-	snprintf(map, sizeof(map), "/tmp/perf-%d.map", r->pid);
-	if (r->xopt)
-		unlink(map);
 }
 
 /* NAME.py from $STKREC_WORKLOADS/py; deleted.py copied to a directory of
  * its own first, as the recorder's test deletes it from there. */
 static char tmpdir[] = "/tmp/stkrec-pywl-XXXXXX";
 
-/* A test that failed before deleting deleted.py leaves no directory. */
-static void remove_tmpdir(void)
+/* After each test, passed or failed: no directory, no perf map left. */
+static void cleanup(void)
 {
 	if (strcmp(tmpdir + strlen(tmpdir) - 6, "XXXXXX"))
 		e2e_shell("rm -rf '%s'", tmpdir);
+	if (perf_pid > 0)
+		remove_perf_map(false);
 }
 
 static void locate(struct pyrun *r)
@@ -275,6 +291,8 @@ static void run_all(int i)
 	}
 	for (k = 0; k < n; k++)
 		start(p, &runs[k]);
+	if (runs[n - 1].xopt)
+		perf_pid = runs[n - 1].pid;
 	for (k = 0; k < n; k++)
 		check_one(p, &runs[k]);
 	for (k = 0; k < n; k++)
@@ -282,7 +300,7 @@ static void run_all(int i)
 	cr_log_info("%s: %zu runs, e.g. %s", p->name, n, runs[0].ready);
 }
 
-TestSuite(py_workloads, .timeout = 180, .fini = remove_tmpdir);
+TestSuite(py_workloads, .timeout = 180, .fini = cleanup);
 
 Test(py_workloads, debian_3_11) { run_all(0); }
 Test(py_workloads, pyenv_3_8) { run_all(1); }
