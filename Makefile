@@ -78,6 +78,9 @@ TESTUTIL_OBJS := $(patsubst %.c,$(OUT)/%.o,$(TESTUTIL_SRCS))
 NOFP_LIB_SRCS := $(wildcard tests/workloads/nofp_lib*.c)
 WORKLOADS := $(patsubst tests/workloads/%.c,$(OUT)/workloads/%,$(filter-out $(NOFP_LIB_SRCS),$(WORKLOAD_SRCS))) \
 	$(patsubst tests/workloads/%.c,$(OUT)/workloads/%.so,$(NOFP_LIB_SRCS))
+# The Python workloads are copied, not built: $STKREC_WORKLOADS/py/NAME.py.
+PY_WORKLOADS := $(patsubst tests/%,$(OUT)/%,$(wildcard tests/workloads/py/*.py))
+WORKLOADS += $(PY_WORKLOADS)
 FUZZERS := $(patsubst tests/fuzz/%.c,$(OUT)/fuzz/%,$(FUZZ_SRCS))
 
 LIBUTIL := $(OUT)/libutil.a
@@ -172,6 +175,11 @@ $(OUT)/workloads/nofp_%.so: tests/workloads/nofp_%.c tests/workloads/nofp_common
 	$(Q)mkdir -p $(dir $@)
 	$(Q)$(CLANG) $(CLANG_TARGET) $(NOFP_CFLAGS) -shared -fPIC $< -o $@
 
+$(OUT)/workloads/py/%.py: tests/workloads/py/%.py
+	$(call msg,CP,$@)
+	$(Q)mkdir -p $(dir $@)
+	$(Q)cp $< $@
+
 $(OUT)/stkrec-tests: $(TEST_OBJS) $(TESTUTIL_OBJS) $(ALL_LIBS)
 	$(call msg,LINK,$@)
 	$(Q)$(CC) $(CFLAGS) $(TEST_OBJS) $(TESTUTIL_OBJS) $(ALL_LIBS) $(LDLIBS) $(TEST_LDLIBS) -o $@
@@ -225,8 +233,8 @@ FUZZ_CFLAGS := -g -O1 -std=gnu11 -D_GNU_SOURCE -I. -fsanitize=fuzzer,address,und
 FUZZ_TIME ?= 60
 
 # Each target compiles only the modules it needs: fuzz_reader* format/ (and
-# util/) alone.
-fuzz_srcs = $(if $(filter fuzz_reader%,$(1)),$(FORMAT_SRCS) $(UTIL_SRCS),$(FORMAT_SRCS) $(SYM_SRCS) $(REPORT_SRCS) $(UTIL_SRCS))
+# util/) alone, fuzz_pyline sym/pyline.c alone.
+fuzz_srcs = $(if $(filter fuzz_pyline,$(1)),sym/pyline.c,$(if $(filter fuzz_reader%,$(1)),$(FORMAT_SRCS) $(UTIL_SRCS),$(FORMAT_SRCS) $(SYM_SRCS) $(REPORT_SRCS) $(UTIL_SRCS)))
 $(OUT)/fuzz/%: tests/fuzz/%.c $$(call fuzz_srcs,$$*) format/*.h sym/*.h report/*.h util/*.h tests/fuzz/fuzz_util.h tests/stream_compare.h
 	$(call msg,FUZZ-CC,$@)
 	$(Q)mkdir -p $(dir $@)
@@ -234,6 +242,9 @@ $(OUT)/fuzz/%: tests/fuzz/%.c $$(call fuzz_srcs,$$*) format/*.h sym/*.h report/*
 
 fuzz-build: $(FUZZERS)
 
+# tests/fuzz/corpus/NAME seeds a target when it exists: every file there is
+# replayed as a capture (reliability_files, README's count), so a target
+# whose inputs are not captures (fuzz_pyline) starts from its own.
 fuzz: deps
 	$(Q)$(MAKE) --no-print-directory fuzz-build
 	$(Q)for f in $(FUZZERS); do \
@@ -241,7 +252,7 @@ fuzz: deps
 		echo "fuzzing $$n for $(FUZZ_TIME)s"; \
 		$$f -max_total_time=$(FUZZ_TIME) -rss_limit_mb=2048 \
 			-artifact_prefix=tests/fuzz/crashes/$$n- \
-			$(OUT)/corpus/$$n tests/fuzz/corpus/$$n || exit 1; \
+			$(OUT)/corpus/$$n $$(ls -d tests/fuzz/corpus/$$n 2>/dev/null) || exit 1; \
 	done
 
 # --- setup, demo, install ----------------------------------------------------
