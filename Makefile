@@ -250,8 +250,12 @@ fuzz: deps
 
 # --- setup, demo, install ----------------------------------------------------
 # golang-go: `go tool pprof` reads the --pprof files in the tests.
+# python3.11-dbg: the DWARF of Debian's python3.11 (its build ID's debug
+# file; apt brings python3.11 to the -dbg's version), which python/ reads
+# and tests/test_python_offsets.c holds the offsets table against.
 DEB_PKGS := clang llvm libbpf-dev bpftool libelf-dev libdw-dev libzstd-dev zlib1g-dev liblzma-dev dwz elfutils \
-	libcriterion-dev pkg-config zstd make gcc libxml2-utils python3 chromium nodejs libc6-dbg golang-go
+	libcriterion-dev pkg-config zstd make gcc libxml2-utils python3 chromium nodejs libc6-dbg golang-go \
+	python3.11-dbg
 
 # $(call apt_install,PACKAGES,OPTIONS): install those not installed yet.
 apt_install = missing=$$(for p in $(1); do \
