@@ -55,6 +55,7 @@ RECORD_SRCS := $(wildcard record/*.c)
 CFI_SRCS := $(wildcard cfi/*.c)
 PACK_SRCS := $(wildcard pack/*.c)
 SYM_SRCS := $(wildcard sym/*.c)
+PYTHON_SRCS := $(wildcard python/*.c)
 REPORT_SRCS := $(wildcard report/*.c)
 SRC_SRCS := $(filter-out src/main.c,$(wildcard src/*.c))
 BPF_SRCS := $(wildcard bpf/*.bpf.c)
@@ -70,6 +71,7 @@ RECORD_OBJS := $(patsubst %.c,$(OUT)/%.o,$(RECORD_SRCS))
 CFI_OBJS := $(patsubst %.c,$(OUT)/%.o,$(CFI_SRCS))
 PACK_OBJS := $(patsubst %.c,$(OUT)/%.o,$(PACK_SRCS))
 SYM_OBJS := $(patsubst %.c,$(OUT)/%.o,$(SYM_SRCS))
+PYTHON_OBJS := $(patsubst %.c,$(OUT)/%.o,$(PYTHON_SRCS))
 REPORT_OBJS := $(patsubst %.c,$(OUT)/%.o,$(REPORT_SRCS))
 SRC_OBJS := $(patsubst %.c,$(OUT)/%.o,$(SRC_SRCS))
 TEST_OBJS := $(patsubst %.c,$(OUT)/%.o,$(TEST_SRCS))
@@ -89,12 +91,13 @@ LIBRECORD := $(OUT)/librecord.a
 LIBCFI := $(OUT)/libcfi.a
 LIBPACK := $(OUT)/libpack.a
 LIBSYM := $(OUT)/libsym.a
+LIBPYTHON := $(OUT)/libpython.a
 LIBREPORT := $(OUT)/libreport.a
 LIBSRC := $(OUT)/libsrc.a
-# A library before those it uses: record/ uses cfi/ and pack/, pack/ uses
-# sym/ (DEVELOPERS.md, Layout).
-ALL_LIBS := $(LIBSRC) $(LIBREPORT) $(LIBRECORD) $(LIBCFI) $(LIBPACK) $(LIBSYM) $(LIBFORMAT) \
-	    $(LIBUTIL)
+# A library before those it uses: record/ uses cfi/, pack/ and python/,
+# pack/ uses sym/ (DEVELOPERS.md, Layout).
+ALL_LIBS := $(LIBSRC) $(LIBREPORT) $(LIBRECORD) $(LIBCFI) $(LIBPACK) $(LIBPYTHON) $(LIBSYM) \
+	    $(LIBFORMAT) $(LIBUTIL)
 
 all: $(OUT)/stkrec
 
@@ -132,6 +135,7 @@ $(LIBRECORD): $(RECORD_OBJS)
 $(LIBCFI): $(CFI_OBJS)
 $(LIBPACK): $(PACK_OBJS)
 $(LIBSYM): $(SYM_OBJS)
+$(LIBPYTHON): $(PYTHON_OBJS)
 $(LIBREPORT): $(REPORT_OBJS)
 $(LIBSRC): $(SRC_OBJS)
 
@@ -257,8 +261,12 @@ fuzz: deps
 
 # --- setup, demo, install ----------------------------------------------------
 # golang-go: `go tool pprof` reads the --pprof files in the tests.
+# python3.11-dbg: the DWARF of Debian's python3.11 (its build ID's debug
+# file; apt brings python3.11 to the -dbg's version), which python/ reads
+# and tests/test_python_offsets.c holds the offsets table against.
 DEB_PKGS := clang llvm libbpf-dev bpftool libelf-dev libdw-dev libzstd-dev zlib1g-dev liblzma-dev dwz elfutils \
-	libcriterion-dev pkg-config zstd make gcc libxml2-utils python3 chromium nodejs libc6-dbg golang-go
+	libcriterion-dev pkg-config zstd make gcc libxml2-utils python3 chromium nodejs libc6-dbg golang-go \
+	python3.11-dbg
 
 # $(call apt_install,PACKAGES,OPTIONS): install those not installed yet.
 apt_install = missing=$$(for p in $(1); do \

@@ -104,3 +104,12 @@ const struct test_python *test_python_or_skip(int i)
 		cr_skip_test("%s: %s", p->name, p->why);
 	return p;
 }
+
+void test_python_pyenv(int major, int minor, struct test_python *out)
+{
+	memset(out, 0, sizeof(*out));
+	out->name = "pyenv";
+	out->major = major;
+	out->minor = minor;
+	find_pyenv(out);
+}

@@ -23,4 +23,9 @@ const struct test_python *test_python(int i);
 /* The interpreter i, or a Criterion skip naming why it is absent. */
 const struct test_python *test_python_or_skip(int i);
 
+/* pyenv's newest build of major.minor, one the tests do not run (3.6,
+ * 3.7: versions python/ does not read); out->path "" (why says why) when
+ * absent. */
+void test_python_pyenv(int major, int minor, struct test_python *out);
+
 #endif /* STKREC_TESTS_UTIL_PYTHON_H */
