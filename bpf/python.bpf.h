@@ -52,11 +52,24 @@ static __always_inline int py_read_ptr(__u64 *dst, __u64 addr)
 	return py_read(dst, sizeof(*dst), addr);
 }
 
+/* The current thread's tid as its own PID namespace numbers it (a
+ * container's process sees its own): what native_thread_id holds. */
+static __always_inline __u32 py_ns_tid(void)
+{
+	struct task_struct *t = (void *)bpf_get_current_task();
+	struct pid *pid = BPF_CORE_READ(t, thread_pid);
+	unsigned int level = BPF_CORE_READ(pid, level);
+	struct upid up = {};
+
+	bpf_core_read(&up, sizeof(up), &pid->numbers[level & 31]);
+	return up.nr;
+}
+
 /* What the thread state field ts_tid holds for the current thread. */
 static __always_inline __u64 py_thread_key(const struct stkrec_pyproc *pp, __u32 tid)
 {
 	if (pp->tid_kind == STKREC_PY_TID_NATIVE)
-		return tid;
+		return py_ns_tid();
 #if defined(__TARGET_ARCH_x86)
 	{
 		struct task_struct *t = (void *)bpf_get_current_task();
@@ -130,7 +143,7 @@ static __always_inline int py_stamp(const struct stkrec_pyproc *pp, __u64 code, 
 	if (py_read(&first, sizeof(first), code + pp->co_firstlineno) ||
 	    py_read_ptr(&name, code + pp->co_name))
 		return -1;
-	*stamp = ((__u32)first & 0xffff) | (__u32)((name >> 4) & 0xffff) << 16;
+	*stamp = stkrec_py_stamp(first, name);
 	return 0;
 }
 

@@ -107,6 +107,13 @@ struct stkrec_pyframe {
 };
 _Static_assert(sizeof(struct stkrec_pyframe) == 16, "stkrec_pyframe layout");
 
+/* stkrec_pyframe.stamp of a code object with this co_firstlineno and
+ * co_name pointer. */
+static inline __u32 stkrec_py_stamp(__s32 firstlineno, __u64 co_name)
+{
+	return ((__u32)firstlineno & 0xffff) | (__u32)((co_name >> 4) & 0xffff) << 16;
+}
+
 /*
  * Map `pyprocs`, key tgid: a process running CPython (its mappings hold
  * python3.X or libpython3.X), with where its interpreter keeps threads and

@@ -85,6 +85,7 @@ enum cap_rec_type {
 	CAP_REC_PACK_ADDR = 13,
 	CAP_REC_PACK_JIT = 14,
 	CAP_REC_PACK_INFO = 15,
+	CAP_REC_PY_CODE = 16,  /* 1.4: a Python code object (§4.24) */
 	CAP_REC_OFFCPU = 32,
 	CAP_REC_CPU = 33,
 	CAP_REC_BIO = 34,
@@ -109,8 +110,9 @@ struct cap_rec_hdr {
 /*
  * §4.3 a Python frame in a user stack (1.3, feature PYTHON): bits 63-60
  * CAP_PYFRAME_TAG (no user or kernel address has them), 59-28 the PY_CODE
- * id, 27-0 the byte offset of the instruction in the code's bytecode. Id 0
- * is a marker, its offset a CAP_PY_MARK_*.
+ * id, 27-0 one more than the byte offset of the instruction in the code's
+ * bytecode (f_lasti in bytes), 0 for a frame that ran none yet. Id 0 is a
+ * marker, its offset field a CAP_PY_MARK_*.
  */
 #define CAP_PYFRAME_TAG 0x5ull
 #define CAP_PYFRAME_OFFSET_MAX 0xfffffffu
@@ -125,6 +127,21 @@ enum cap_py_mark {
 	CAP_PY_MARK_UNREADABLE = 2, /* a frame or the thread state unreadable */
 	CAP_PY_MARK_UNKNOWN = 3,    /* a frame whose code object was not read */
 };
+
+/* §4.24 PY_CODE (1.4): a Python function that frames of user stacks name
+ * (CAP_PYFRAME). Tail: qualname, filename, then the line table. */
+struct cap_py_code {
+	uint32_t id;            /* >= 1 */
+	int32_t firstlineno;    /* co_firstlineno */
+	uint16_t version;       /* the interpreter's major << 8 | minor: the
+				 * line table's format */
+	uint16_t qualname_len;  /* <= CAP_MAX_STRING */
+	uint16_t filename_len;  /* <= CAP_MAX_STRING */
+	uint16_t flags;         /* CAP_PY_CODE_* */
+	uint32_t linetable_len; /* bytes */
+};
+#define CAP_PY_CODE_NO_LINES 0x1 /* the line table did not fit: no lines */
+#define CAP_PY_CODE_MAX_TAIL (UINT16_MAX - 4 - sizeof(struct cap_py_code))
 
 /* §4.1 BLOCK */
 struct cap_block {
@@ -638,10 +655,11 @@ struct cap_record {
 		struct cap_pack_addr pack_addr;
 		struct cap_pack_jit pack_jit;
 		struct cap_pack_info pack_info;
+		struct cap_py_code py_code;
 		uint8_t raw[64];
 	};
-	const char *tail;       /* STRING data, KSYM and PACK_JIT names; a
-				 * NUL-terminated copy */
+	const char *tail;       /* STRING data, KSYM and PACK_JIT names, PY_CODE's
+				 * three parts; a NUL-terminated copy */
 	uint32_t tail_len;
 	const uint64_t *ips;    /* STACK frames (stack.nr of them) */
 	const struct cap_pack_frame *frames; /* PACK_ADDR (pack_addr.nr) */

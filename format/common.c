@@ -26,6 +26,7 @@ _Static_assert(sizeof(struct cap_pack_symbol) == 32, "§4.19");
 _Static_assert(sizeof(struct cap_pack_addr) == 24, "§4.20");
 _Static_assert(sizeof(struct cap_pack_frame) == 12, "§4.20");
 _Static_assert(sizeof(struct cap_pack_jit) == 32, "§4.21");
+_Static_assert(sizeof(struct cap_py_code) == 20, "§4.24");
 _Static_assert(sizeof(struct cap_pack_info) == 64, "§4.22");
 _Static_assert(offsetof(struct cap_pack_object, build_id) == 12, "§4.19");
 _Static_assert(sizeof(struct cap_offcpu) == 48, "§4.11");
@@ -260,6 +261,7 @@ static const struct type_info types[] = {
 	[CAP_REC_PACK_ADDR] = { "pack_addr", sizeof(struct cap_pack_addr), -1, -1 },
 	[CAP_REC_PACK_JIT] = { "pack_jit", sizeof(struct cap_pack_jit), -1, -1 },
 	[CAP_REC_PACK_INFO] = { "pack_info", sizeof(struct cap_pack_info), -1, -1 },
+	[CAP_REC_PY_CODE] = { "py_code", sizeof(struct cap_py_code), -1, -1 },
 	[CAP_REC_OFFCPU] = { "offcpu", sizeof(struct cap_offcpu),
 			     offsetof(struct cap_offcpu, start), CAP_KIND_OFFCPU,
 			     CAP_OFFCPU_SIZE_1_1 },

@@ -312,7 +312,25 @@ static bool name_tail(struct cap_reader *r, struct cap_record *rec, const uint8_
 	return true;
 }
 
-/* §4.2, §4.3, §4.9, §4.20, §4.21: validate and copy the variable tail,
+/* §4.24: qualname, filename and line table, copied as one NUL-terminated
+ * tail. */
+static bool py_code_tail(struct cap_reader *r, struct cap_record *rec, const uint8_t *body,
+			 uint32_t body_len, uint32_t room)
+{
+	const struct cap_py_code *c = &rec->py_code;
+	uint64_t n = (uint64_t)c->qualname_len + c->filename_len + c->linetable_len;
+
+	if (c->qualname_len > CAP_MAX_STRING || c->filename_len > CAP_MAX_STRING || n > room ||
+	    n >= sizeof(r->tail))
+		return false;
+	memcpy(r->tail, body + body_len - n, n);
+	r->tail[n] = 0;
+	rec->tail = r->tail;
+	rec->tail_len = n;
+	return true;
+}
+
+/* §4.2, §4.3, §4.9, §4.20, §4.21, §4.24: validate and copy the variable tail,
  * which occupies the last bytes of the record (after any fields of a newer
  * minor version). */
 static bool decode_tail(struct cap_reader *r, struct cap_record *rec,
@@ -327,6 +345,8 @@ static bool decode_tail(struct cap_reader *r, struct cap_record *rec,
 		return name_tail(r, rec, body, body_len, room, rec->ksym.name_len);
 	case CAP_REC_PACK_JIT:
 		return name_tail(r, rec, body, body_len, room, rec->pack_jit.name_len);
+	case CAP_REC_PY_CODE:
+		return py_code_tail(r, rec, body, body_len, room);
 	case CAP_REC_STACK:
 		n = rec->stack.nr;
 		if (n > CAP_MAX_STACK_DEPTH || (uint64_t)n * 8 > room)

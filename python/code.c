@@ -238,7 +238,7 @@ static int read_fields(const struct py_interp *pi, pid_t pid, uint64_t bias, con
 	int err;
 
 	memcpy(&c->firstlineno, hdr + o->co_firstlineno, 4);
-	c->stamp = py_stamp(c->firstlineno, u64_at(hdr, o->co_name));
+	c->stamp = stkrec_py_stamp(c->firstlineno, u64_at(hdr, o->co_name));
 	err = code_size(pi, pid, bias, hdr, &c->code_size);
 	if (!err)
 		err = read_str(pi, pid, bias, u64_at(hdr, qual), &c->qualname);

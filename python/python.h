@@ -203,15 +203,8 @@ struct py_code {
 			     * format is the version's */
 	uint32_t linetable_len;
 	uint32_t code_size; /* bytes of bytecode: py_interp__offset's bound */
-	uint32_t stamp;     /* as bpf/stkrec.h defines it (py_stamp()) */
+	uint32_t stamp;     /* as bpf/stkrec.h defines it (stkrec_py_stamp()) */
 };
-
-/* struct stkrec_pyframe.stamp: co_firstlineno's low 16 bits, then bits
- * 4-19 of its co_name pointer. */
-static inline uint32_t py_stamp(int32_t firstlineno, uint64_t co_name)
-{
-	return ((uint32_t)firstlineno & 0xffff) | (uint32_t)((co_name >> 4) & 0xffff) << 16;
-}
 
 /*
  * Read the code object at addr in process pid, where the file is loaded at

@@ -39,6 +39,17 @@ static int note_thread(struct recorder *r, const struct stkrec_stack_ev *e, uint
 	return 0;
 }
 
+/* A user stack with Python frames: merged, then interned. */
+static int python_stack(struct recorder *r, const struct stkrec_stack_ev *e, uint32_t *id)
+{
+	uint64_t ips[CAP_MAX_STACK_DEPTH];
+	int n = pytrack__stack(r->py, r->in, e, ips);
+
+	if (n < 0)
+		return n;
+	return intern__stack(r->in, CAP_STACK_USER, ips, n, id);
+}
+
 static int stack_ids(struct recorder *r, const struct stkrec_stack_ev *e,
 		     uint32_t *ustack, uint32_t *kstack)
 {
@@ -46,6 +57,10 @@ static int stack_ids(struct recorder *r, const struct stkrec_stack_ev *e,
 
 	if (e->flags & STKREC_F_USTACK_LOST) {
 		*ustack = CAP_STACK_LOST;
+	} else if (r->py && (e->nr_pystack || e->py_flags)) {
+		err = python_stack(r, e, ustack);
+		if (err)
+			return err;
 	} else {
 		err = intern__stack(r->in, CAP_STACK_USER, (const uint64_t *)e->ips,
 				    e->nr_ustack, ustack);

@@ -417,19 +417,30 @@ int recorder__open_output(struct recorder *r, const char **step)
 /* The threads and mappings of every process, as MAPPING and THREAD
  * records, and the table that keeps them current from then on: the
  * unwinder's tables follow it, and an exiting process's JIT map is read. */
-static int sink_map(void *ctx, const struct cap_mapping *m, int fd)
+static int sink_map(void *ctx, const struct cap_mapping *m, int fd, const char *path)
 {
-	return unwind__map(((struct recorder *)ctx)->uw, m->pid, m, fd);
+	struct recorder *r = ctx;
+	int err = r->uw ? unwind__map(r->uw, m->pid, m, fd) : 0;
+
+	return err ?: r->py ? pytrack__map(r->py, m->pid, m, fd, path) : 0;
 }
 
 static void sink_gone(void *ctx, uint32_t pid)
 {
-	unwind__forget(((struct recorder *)ctx)->uw, pid);
+	struct recorder *r = ctx;
+
+	if (r->uw)
+		unwind__forget(r->uw, pid);
+	if (r->py)
+		pytrack__forget(r->py, pid);
 }
 
 static int sink_fork(void *ctx, uint32_t parent, uint32_t child)
 {
-	return unwind__fork(((struct recorder *)ctx)->uw, parent, child);
+	struct recorder *r = ctx;
+	int err = r->uw ? unwind__fork(r->uw, parent, child) : 0;
+
+	return err ?: r->py ? pytrack__fork(r->py, parent, child) : 0;
 }
 
 /* Before the map can be deleted by the runtime's exit handling or a
@@ -442,12 +453,14 @@ static void sink_exit(void *ctx, uint32_t pid)
 int recorder__scan_proc(struct recorder *r, uint64_t now)
 {
 	struct procmaps_sink sink = {
-		.map = r->uw ? sink_map : NULL, .gone = r->uw ? sink_gone : NULL,
-		.fork = r->uw ? sink_fork : NULL, .exit = r->jm ? sink_exit : NULL, .ctx = r,
+		.map = r->uw || r->py ? sink_map : NULL,
+		.gone = r->uw || r->py ? sink_gone : NULL,
+		.fork = r->uw || r->py ? sink_fork : NULL,
+		.exit = r->jm ? sink_exit : NULL, .ctx = r,
 	};
 	int err = procmaps__new(r->w, r->in, &r->pm);
 
-	if (!err && (r->uw || r->jm))
+	if (!err && (r->uw || r->py || r->jm))
 		procmaps__set_sink(r->pm, &sink);
 	if (!err)
 		err = procmaps__scan_all(r->pm, now);

@@ -144,7 +144,7 @@ ParameterizedTest(int *i, python_code, read_back)
 	cr_expect_eq(pc.linetable_len, 5);
 	cr_expect_arr_eq(pc.linetable, "\x02\x01\x04\x01\x06", 5);
 	cr_expect_eq(pc.code_size, CODE_BYTES);
-	cr_expect_eq(pc.stamp, py_stamp(42, (uintptr_t)f->name));
+	cr_expect_eq(pc.stamp, stkrec_py_stamp(42, (uintptr_t)f->name));
 	cr_expect_eq(pc.stamp & 0xffff, 42);
 	py_code__release(&pc);
 	cr_expect_null(pc.qualname);

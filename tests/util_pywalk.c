@@ -86,7 +86,7 @@ static int one_frame(pid_t pid, const struct stkrec_pyproc *p, uint64_t frame,
 	if (err)
 		return err;
 	f->lasti = ptr ? (uint32_t)(instr - f->code) : (uint32_t)instr;
-	f->stamp = py_stamp(firstlineno, name);
+	f->stamp = stkrec_py_stamp(firstlineno, name);
 	f->entry = p->entry_kind == STKREC_PY_ENTRY_EACH ||
 		   (p->entry_kind == STKREC_PY_ENTRY_FLAG && entry);
 	return 1;
