@@ -464,6 +464,15 @@ enum cap_stat_key {
 	CAP_STAT_UNWIND_NO_TABLES_WAKEUP,
 	CAP_STAT_UNWIND_FP_FRAMES_WAKEUP,
 	CAP_STAT_JIT_MAPS_REFUSED,       /* JIT maps not trusted (§4.15) */
+	/* 1.4, written with the PYTHON feature only: */
+	CAP_STAT_PY_PROCESSES,
+	CAP_STAT_PY_UNSUPPORTED,
+	CAP_STAT_PY_CODES_UNREAD,
+	CAP_STAT_PY_CUT_OFFCPU,
+	CAP_STAT_PY_CUT_CPU,
+	CAP_STAT_PY_CUT_BIO,
+	CAP_STAT_PY_CUT_WAKEUP,
+	CAP_STAT_PY_TOO_DEEP,
 	CAP_STAT_MAX,
 };
 /* What a key says of the recording's completeness (§4.15 "Class"). */
@@ -734,7 +743,10 @@ void cap_reader__close(struct cap_reader *r);
 #define CAP_FEAT_SCRUBBED_PATHS 0x00000004u
 #define CAP_SCRUB_HOME "/home/<user>"
 #define CAP_SCRUB_ROOT "/<root>"
-#define CAP_FEAT_KNOWN (CAP_FEAT_DWARF_UNWIND | CAP_FEAT_SCRUBBED | CAP_FEAT_SCRUBBED_PATHS)
+#define CAP_FEAT_PYTHON 0x00000008u /* compatible (1.4): user stacks may hold
+					* Python frames (§4.3, §4.24) */
+#define CAP_FEAT_KNOWN (CAP_FEAT_DWARF_UNWIND | CAP_FEAT_SCRUBBED | CAP_FEAT_SCRUBBED_PATHS | \
+			CAP_FEAT_PYTHON)
 
 /* §3.1 the header payload's fixed part, as stored. Followed by cmdline_len
  * bytes of command line, then a CRC-32 of everything before it. */

@@ -150,6 +150,14 @@ static const struct {
 	[CAP_STAT_UNWIND_NO_TABLES_WAKEUP] = { "unwind.no_tables.wakeup", CAP_STAT_COUNT },
 	[CAP_STAT_UNWIND_FP_FRAMES_WAKEUP] = { "unwind.fp_frames.wakeup", CAP_STAT_COUNT },
 	[CAP_STAT_JIT_MAPS_REFUSED] = { "jit.maps_refused", CAP_STAT_COUNT },
+	[CAP_STAT_PY_PROCESSES] = { "py.processes", CAP_STAT_COUNT },
+	[CAP_STAT_PY_UNSUPPORTED] = { "py.unsupported", CAP_STAT_COUNT },
+	[CAP_STAT_PY_CODES_UNREAD] = { "py.codes_unread", CAP_STAT_COUNT },
+	[CAP_STAT_PY_CUT_OFFCPU] = { "py.cut.offcpu", CAP_STAT_COUNT },
+	[CAP_STAT_PY_CUT_CPU] = { "py.cut.cpu", CAP_STAT_COUNT },
+	[CAP_STAT_PY_CUT_BIO] = { "py.cut.bio", CAP_STAT_COUNT },
+	[CAP_STAT_PY_CUT_WAKEUP] = { "py.cut.wakeup", CAP_STAT_COUNT },
+	[CAP_STAT_PY_TOO_DEEP] = { "py.stacks_too_deep", CAP_STAT_COUNT },
 };
 
 /* §4.15: the keys of refused JIT maps, and why. */

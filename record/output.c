@@ -75,6 +75,8 @@ static void fill_header(const struct recorder *r, struct cap_header *h)
 	snprintf(h->cmdline, sizeof(h->cmdline), "%s", r->opts.cmdline ? r->opts.cmdline : "");
 	if (r->opts.call_graph == RECORD_CG_DWARF)
 		h->features |= CAP_FEAT_DWARF_UNWIND;
+	if (record_wants_python(&r->opts))
+		h->features |= CAP_FEAT_PYTHON;
 }
 
 /* FILE.YYYYmmddHHMMSSmmm (local time, as perf names them); a second file
@@ -277,6 +279,32 @@ static int write_refused(struct recorder *r)
 	return err;
 }
 
+/* The py.* keys (FORMAT.md §4.15), with Python frames only. */
+static int write_py_stats(struct recorder *r)
+{
+	struct pytrack_stats ps;
+	uint64_t v[CAP_STAT_MAX] = { 0 };
+	int k, err;
+
+	if (!r->py)
+		return 0;
+	pytrack__stats(r->py, &ps);
+	v[CAP_STAT_PY_PROCESSES] = ps.processes;
+	v[CAP_STAT_PY_UNSUPPORTED] = ps.unsupported;
+	v[CAP_STAT_PY_CODES_UNREAD] = ps.code_unread;
+	v[CAP_STAT_PY_CUT_OFFCPU] = bpf_stat(r, STKREC_STAT_PY_CUT + STKREC_KIND_OFFCPU);
+	v[CAP_STAT_PY_CUT_CPU] = bpf_stat(r, STKREC_STAT_PY_CUT + STKREC_KIND_CPU);
+	v[CAP_STAT_PY_CUT_BIO] = bpf_stat(r, STKREC_STAT_PY_CUT + STKREC_KIND_BIO);
+	v[CAP_STAT_PY_CUT_WAKEUP] = bpf_stat(r, STKREC_STAT_PY_CUT + STKREC_KIND_WAKEUP);
+	v[CAP_STAT_PY_TOO_DEEP] = ps.merged_cut;
+	for (k = CAP_STAT_PY_PROCESSES; k < CAP_STAT_MAX; k++) {
+		err = write_stat(r, cap_stat_key_name(k), v[k]);
+		if (err < 0)
+			return err;
+	}
+	return 0;
+}
+
 /* This file's numbers (FORMAT.md §4.15): events since it began, its own
  * tables. */
 static struct unwind_stats unwind_numbers(const struct recorder *r)
@@ -350,12 +378,13 @@ static int write_stats(struct recorder *r, uint64_t now)
 	};
 	int k, err;
 
-	for (k = 0; k < CAP_STAT_MAX; k++) {
+	for (k = 0; k < CAP_STAT_PY_PROCESSES; k++) {
 		err = write_stat(r, cap_stat_key_name(k), v[k]);
 		if (err < 0)
 			return err;
 	}
-	return write_refused(r);
+	err = write_refused(r);
+	return err ?: write_py_stats(r);
 }
 
 static int write_defs(struct recorder *r, const char **step)
