@@ -12,12 +12,16 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include "python/python.h"
 #include "record/pystack.h"
 #include "record/pytrack.h"
 #include "util/hashtab.h"
 
 #define MAX_INTERPS 64 /* interpreter files kept open */
+/* A process gone stays this long: its last events may still be in the
+ * ring buffer when the side band says it exited. */
+#define GONE_KEEP_NS (5 * 1000000000ull)
 
 struct interp {
 	uint64_t dev, ino;
@@ -40,6 +44,7 @@ struct proc {
 	uint64_t bias;
 	struct py_range eval[PY_EVAL_RANGES]; /* process addresses */
 	int nr_eval;
+	uint64_t gone_ns;       /* exited or exec'd at (monotonic), 0: alive */
 	struct hashtab codes;   /* of struct code */
 };
 
@@ -142,6 +147,12 @@ static struct interp *interp_of(struct pytrack *t, int fd)
 	return ip;
 }
 
+static void proc_drop(struct pytrack *t, struct proc *p)
+{
+	proc_clear(p);
+	hashtab__delete(&t->procs, p);
+}
+
 static struct proc *proc_find(struct pytrack *t, uint32_t pid)
 {
 	return hashtab__find(&t->procs, pid_hash(pid), &pid, proc_eq);
@@ -179,8 +190,10 @@ static int proc_mark(struct pytrack *t, uint32_t pid, struct interp *ip,
 	uint64_t bias;
 	int i, n;
 
-	if (p)
+	if (p && !p->gone_ns)
 		return 0; /* one interpreter a process: the first one seen */
+	if (p)
+		proc_drop(t, p); /* the pid of a process gone, or an exec */
 	if (ip->err == PY_EVERSION) {
 		p = proc_add(t, pid);
 		t->st.unsupported++;
@@ -217,15 +230,33 @@ int pytrack__map(struct pytrack *t, uint32_t pid, const struct cap_mapping *m, i
 	return proc_mark(t, pid, ip, m);
 }
 
+/* Drop the processes gone for GONE_KEEP_NS. */
+static void procs_purge(struct pytrack *t, uint64_t now)
+{
+	size_t pos = 0;
+	struct proc *p;
+
+	while ((p = hashtab__next(&t->procs, &pos))) {
+		if (p->gone_ns && now - p->gone_ns > GONE_KEEP_NS) {
+			proc_drop(t, p);
+			pos = 0; /* deletion moves entries: start over */
+		}
+	}
+}
+
 void pytrack__forget(struct pytrack *t, uint32_t pid)
 {
 	struct proc *p = proc_find(t, pid);
+	struct timespec ts;
+	uint64_t now;
 
 	if (!p)
 		return;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	now = ts.tv_sec * 1000000000ull + ts.tv_nsec;
 	bpf_map_delete_elem(t->pyprocs_fd, &pid);
-	proc_clear(p);
-	hashtab__delete(&t->procs, p);
+	p->gone_ns = now;
+	procs_purge(t, now);
 }
 
 int pytrack__fork(struct pytrack *t, uint32_t parent, uint32_t child)
@@ -236,8 +267,15 @@ int pytrack__fork(struct pytrack *t, uint32_t parent, uint32_t child)
 	struct py_range eval[PY_EVAL_RANGES];
 	int n;
 
-	if (!p || proc_find(t, child))
+	if (!p || p->gone_ns)
 		return 0;
+	c = proc_find(t, child);
+	if (c && !c->gone_ns)
+		return 0;
+	if (c) {
+		proc_drop(t, c);
+		p = proc_find(t, parent); /* deletion moves entries */
+	}
 	ip = p->ip;
 	bias = p->bias;
 	n = p->nr_eval;

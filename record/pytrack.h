@@ -39,7 +39,9 @@ void pytrack__free(struct pytrack *t);
  * (the name test: python3.X, libpython3.X). */
 int pytrack__map(struct pytrack *t, uint32_t pid, const struct cap_mapping *m, int fd,
 		 const char *path);
-/* pid exec'd or exited: its interpreter is gone. */
+/* pid exec'd or exited: its interpreter is gone, the kernel's entry at
+ * once, this side's a few seconds later (its last events may be still in
+ * the ring buffer). */
 void pytrack__forget(struct pytrack *t, uint32_t pid);
 /* child was forked from parent: the same interpreter at the same place. */
 int pytrack__fork(struct pytrack *t, uint32_t parent, uint32_t child);
