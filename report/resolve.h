@@ -38,6 +38,13 @@ struct rframe {
 	const char *func;   /* Python: the function's qualified name */
 };
 
+/* The function's name alone: a Python frame's qualified name (its line
+ * and file apart, for the exports), else the frame's name. */
+static inline const char *rframe_func(const struct rframe *f)
+{
+	return f->python && f->func ? f->func : f->name;
+}
+
 /* Most frames one stack can yield (inlined levels included). */
 #define RESOLVE_MAX_FRAMES 512
 
