@@ -30,24 +30,33 @@ static const char *stkrec_bin(void)
 	return e2e_env("STKREC", "./build/stkrec");
 }
 
-/* Record SCRIPT.py (from $STKREC_WORKLOADS/py) run by interpreter i for
- * the seconds given, with record options ropts. */
-static void py_record(struct pyrec *r, int i, const char *script, const char *secs,
-		      const char *ropts)
+/* Record SCRIPT.py (from $STKREC_WORKLOADS/py) run by interpreter i (with
+ * its options pyopts, "" none) for the seconds given, with record options
+ * ropts. */
+static void py_record_with(struct pyrec *r, int i, const char *pyopts, const char *script,
+			   const char *secs, const char *ropts)
 {
-	char name[128], *out = rc_tmpname("py-out"), *cap = rc_tmpname("py-cap");
+	char name[128], launcher[PATH_MAX + 64];
+	char *out = rc_tmpname("py-out"), *cap = rc_tmpname("py-cap");
 
 	r->py = test_python_or_skip(i);
 	cr_assert(out && cap);
 	snprintf(r->cap, sizeof(r->cap), "%s", cap);
 	free(cap);
 	snprintf(name, sizeof(name), "py/%s.py", script);
-	e2e_record(stkrec_bin(), r->cap, ropts, r->py->path, name, secs, out);
+	snprintf(launcher, sizeof(launcher), "%s %s", r->py->path, pyopts);
+	e2e_record(stkrec_bin(), r->cap, ropts, launcher, name, secs, out);
 	r->ready = rc_slurp(out, NULL);
 	unlink(out);
 	free(out);
 	cr_assert(r->ready && !strncmp(r->ready, "ready ", 6), "%s %s: stdout '%s'", r->py->name,
 		  script, r->ready ? r->ready : "");
+}
+
+static void py_record(struct pyrec *r, int i, const char *script, const char *secs,
+		      const char *ropts)
+{
+	py_record_with(r, i, "", script, secs, ropts);
 }
 
 static void py_done(struct pyrec *r)
@@ -339,3 +348,38 @@ PER_PYTHON(python_threads, two_threads)
 PER_PYTHON(python_recursion, deep_recursion)
 PER_PYTHON(python_deleted, deleted_script)
 PER_PYTHON(python_cext, c_extension)
+
+/* Python 3.12's -X perf trampoline (a native frame "py::FUNC:FILE" from the
+ * process's perf map per Python call) against stkrec's own frames, on the
+ * same samples: where the trampoline names hot_a or hot_b, so do stkrec's
+ * frames, at a line of that function (90% at least: the trampoline's frame
+ * is pushed a little before the Python frame, and popped after it). */
+static void perf_trampoline(int i)
+{
+	static const char *const fn[] = { "hot_a", "hot_b" };
+	char ours[256], tramp[128];
+	struct pyrec r;
+	struct tally t;
+	char *folded;
+	int k;
+
+	if (i < 5)
+		cr_skip_test("-X perf needs Python 3.12 or later");
+	py_record_with(&r, i, "-X perf", "perftramp", "3", "-q -e cpu -F 499");
+	cr_assert(strstr(r.ready, " perf=1 "), "%s: -X perf not active: %s", r.py->name, r.ready);
+	folded = stkrec_on(&r, "report --folded -e cpu");
+	for (k = 0; k < 2; k++) {
+		at_lines(ours, sizeof(ours), &r, "perftramp", fn[k]);
+		snprintf(tramp, sizeof(tramp), ";py::%s:[^;]*perftramp\\.py;", fn[k]);
+		t = tally(folded, tramp, ours);
+		cr_assert_geq(t.hit, 20, "%s: %s: %llu of %llu trampoline samples named by stkrec:"
+			      "\n%.3000s", r.py->name, fn[k], t.hit, t.all, folded);
+		cr_assert_geq(t.hit * 10, t.all * 9, "%s: %s: %llu of %llu trampoline samples",
+			      r.py->name, fn[k], t.hit, t.all);
+	}
+	free(folded);
+	py_done(&r);
+}
+
+Test(python_perf_trampoline, pyenv_3_12) { perf_trampoline(5); }
+Test(python_perf_trampoline, pyenv_3_13) { perf_trampoline(6); }
