@@ -23,7 +23,7 @@
 #endif
 
 #define CAP_VERSION_MAJOR 1
-#define CAP_VERSION_MINOR 2
+#define CAP_VERSION_MINOR 4
 
 /* Errors of the format library (FORMAT.md §8). -errno values pass through. */
 enum cap_err {
@@ -542,7 +542,24 @@ struct cap_header {
 	char machine[65];
 	char version[33];        /* stkrec version that wrote it */
 	char cmdline[1024];      /* recording command line, truncated if longer */
+	/* 1.3: how CPU samples were taken; 0 (CAP_CLOCK_NONE) in older files */
+	uint32_t sample_clock;   /* enum cap_clock */
+	uint32_t sample_flags;   /* CAP_SAMPLE_FREQ */
+	uint64_t sample_rate;    /* with CAP_SAMPLE_FREQ samples/s per CPU, else
+				  * ns of the clock between samples */
 };
+
+/* §3.1 (1.3) the clock CPU samples (§4.12) were taken on */
+enum cap_clock {
+	CAP_CLOCK_NONE = 0, /* not said: no CPU samples, or written before 1.3 */
+	CAP_CLOCK_CPU = 1,  /* perf's software cpu-clock event: CPU time, ns */
+};
+#define CAP_SAMPLE_FREQ 0x1u /* sample_rate is a frequency (record -F) */
+/* "cpu-clock", or NULL for a clock this version does not know. */
+const char *cap_clock_name(uint32_t clock);
+/* The clock time one sample stands for, ns: sample_rate, or a second over
+ * it (rounded) with CAP_SAMPLE_FREQ; 0 when that is none. */
+uint64_t cap_sample_period(uint32_t flags, uint64_t rate);
 
 /* Totals the writer counts and the trailer stores (§6), per kind. */
 struct cap_totals {
@@ -756,7 +773,7 @@ struct cap_file_header {
 	uint16_t major;
 	uint16_t minor;
 	uint32_t features;
-	uint32_t fixed_size;     /* bytes of this fixed part: 296 in 1.0 */
+	uint32_t fixed_size;     /* bytes of this fixed part: 296 in 1.0, 312 in 1.3 */
 	uint32_t cmdline_len;
 	uint64_t start_time;
 	uint64_t start_realtime;
@@ -770,8 +787,12 @@ struct cap_file_header {
 	char machine[65];
 	char version[33];
 	uint8_t reserved2[4];
+	uint32_t sample_clock;   /* 1.3: enum cap_clock */
+	uint32_t sample_flags;   /* 1.3: CAP_SAMPLE_FREQ */
+	uint64_t sample_rate;    /* 1.3 */
 };
 #define CAP_HEADER_MIN_FIXED 24u /* up to and including cmdline_len */
+#define CAP_HEADER_FIXED_1_2 296u /* the fixed part up to 1.2 */
 
 /* §6.1 the trailer payload starts with this ... */
 #define CAP_TRAILER_MAGIC "STKRTRL\0"

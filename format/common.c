@@ -37,7 +37,8 @@ _Static_assert(sizeof(struct cap_lost) == 24, "§4.14");
 _Static_assert(sizeof(struct cap_stat) == 16, "§4.15");
 _Static_assert(sizeof(struct cap_end) == 24, "§4.16");
 _Static_assert(CAP_KIND_SIDEBAND == 3 && CAP_KIND_WAKEUP == 4, "§5.5: the trailer's order");
-_Static_assert(sizeof(struct cap_file_header) == 296, "§3.1");
+_Static_assert(sizeof(struct cap_file_header) == 312, "§3.1");
+_Static_assert(offsetof(struct cap_file_header, sample_clock) == CAP_HEADER_FIXED_1_2, "§3.1");
 _Static_assert(offsetof(struct cap_file_header, hostname) == 64, "§3.1");
 _Static_assert(offsetof(struct cap_file_header, cmdline_len) + 4 ==
 	       CAP_HEADER_MIN_FIXED, "§3.1");
@@ -238,6 +239,18 @@ const char *cap_stop_reason_name(uint32_t reason)
 	if (reason < sizeof(names) / sizeof(names[0]))
 		return names[reason];
 	return "unknown";
+}
+
+const char *cap_clock_name(uint32_t clock)
+{
+	return clock == CAP_CLOCK_CPU ? "cpu-clock" : NULL;
+}
+
+uint64_t cap_sample_period(uint32_t flags, uint64_t rate)
+{
+	if (!(flags & CAP_SAMPLE_FREQ))
+		return rate;
+	return rate ? (1000000000ull + rate / 2) / rate : 0;
 }
 
 /* Per type: name, fixed size, offset of its time field (-1: none), and

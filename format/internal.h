@@ -156,20 +156,22 @@ struct cap_reader {
 	uint64_t type_count[256];
 };
 
-/* reader.c: parse the header (all of it, or all there is, at buf), then
- * what follows from it; cap_reader__open*() then hand r out. */
+/*
+ * The reader's parts call one way: scan.c -> stream.c -> reader.c. What
+ * reader.c gives the other two:
+ */
+/* Parse the header (all of it, or all there is, at buf), then what follows
+ * from it, and set the scan at the first frame; cap_reader__open*() then
+ * hand r out. */
 int cap__reader_init(struct cap_reader *r);
-/* scan.c: called by reader.c once the header is parsed. */
-int cap__scan_init(struct cap_reader *r);
-
-/* reader.c: the input's size is known (r->len): find the trailer (§6.4). */
+/* The input's size is known (r->len): find the trailer (§6.4). */
 void cap__input_ended(struct cap_reader *r);
-/* reader.c: the version fields of the stable prefix at buf (n bytes), as
+/* The version fields of the stable prefix at buf (n bytes), as
  * cap_file_version() reads them. */
 int cap__prefix_version(const uint8_t *buf, size_t n, uint16_t *major,
 			uint16_t *minor, uint32_t *features);
-/* scan.c: offset in p[0, n) of the first whole zstd frame magic or trailer
- * frame magic, else n. */
+/* Offset in p[0, n) of the first whole zstd frame magic or trailer frame
+ * magic, else n. */
 size_t cap__find_magic(const uint8_t *p, size_t n);
 
 /* The byte at file offset off, which must be in [base, have). */
@@ -178,7 +180,8 @@ static inline const uint8_t *cap__at(const struct cap_reader *r, uint64_t off)
 	return r->buf + (off - r->base);
 }
 
-/* stream.c: the parts of the scan that wait for a stream's input. */
+/* stream.c, for scan.c: the parts of the scan that wait for a stream's
+ * input. */
 uint64_t cap__stream_avail(struct cap_reader *r, uint64_t end);
 uint64_t cap__stream_find(struct cap_reader *r, uint64_t from);
 uint64_t cap__stream_frame_end(struct cap_reader *r);

@@ -4,6 +4,10 @@
  * (§6). The file is hostile input: every length is checked against what is
  * left before it is used, and every size is capped (§7). A stream (stream.c)
  * comes here too: its header once read, its trailer once it ended.
+ *
+ * The three parts call one way: scan.c (frames and records) -> stream.c
+ * (a stream's bytes as the scan asks for them) -> reader.c (this file:
+ * what the other two start from), never back.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -132,6 +136,9 @@ static int parse_header(struct cap_reader *r)
 	copy_field(h->version, sizeof(h->version), fh.version, sizeof(fh.version));
 	copy_field(h->cmdline, sizeof(h->cmdline), (const char *)p + fixed,
 		   fh.cmdline_len);
+	h->sample_clock = fh.sample_clock;
+	h->sample_flags = fh.sample_flags & CAP_SAMPLE_FREQ;
+	h->sample_rate = fh.sample_rate;
 	r->data_start = 8 + (uint64_t)n;
 	return 0;
 }
@@ -147,6 +154,26 @@ static int parse_header(struct cap_reader *r)
 static bool trailer_magic_at(const struct cap_reader *r, uint64_t t)
 {
 	return t >= r->base && cap__get32(cap__at(r, t)) == CAP_SKIP_MAGIC_TRAILER;
+}
+
+/* §5.4 step 5: the frame magics a damaged region is searched for (scan.c,
+ * and stream.c as the bytes arrive). */
+size_t cap__find_magic(const uint8_t *p, size_t n)
+{
+	uint8_t zm[4], tm[4];
+	const uint8_t *a, *b;
+
+	cap__put32(zm, CAP_ZSTD_MAGIC);
+	cap__put32(tm, CAP_SKIP_MAGIC_TRAILER);
+	/* the second search stops at the first hit: each byte is looked at
+	 * about twice, however many damaged regions a large file has */
+	a = memmem(p, n, zm, 4);
+	b = memmem(p, (a ? (size_t)(a - p) + 3 : n), tm, 4);
+	if (b)
+		return b - p;
+	if (a)
+		return a - p;
+	return n;
 }
 
 /* §6.4: find the trailer from the footer; on any inconsistency the trailer
@@ -214,7 +241,12 @@ int cap__reader_init(struct cap_reader *r)
 	r->dctx = ZSTD_createDCtx();
 	if (!r->dctx)
 		return -ENOMEM;
-	return cap__scan_init(r);
+	/* §7: the decompression window is at most 8 MiB */
+	if (ZSTD_isError(ZSTD_DCtx_setParameter(r->dctx, ZSTD_d_windowLogMax, 23)))
+		return CAP_ERR_ZSTD;
+	/* the scan (scan.c) starts at the first frame after the header */
+	r->pos = r->cand = r->data_start;
+	return 0;
 }
 
 int cap_reader__open_mem(const void *buf, size_t len, struct cap_reader **out)

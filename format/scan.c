@@ -24,14 +24,6 @@
  * file full of them would otherwise cost one frame walk per byte. */
 #define MAX_RESYNC_TRIES 64
 
-int cap__scan_init(struct cap_reader *r)
-{
-	r->pos = r->cand = r->data_start;
-	if (ZSTD_isError(ZSTD_DCtx_setParameter(r->dctx, ZSTD_d_windowLogMax, 23)))
-		return CAP_ERR_ZSTD;
-	return 0;
-}
-
 static void note_error(struct cap_reader *r, int err, uint64_t off)
 {
 	if (!r->st.first_error) {
@@ -52,24 +44,6 @@ static void bad_region(struct cap_reader *r, uint64_t start, uint64_t end)
 	r->region_frames = 0;
 	r->st.bytes_skipped += end - start;
 	r->resyncing = false;
-}
-
-size_t cap__find_magic(const uint8_t *p, size_t n)
-{
-	uint8_t zm[4], tm[4];
-	const uint8_t *a, *b;
-
-	cap__put32(zm, CAP_ZSTD_MAGIC);
-	cap__put32(tm, CAP_SKIP_MAGIC_TRAILER);
-	/* the second search stops at the first hit: each byte is looked at
-	 * about twice, however many damaged regions a large file has */
-	a = memmem(p, n, zm, 4);
-	b = memmem(p, (a ? (size_t)(a - p) + 3 : n), tm, 4);
-	if (b)
-		return b - p;
-	if (a)
-		return a - p;
-	return n;
 }
 
 /* Next offset in [from, min(to, data_end)) holding a whole zstd frame magic

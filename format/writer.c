@@ -97,6 +97,9 @@ static int write_header(struct cap_writer *w, const struct cap_header *h)
 	copy_str(fh.release, sizeof(fh.release), h->release);
 	copy_str(fh.machine, sizeof(fh.machine), h->machine);
 	copy_str(fh.version, sizeof(fh.version), h->version);
+	fh.sample_clock = h->sample_clock;
+	fh.sample_flags = h->sample_flags & CAP_SAMPLE_FREQ;
+	fh.sample_rate = h->sample_rate;
 
 	cap__put32(buf, CAP_SKIP_MAGIC_HEADER);
 	cap__put32(buf + 4, payload);

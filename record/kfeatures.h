@@ -3,7 +3,8 @@
  * What the recorder needs of the running kernel, per event kind, probed
  * before anything is loaded, so that a kernel without it gets one line
  * naming the feature and the kernel that has it (README, "Kernels").
- * Features with a fallback are probed too, for the loader to choose.
+ * Features with a fallback are probed too, for the policy (policy.h) to
+ * choose.
  */
 #ifndef STKREC_RECORD_KFEATURES_H
 #define STKREC_RECORD_KFEATURES_H

@@ -77,6 +77,12 @@ static void fill_header(const struct recorder *r, struct cap_header *h)
 		h->features |= CAP_FEAT_DWARF_UNWIND;
 	if (record_wants_python(&r->opts))
 		h->features |= CAP_FEAT_PYTHON;
+	/* the CPU time a sample stands for, as the perf event was opened */
+	if (r->opts.events & RECORD_EV_CPU) {
+		h->sample_clock = CAP_CLOCK_CPU;
+		h->sample_flags = r->opts.period ? 0 : CAP_SAMPLE_FREQ;
+		h->sample_rate = r->opts.period ? r->opts.period : r->opts.freq;
+	}
 }
 
 /* FILE.YYYYmmddHHMMSSmmm (local time, as perf names them); a second file

@@ -22,7 +22,7 @@
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 #include "stkrec.skel.h"
-#include "record/kfeatures.h"
+#include "record/policy.h"
 #include "record/recorder_int.h"
 #include "util/array.h"
 
@@ -121,12 +121,14 @@ static void set_tunables(struct recorder *r, struct stkrec_bpf *s)
 	s->rodata->want_python = record_wants_python(o);
 }
 
-/* Open, size and load the skeleton; raw_tp/sched_switch when tp_btf fails. */
-static int load_bpf(struct recorder *r, const struct kfeatures *kf, bool raw_switch)
+/* Open, size and load the skeleton as the policy (policy.h) decided;
+ * raw_tp/sched_switch when tp_btf fails. */
+static int load_bpf(struct recorder *r, bool raw_switch)
 {
 	const struct record_opts *o = &r->opts;
 	bool off = o->events & RECORD_EV_OFFCPU, bio = o->events & RECORD_EV_BIO;
 	bool wake = o->events & RECORD_EV_WAKEUP;
+	unsigned with = r->with;
 	struct stkrec_bpf *s;
 	int err;
 
@@ -136,10 +138,7 @@ static int load_bpf(struct recorder *r, const struct kfeatures *kf, bool raw_swi
 	set_tunables(r, s);
 	bpf_map__set_max_entries(s->maps.events, o->ringbuf_size);
 	bpf_map__set_max_entries(s->maps.offcpu_start, o->storage_entries);
-	/* PREEMPT_RT: no allocation in sched_switch (the allocator's locks
-	 * sleep there), so the slots are a preallocated hash, not task
-	 * storage; the verifier requires it of raw_tp programs anyway */
-	if (kf->present[KF_PREEMPT_RT])
+	if (!(with & RP_SLOT_ALLOC)) /* PREEMPT_RT: preallocated */
 		bpf_map__set_map_flags(s->maps.offcpu_start, 0);
 	/* tp_btf keeps off-CPU slots in task storage (5.11+), raw_tp in the hash */
 	bpf_map__set_autocreate(s->maps.offcpu_task, off && !raw_switch);
@@ -159,15 +158,11 @@ static int load_bpf(struct recorder *r, const struct kfeatures *kf, bool raw_swi
 	s->rodata->wakeups_need_slot = off;
 	bpf_program__set_autoload(s->progs.stkrec_waking, wake && off && !raw_switch);
 	bpf_program__set_autoload(s->progs.stkrec_waking_raw, wake && !(off && !raw_switch));
-	waits__set_autoload(s, off && kf->present[KF_TASK_ITER], raw_switch,
-			    kf->present[KF_TASK_ITER_USER]);
+	waits__set_autoload(s, with & RP_WAITS, raw_switch, with & RP_WAITS_USER);
 	bpf_program__set_autoload(s->progs.stkrec_cpu, o->events & RECORD_EV_CPU);
 	bpf_program__set_autoload(s->progs.stkrec_exec, o->call_graph == RECORD_CG_DWARF);
-	/* the submitter's context: block_io_start, else block_getrq, else
-	 * block_rq_insert alone (which a request without a scheduler skips) */
-	bpf_program__set_autoload(s->progs.stkrec_io_start, bio && kf->present[KF_TP_IO_START]);
-	bpf_program__set_autoload(s->progs.stkrec_getrq,
-				  bio && !kf->present[KF_TP_IO_START] && kf->present[KF_TP_GETRQ]);
+	bpf_program__set_autoload(s->progs.stkrec_io_start, with & RP_IO_START);
+	bpf_program__set_autoload(s->progs.stkrec_getrq, with & RP_GETRQ);
 	bpf_program__set_autoload(s->progs.stkrec_rq_insert, bio);
 	bpf_program__set_autoload(s->progs.stkrec_rq_issue, bio);
 	bpf_program__set_autoload(s->progs.stkrec_rq_complete, bio);
@@ -297,17 +292,12 @@ static int attach_cpu_sampling(struct recorder *r, const char **step)
 
 static int setup_bpf(struct recorder *r, const char **step)
 {
-	struct kfeatures kf;
 	int err;
 
-	*step = "probe kernel features";
-	err = kfeatures__probe(r->opts.events, &kf);
-	if (err)
-		return err;
 	*step = "load BPF";
-	err = load_bpf(r, &kf, kf.present[KF_PREEMPT_RT]);
-	if (err && !kf.present[KF_PREEMPT_RT] && (r->opts.events & RECORD_EV_OFFCPU))
-		err = load_bpf(r, &kf, true);
+	err = load_bpf(r, !(r->with & RP_TP_SWITCH));
+	if (err && (r->with & RP_TP_SWITCH))
+		err = load_bpf(r, true);
 	if (err)
 		return err;
 	*step = "set BPF filters";
@@ -499,7 +489,8 @@ static int start(struct recorder *r, const char **step)
 	return err;
 }
 
-int recorder__new(const struct record_opts *opts, struct recorder **out, const char **step)
+int recorder__new(const struct record_opts *opts, const struct record_policy *policy,
+		  struct recorder **out, const char **step)
 {
 	const char *dummy;
 	struct recorder *r;
@@ -508,7 +499,7 @@ int recorder__new(const struct record_opts *opts, struct recorder **out, const c
 	if (!step)
 		step = &dummy;
 	*step = "start";
-	if (!opts || !out || !opts->output || !opts->events ||
+	if (!opts || !policy || !out || !opts->output || !opts->events ||
 	    (opts->output_fd >= 0 && (opts->switch_ns || opts->switch_bytes))) {
 		if (opts && opts->output_fd >= 0)
 			close(opts->output_fd);
@@ -521,6 +512,7 @@ int recorder__new(const struct record_opts *opts, struct recorder **out, const c
 		return -ENOMEM;
 	}
 	r->opts = *opts;
+	r->with = policy->with;
 	r->epfd = -1;
 	r->cmd.go_fd = r->cmd.err_fd = r->cmd.pidfd = -1;
 	r->cmd.status = -1;

@@ -110,10 +110,12 @@ struct record_opts {
 void record_opts__init(struct record_opts *o);
 
 struct recorder;
+struct record_policy;
 
 /*
- * Open the capture, write the preamble, load and attach the BPF programs,
- * and (with a command) fork it held until everything is attached. The
+ * Open the capture, write the preamble, load and attach the BPF programs
+ * as policy decided for opts (record_policy__decide(), policy.h), and
+ * (with a command) fork it held until everything is attached. The
  * capture path is opened first, so an unwritable path fails before BPF.
  * opts->output_fd is the recorder's from here on, whatever happens.
  * On failure *step (if not NULL) names what failed, e.g. "load BPF" or
@@ -123,8 +125,8 @@ struct recorder;
  * opts->duration_ns counts from here; a held command waits for
  * recorder__run(). A caller that says "recording" says it in between.
  */
-int recorder__new(const struct record_opts *opts, struct recorder **out,
-		  const char **step);
+int recorder__new(const struct record_opts *opts, const struct record_policy *policy,
+		  struct recorder **out, const char **step);
 /* Record until recorder__stop(), the duration, or the command's exit; then
  * finish the capture. Returns 0 or the error that stopped recording (the
  * capture is still finished with an END record saying so). */

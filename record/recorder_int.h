@@ -38,6 +38,7 @@ struct bpf_link;
 
 struct recorder {
 	struct record_opts opts;
+	unsigned with;           /* RP_*: what the kernel policy decided */
 	struct stkrec_bpf *skel;
 	struct ring_buffer *rb;
 	struct cap_writer *w;

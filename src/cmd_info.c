@@ -364,6 +364,24 @@ static void print_field(const char *label, const char *value)
 	fputc('\n', stdout);
 }
 
+/* How CPU samples were taken (FORMAT.md §3.1, 1.3): "cpu-clock at 99 Hz",
+ * "cpu-clock every 250000 ns"; nothing when the capture does not say. */
+static void print_sampling(const struct cap_header *h, bool json)
+{
+	const char *clock = cap_clock_name(h->sample_clock);
+	bool freq = h->sample_flags & CAP_SAMPLE_FREQ;
+
+	if (h->sample_clock == CAP_CLOCK_NONE)
+		return;
+	if (json)
+		printf("\"sampling\":{\"clock\":\"%s\",\"%s\":%" PRIu64 "},",
+		       clock ? clock : "unknown", freq ? "frequency_hz" : "period_ns",
+		       h->sample_rate);
+	else
+		printf("sampling:     %s %s %" PRIu64 " %s\n", clock ? clock : "unknown clock",
+		       freq ? "at" : "every", h->sample_rate, freq ? "Hz" : "ns");
+}
+
 /* JIT maps the recorder did not trust: which process, and why. */
 static void print_refused_text(const struct info *in)
 {
@@ -408,6 +426,7 @@ static void print_text(const struct info *in)
 		       "hostname and recorded command removed%s\n",
 		       h->features & CAP_FEAT_SCRUBBED_PATHS ?
 		       ", home directories replaced (" CAP_SCRUB_HOME ", " CAP_SCRUB_ROOT ")" : "");
+	print_sampling(h, false);
 	printf("start:        %s\n", start);
 	printf("end:          %s%s\n", end, st->has_end ? "" : " (last event; no END record)");
 	printf("duration:     %.3f s\n", (in->end_time - h->start_time) / 1e9);
@@ -539,6 +558,7 @@ static void print_json(const struct info *in)
 	printf("\"cpus\":%u,\"page_size\":%u,\"recorder_pid\":%u,", h->ncpus, h->page_size,
 	       h->recorder_pid);
 	json_str("cmdline", h->cmdline, ",");
+	print_sampling(h, true);
 	json_str("start", start, ",");
 	json_str("end", end, ",");
 	printf("\"start_ns\":%" PRIu64 ",\"end_ns\":%" PRIu64 ",\"duration_s\":%.6f,",

@@ -14,7 +14,7 @@
 #include <string.h>
 #include <sys/syscall.h>
 #include <unistd.h>
-#include "record/kfeatures.h"
+#include "record/policy.h"
 #include "record/record.h"
 #include "src/commands.h"
 #include "src/log.h"
@@ -144,44 +144,33 @@ static int check_targets(const struct record_opts *o)
 	return 0;
 }
 
-static int preflight(struct record_opts *o)
+/* What the kernel policy decided (record/policy.h), as its notes say. */
+static void say_policy(const struct record_policy *p)
 {
-	struct kfeatures kf;
-	char why[256];
-	int err, f;
+	const struct record_policy_note *n;
+	int i;
+
+	for (i = 0, n = p->notes; i < p->nr_notes; i++, n++) {
+		if (n->level == RECORD_POLICY_ERROR)
+			log_error("record: %s", n->text);
+		else if (n->level == RECORD_POLICY_WARN)
+			log_warn("record: %s", n->text);
+		else
+			log_debug(1, "record: %s", n->text);
+	}
+}
+
+static int preflight(struct record_opts *o, struct record_policy *pol)
+{
+	int err;
 
 	if (!privileged()) {
 		log_error("record: needs root (or CAP_BPF and CAP_PERFMON)");
 		return -EPERM;
 	}
-	err = kfeatures__probe(o->events, &kf);
-	if (err) {
-		log_error("record: cannot read kernel BTF: %s", strerror(-err));
-		return err;
-	}
-	f = kfeatures__first_missing(&kf, o->events);
-	if (f >= 0) {
-		log_error("record: %s", kfeatures__explain(f, why, sizeof(why)));
-		return -ENOENT;
-	}
-	if ((o->events & RECORD_EV_OFFCPU) && !kf.present[KF_TASK_ITER])
-		log_warn("record: %s", kfeatures__explain(KF_TASK_ITER, why, sizeof(why)));
-	/* the default: dwarf where the kernel can and user stacks are taken;
-	 * frame pointers else, said only when --call-graph dwarf was asked.
-	 * PREEMPT_RT: fp unless dwarf is asked, until the guest freezes seen
-	 * on Debian's 6.1-rt with dwarf recordings are explained (README) */
-	if (!o->call_graph_set &&
-	    (o->kernel_stacks_only || o->kernel_threads || kf.present[KF_PREEMPT_RT]))
-		o->call_graph = RECORD_CG_FP;
-	f = o->call_graph == RECORD_CG_DWARF ? kfeatures__dwarf_missing(&kf) : -1;
-	if (f != -1) {
-		if (o->call_graph_set)
-			log_warn("record: %s", kfeatures__explain(f, why, sizeof(why)));
-		else
-			log_debug(1, "record: %s", kfeatures__explain(f, why, sizeof(why)));
-		o->call_graph = RECORD_CG_FP;
-	}
-	return check_targets(o);
+	err = record_policy__decide(o, pol);
+	say_policy(pol);
+	return err ? err : check_targets(o);
 }
 
 static int libbpf_log(enum libbpf_print_level level, const char *fmt, va_list ap)
@@ -449,14 +438,14 @@ static bool write_error(int err)
 	       err == -EROFS || err == -EPIPE;
 }
 
-static int record(struct record_opts *o)
+static int record(struct record_opts *o, const struct record_policy *pol)
 {
 	struct record_progress p;
 	struct recorder *r = NULL;
 	const char *step = NULL;
 	int err;
 
-	err = recorder__new(o, &r, &step);
+	err = recorder__new(o, pol, &r, &step);
 	if (err) {
 		explain_start_failure(o, step, err);
 		return EXIT_FAIL;
@@ -501,6 +490,7 @@ static int test_env(struct record_opts *o)
 
 int cmd_record(int argc, char **argv)
 {
+	struct record_policy pol;
 	struct record_opts o;
 	char err[256] = "";
 	int ret;
@@ -522,7 +512,7 @@ int cmd_record(int argc, char **argv)
 	o.cmdline = join_cmdline(argc, argv); /* argv[0] is "record" */
 	ret = test_env(&o) ? EXIT_USAGE : output_to_stdout(&o);
 	if (!ret)
-		ret = preflight(&o) || install_signals() ? EXIT_FAIL : record(&o);
+		ret = preflight(&o, &pol) || install_signals() ? EXIT_FAIL : record(&o, &pol);
 	free((char *)o.cmdline);
 	record_opts__free(&o);
 	return ret;

@@ -88,7 +88,7 @@ static const struct view_row views[] = {
 		"  --pprof FILE          gzip-compressed profile.proto for go tool pprof,\n"
 		"                        Pyroscope, Parca: samples per stack and thread,\n"
 		"                        labels comm, pid, tid; CPU time at the recorded\n"
-		"                        rate (read from the capture's command line)\n" },
+		"                        rate (the capture's, or its command line's)\n" },
 	{ "speedscope", required_argument, 0, VIEW_FILE | VIEW_EXPORT | VIEW_CPU_TIME,
 	  view_speedscope,
 		"  --speedscope FILE     speedscope JSON: per thread, off-CPU waits and block\n"
@@ -462,19 +462,25 @@ static int write_file(struct cli *c, struct report_ctx *ctx)
 	return err;
 }
 
-/* The CPU time one sample stands for: the recording's -F HZ or -c NS, read
- * back by record's own parser from the command line the capture keeps (a
- * capture records no rate of its own). 0 when it is not a line `stkrec
- * record` takes here (-C of a CPU this host lacks, a line cut at 1023
- * bytes). */
+/* The CPU time one sample stands for: the rate the capture holds (FORMAT.md
+ * §3.1, 1.3), else the recording's -F HZ or -c NS, read back by record's
+ * own parser from the command line an older capture keeps. 0 when it is
+ * not a line `stkrec record` takes here (-C of a CPU this host lacks, a
+ * line cut at 1023 bytes), or the samples were taken on a clock this
+ * version does not know. */
 static uint64_t recorded_period(const struct model *m)
 {
-	char *dup = strdup(model__header(m)->cmdline), *argv[520], *save = NULL, *tok;
+	const struct cap_header *h = model__header(m);
+	char *dup, *argv[520], *save = NULL, *tok;
 	char why[256];
 	struct record_opts o;
 	uint64_t period = 0;
 	int argc = 0;
 
+	if (h->sample_clock != CAP_CLOCK_NONE)
+		return h->sample_clock == CAP_CLOCK_CPU ?
+		       cap_sample_period(h->sample_flags, h->sample_rate) : 0;
+	dup = strdup(h->cmdline);
 	if (!dup)
 		return 0;
 	tok = strtok_r(dup, " ", &save);
@@ -484,7 +490,8 @@ static uint64_t recorded_period(const struct model *m)
 	argv[argc] = NULL;
 	if (argc && !strcmp(argv[0], "record")) {
 		if (record_opts__parse(argc, argv, &o, why, sizeof(why)) == 0)
-			period = o.period ? o.period : (1000000000ull + o.freq / 2) / o.freq;
+			period = cap_sample_period(o.period ? 0 : CAP_SAMPLE_FREQ,
+						   o.period ? o.period : o.freq);
 		record_opts__free(&o);
 	}
 	free(dup);

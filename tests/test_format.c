@@ -92,6 +92,52 @@ Test(format_roundtrip, long_strings_truncated_safely)
 	unlink(path);
 }
 
+/* §3.1 (1.3): how CPU samples were taken, as written; reserved flag bits
+ * neither written nor read. */
+Test(format_roundtrip, sampling_rate)
+{
+	static const struct { uint32_t clock, flags; uint64_t rate, period; } c[] = {
+		{ CAP_CLOCK_CPU, CAP_SAMPLE_FREQ, 97, 10309278 },
+		{ CAP_CLOCK_CPU, CAP_SAMPLE_FREQ, 7, 142857143 },   /* rounded */
+		{ CAP_CLOCK_CPU, 0, 250000, 250000 },
+		{ CAP_CLOCK_CPU, 0xfffffffe, 250000, 250000 },      /* reserved bits */
+		{ CAP_CLOCK_NONE, 0, 0, 0 },
+	};
+	const struct cap_header *got;
+	struct cap_header h;
+	struct cap_writer *w;
+	struct cap_reader *r;
+	char path[] = "/tmp/stkrec-fmt-XXXXXX";
+	size_t i;
+	int fd;
+
+	for (i = 0; i < sizeof(c) / sizeof(c[0]); i++) {
+		fd = mkstemp(path);
+		cr_assert_geq(fd, 0);
+		capgen_header(&h);
+		h.sample_clock = c[i].clock;
+		h.sample_flags = c[i].flags;
+		h.sample_rate = c[i].rate;
+		cr_assert_eq(cap_writer__fdopen(fd, &h, NULL, &w), 0);
+		cr_assert_eq(cap_writer__finish(w), 0);
+		cr_assert_eq(cap_reader__open(path, &r), 0);
+		got = cap_reader__header(r);
+		cr_assert_eq(got->minor, 3);
+		cr_assert_eq(got->sample_clock, c[i].clock);
+		cr_assert_eq(got->sample_flags, c[i].flags & CAP_SAMPLE_FREQ);
+		cr_assert_eq(got->sample_rate, c[i].rate);
+		cr_assert_eq(cap_sample_period(got->sample_flags, got->sample_rate), c[i].period);
+		cr_assert_str_eq(got->cmdline, h.cmdline);
+		cap_reader__close(r);
+		unlink(path);
+		strcpy(path, "/tmp/stkrec-fmt-XXXXXX");
+	}
+	cr_assert_eq(cap_sample_period(CAP_SAMPLE_FREQ, 0), 0);
+	cr_assert_str_eq(cap_clock_name(CAP_CLOCK_CPU), "cpu-clock");
+	cr_assert_null(cap_clock_name(CAP_CLOCK_NONE));
+	cr_assert_null(cap_clock_name(2));
+}
+
 Test(format_roundtrip, many_blocks)
 {
 	struct capgen_opts o = { .block_size = 256, .events = 500 };

@@ -253,32 +253,51 @@ Test(format_compat, newer_minor_and_compat_feature_read)
 	free(buf);
 }
 
+/* buf (len bytes) with its header's fixed part resized to fixed bytes (the
+ * bytes added set to fill) and its minor to minor, the CRC made to agree;
+ * *nlen its length. */
+static uint8_t *refix_header(const uint8_t *buf, size_t len, uint32_t fixed, uint16_t minor,
+			     int fill, size_t *nlen)
+{
+	struct cap_file_header fh;
+	uint32_t size, nsize, crc, old;
+	size_t hend;
+	uint8_t *nb;
+
+	memcpy(&size, buf + 4, 4);
+	memcpy(&fh, buf + 8, sizeof(fh));
+	old = fh.fixed_size;
+	hend = 8 + size;
+	nsize = size - old + fixed;
+	*nlen = len - old + fixed;
+	nb = calloc(1, *nlen);
+	cr_assert_not_null(nb);
+	fh.fixed_size = fixed;
+	fh.minor = minor;
+	memcpy(nb, buf, 4);
+	memcpy(nb + 4, &nsize, 4);
+	memcpy(nb + 8, buf + 8, fixed < old ? fixed : old);
+	memcpy(nb + 8, &fh, CAP_HEADER_MIN_FIXED);
+	if (fixed > old)
+		memset(nb + 8 + old, fill, fixed - old);
+	memcpy(nb + 8 + fixed, buf + 8 + old, fh.cmdline_len);
+	crc = cap_crc32(0, nb + 8, nsize - 4);
+	memcpy(nb + 8 + nsize - 4, &crc, 4);
+	memcpy(nb + 8 + nsize, buf + hend, len - hend);
+	return nb;
+}
+
 Test(format_compat, larger_fixed_header_part_read)
 {
 	/* a newer minor appends 8 bytes to the header's fixed part */
-	struct cap_file_header fh;
 	struct capgen_readout ro;
 	struct cap_reader *r;
 	uint8_t *buf, *nb;
-	uint32_t size, nsize, crc;
-	size_t len, hend;
+	size_t len, nlen;
 
 	cr_assert_eq(capgen_write_mem(NULL, &buf, &len, NULL), 0);
-	memcpy(&size, buf + 4, 4);
-	hend = 8 + size;
-	nsize = size + 8;
-	nb = calloc(1, len + 8);
-	memcpy(&fh, buf + 8, sizeof(fh));
-	fh.fixed_size += 8;
-	fh.minor = 1;
-	memcpy(nb, buf, 4);
-	memcpy(nb + 4, &nsize, 4);
-	memcpy(nb + 8, &fh, sizeof(fh));
-	memset(nb + 8 + sizeof(fh), 0x77, 8);
-	memcpy(nb + 16 + sizeof(fh), buf + 8 + sizeof(fh), fh.cmdline_len);
-	crc = cap_crc32(0, nb + 8, nsize - 4);
-	memcpy(nb + 8 + nsize - 4, &crc, 4);
-	memcpy(nb + hend + 8, buf + hend, len - hend);
+	nb = refix_header(buf, len, sizeof(struct cap_file_header) + 8, 1, 0x77, &nlen);
+	cr_assert_eq(nlen, len + 8);
 	cr_assert_eq(cap_reader__open_mem(nb, len + 8, &r), 0);
 	cr_assert_str_eq(cap_reader__header(r)->hostname, "capgen-host");
 	cr_assert_str_eq(cap_reader__header(r)->cmdline,
@@ -288,6 +307,30 @@ Test(format_compat, larger_fixed_header_part_read)
 	cr_assert_eq(capgen_read_mem(nb, len + 8, &ro), 0);
 	cr_assert_eq(ro.bad, 0);
 	cr_assert_eq(ro.count[CAP_REC_OFFCPU], 8);
+	free(nb);
+	free(buf);
+}
+
+/* A 1.2 header: a fixed part of 296 bytes, the command line right after
+ * it. Its sampling fields (1.3) read as 0, "not said", whatever bytes
+ * follow the fixed part. */
+Test(format_compat, header_of_1_2_says_no_rate)
+{
+	struct cap_reader *r;
+	uint8_t *buf, *nb;
+	size_t len, nlen;
+
+	cr_assert_eq(capgen_write_mem(NULL, &buf, &len, NULL), 0);
+	nb = refix_header(buf, len, CAP_HEADER_FIXED_1_2, 2, 0, &nlen);
+	cr_assert_eq(cap_reader__open_mem(nb, nlen, &r), 0);
+	cr_assert_eq(cap_reader__header(r)->minor, 2);
+	cr_assert_eq(cap_reader__header(r)->sample_clock, CAP_CLOCK_NONE);
+	cr_assert_eq(cap_reader__header(r)->sample_flags, 0);
+	cr_assert_eq(cap_reader__header(r)->sample_rate, 0);
+	cr_assert_str_eq(cap_reader__header(r)->hostname, "capgen-host");
+	cr_assert_str_eq(cap_reader__header(r)->cmdline,
+			 "stkrec record -a -o capgen.stkrec -- ./workload --fast");
+	cap_reader__close(r);
 	free(nb);
 	free(buf);
 }

@@ -228,19 +228,21 @@ static const char *waiting_ustack(bool dwarf)
 
 /* One wait, open at both ends: from when blk-waiter blocked (as the kernel
  * keeps it) to the END record, its kernel stack in pipe_read, its user
- * stack where it can be read; every view shows it, weighed by the whole
- * recording. */
+ * stack where it can be read; every view shows it (for its thread: a -a
+ * recording also holds the blk-waiters of tests running beside it),
+ * weighed by the whole recording. */
 static void blocked_through(bool system_wide, bool dwarf)
 {
 	struct blocker b;
 	struct waits w;
 	const struct cap_offcpu *o;
-	char *s, line[128], pid[16];
+	char *s, line[128], pid[16], tid[16];
 
 	blocker_start(&b, "pipe", NULL);
 	cr_assert(said(&b, "blocked", &b.blocked_ns), "the blocker did not block");
 	usleep(300000);
 	snprintf(pid, sizeof(pid), "%d", b.pid);
+	snprintf(tid, sizeof(tid), "%d", b.tid);
 	if (dwarf)
 		rl_need_dwarf();
 	if (system_wide)
@@ -260,20 +262,20 @@ static void blocked_through(bool system_wide, bool dwarf)
 		      "began %" PRIu64 " ns from when it blocked", absdiff(o->start, b.blocked_ns));
 
 	/* the views: the part seen is the whole recording */
-	s = rl_stkrec_on(cap, (char *[]){ "report", "--top-waits", "--comm", "blk-waiter", NULL });
+	s = rl_stkrec_on(cap, (char *[]){ "report", "--top-waits", "-t", tid, NULL });
 	snprintf(line, sizeof(line), " %12" PRIu64 " %12" PRIu64 "  ",
 		 us(w.end_ns - w.start_ns), us(w.end_ns - w.start_ns));
 	cr_assert_not_null(strstr(s, line), "top-waits, want%s:\n%s", line, s);
 	cr_assert_eq(rl_count_lines_with(s, "  open both"), 1, "%s", s);
 	cr_assert_not_null(strstr(s, "pipe_read\n"), "%s", s);
-	s = rl_stkrec_on(cap, (char *[]){ "report", "--top-waits", "--json", "--comm", "blk-waiter",
+	s = rl_stkrec_on(cap, (char *[]){ "report", "--top-waits", "--json", "-t", tid,
 				   NULL });
 	cr_assert_not_null(strstr(s, "\"open\": \"both\", \"began\": \""), "%s", s);
-	s = rl_stkrec_on(cap, (char *[]){ "script", "--folded", "--comm", "blk-waiter", NULL });
+	s = rl_stkrec_on(cap, (char *[]){ "script", "--folded", "-t", tid, NULL });
 	cr_assert_eq(rl_lines(s), 1, "%s", s);
 	cr_assert_not_null(strstr(s, waiting_ustack(dwarf)), "want %s in:\n%s",
 			   waiting_ustack(dwarf), s);
-	s = rl_stkrec_on(cap, (char *[]){ "report", "--folded", "--comm", "blk-waiter", NULL });
+	s = rl_stkrec_on(cap, (char *[]){ "report", "--folded", "-t", tid, NULL });
 	snprintf(line, sizeof(line), "pipe_read %" PRIu64 "\n", us(w.end_ns - w.start_ns));
 	cr_assert_eq(rl_lines(s), 1, "%s", s);
 	cr_assert_not_null(strstr(s, line), "folded, want ...%s%s", line, s);

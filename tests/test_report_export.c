@@ -865,6 +865,52 @@ Test(export_e2e, pprof_is_the_report_for_cpuburn, .timeout = 120)
 	pprof_is_report("-e cpu", "cpu", "samples");
 }
 
+/* Replace the command line in the header of the capture at path by line,
+ * padded with spaces to its length; the header's CRC made to agree. */
+static void set_cmdline(const char *path, const char *line)
+{
+	struct cap_file_header fh;
+	uint32_t size, crc;
+	size_t len;
+	uint8_t *b = (uint8_t *)rc_slurp(path, &len);
+	FILE *f;
+
+	cr_assert(b && len > 8 + sizeof(fh));
+	memcpy(&size, b + 4, 4);
+	memcpy(&fh, b + 8, sizeof(fh));
+	cr_assert_leq(strlen(line), fh.cmdline_len);
+	memset(b + 8 + fh.fixed_size, ' ', fh.cmdline_len);
+	memcpy(b + 8 + fh.fixed_size, line, strlen(line));
+	crc = cap_crc32(0, b + 8, size - 4);
+	memcpy(b + 8 + size - 4, &crc, 4);
+	f = fopen(path, "w");
+	cr_assert(f && fwrite(b, 1, len, f) == len && !fclose(f));
+	free(b);
+}
+
+/* The capture keeps its rate (FORMAT.md §3.1, 1.3): with a command line no
+ * `stkrec record` here takes (-C of a CPU this host lacks), a CPU sample
+ * still stands for 1 s / 97, and nothing is said; info names the rate. */
+Test(export_e2e, the_sampling_period_comes_from_the_capture, .timeout = 120)
+{
+	char *raw, *err, *info;
+
+	record("-e cpu -F 97", "cpuburn", "600 25");
+	set_cmdline(cap_path, "stkrec record -C 99999 -F 7 -a");
+	info = stkrec("info", "");
+	cr_assert_not_null(strstr(info, "\ncommand:      stkrec record -C 99999 -F 7 -a"),
+			   "%s", info);
+	cr_assert_not_null(strstr(info, "\nsampling:     cpu-clock at 97 Hz\n"), "%s", info);
+	free(info);
+	free(output_of("%s report -i %s --pprof %s 2>%s", bin, cap_path, files[0], files[3]));
+	err = rc_slurp(files[3], NULL);
+	cr_assert_str_eq(err, "");
+	free(err);
+	raw = pprof("-raw", files[0]);
+	cr_assert_not_null(strstr(raw, "\nPeriod: 10309278\n"), "%s", raw);
+	free(raw);
+}
+
 Test(export_e2e, pprof_is_the_report_for_sleeper_waits, .timeout = 120)
 {
 	char args[64];
