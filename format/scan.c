@@ -273,11 +273,12 @@ static int next_block(struct cap_reader *r)
 	return 0;
 }
 
-/* A name tail of n bytes (STRING, KSYM, PACK_JIT): copied NUL-terminated. */
-static bool name_tail(struct cap_reader *r, struct cap_record *rec, const uint8_t *body,
-		      uint32_t body_len, uint32_t room, uint32_t n)
+/* The last n bytes of the record (n <= room, checked), copied
+ * NUL-terminated as its tail. */
+static bool copy_tail(struct cap_reader *r, struct cap_record *rec, const uint8_t *body,
+		      uint32_t body_len, uint32_t room, uint64_t n)
 {
-	if (n > CAP_MAX_STRING || n > room)
+	if (n > room || n >= sizeof(r->tail))
 		return false;
 	memcpy(r->tail, body + body_len - n, n);
 	r->tail[n] = 0;
@@ -286,22 +287,22 @@ static bool name_tail(struct cap_reader *r, struct cap_record *rec, const uint8_
 	return true;
 }
 
-/* §4.24: qualname, filename and line table, copied as one NUL-terminated
- * tail. */
+/* A name tail of n bytes (STRING, KSYM, PACK_JIT). */
+static bool name_tail(struct cap_reader *r, struct cap_record *rec, const uint8_t *body,
+		      uint32_t body_len, uint32_t room, uint32_t n)
+{
+	return n <= CAP_MAX_STRING && copy_tail(r, rec, body, body_len, room, n);
+}
+
+/* §4.24: qualname, filename and line table, as one tail. */
 static bool py_code_tail(struct cap_reader *r, struct cap_record *rec, const uint8_t *body,
 			 uint32_t body_len, uint32_t room)
 {
 	const struct cap_py_code *c = &rec->py_code;
-	uint64_t n = (uint64_t)c->qualname_len + c->filename_len + c->linetable_len;
 
-	if (c->qualname_len > CAP_MAX_STRING || c->filename_len > CAP_MAX_STRING || n > room ||
-	    n >= sizeof(r->tail))
-		return false;
-	memcpy(r->tail, body + body_len - n, n);
-	r->tail[n] = 0;
-	rec->tail = r->tail;
-	rec->tail_len = n;
-	return true;
+	return c->qualname_len <= CAP_MAX_STRING && c->filename_len <= CAP_MAX_STRING &&
+	       copy_tail(r, rec, body, body_len, room,
+			 (uint64_t)c->qualname_len + c->filename_len + c->linetable_len);
 }
 
 /* §4.2, §4.3, §4.9, §4.20, §4.21, §4.24: validate and copy the variable tail,
