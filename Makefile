@@ -55,6 +55,7 @@ RECORD_SRCS := $(wildcard record/*.c)
 CFI_SRCS := $(wildcard cfi/*.c)
 PACK_SRCS := $(wildcard pack/*.c)
 SYM_SRCS := $(wildcard sym/*.c)
+PYTHON_SRCS := $(wildcard python/*.c)
 REPORT_SRCS := $(wildcard report/*.c)
 SRC_SRCS := $(filter-out src/main.c,$(wildcard src/*.c))
 BPF_SRCS := $(wildcard bpf/*.bpf.c)
@@ -70,6 +71,7 @@ RECORD_OBJS := $(patsubst %.c,$(OUT)/%.o,$(RECORD_SRCS))
 CFI_OBJS := $(patsubst %.c,$(OUT)/%.o,$(CFI_SRCS))
 PACK_OBJS := $(patsubst %.c,$(OUT)/%.o,$(PACK_SRCS))
 SYM_OBJS := $(patsubst %.c,$(OUT)/%.o,$(SYM_SRCS))
+PYTHON_OBJS := $(patsubst %.c,$(OUT)/%.o,$(PYTHON_SRCS))
 REPORT_OBJS := $(patsubst %.c,$(OUT)/%.o,$(REPORT_SRCS))
 SRC_OBJS := $(patsubst %.c,$(OUT)/%.o,$(SRC_SRCS))
 TEST_OBJS := $(patsubst %.c,$(OUT)/%.o,$(TEST_SRCS))
@@ -78,6 +80,9 @@ TESTUTIL_OBJS := $(patsubst %.c,$(OUT)/%.o,$(TESTUTIL_SRCS))
 NOFP_LIB_SRCS := $(wildcard tests/workloads/nofp_lib*.c)
 WORKLOADS := $(patsubst tests/workloads/%.c,$(OUT)/workloads/%,$(filter-out $(NOFP_LIB_SRCS),$(WORKLOAD_SRCS))) \
 	$(patsubst tests/workloads/%.c,$(OUT)/workloads/%.so,$(NOFP_LIB_SRCS))
+# The Python workloads are copied, not built: $STKREC_WORKLOADS/py/NAME.py.
+PY_WORKLOADS := $(patsubst tests/%,$(OUT)/%,$(wildcard tests/workloads/py/*.py))
+WORKLOADS += $(PY_WORKLOADS)
 FUZZERS := $(patsubst tests/fuzz/%.c,$(OUT)/fuzz/%,$(FUZZ_SRCS))
 
 LIBUTIL := $(OUT)/libutil.a
@@ -86,12 +91,13 @@ LIBRECORD := $(OUT)/librecord.a
 LIBCFI := $(OUT)/libcfi.a
 LIBPACK := $(OUT)/libpack.a
 LIBSYM := $(OUT)/libsym.a
+LIBPYTHON := $(OUT)/libpython.a
 LIBREPORT := $(OUT)/libreport.a
 LIBSRC := $(OUT)/libsrc.a
-# A library before those it uses: record/ uses cfi/ and pack/, pack/ uses
-# sym/ (DEVELOPERS.md, Layout).
-ALL_LIBS := $(LIBSRC) $(LIBREPORT) $(LIBRECORD) $(LIBCFI) $(LIBPACK) $(LIBSYM) $(LIBFORMAT) \
-	    $(LIBUTIL)
+# A library before those it uses: record/ uses cfi/, pack/ and python/,
+# pack/ uses sym/ (DEVELOPERS.md, Layout).
+ALL_LIBS := $(LIBSRC) $(LIBREPORT) $(LIBRECORD) $(LIBCFI) $(LIBPACK) $(LIBPYTHON) $(LIBSYM) \
+	    $(LIBFORMAT) $(LIBUTIL)
 
 all: $(OUT)/stkrec
 
@@ -129,6 +135,7 @@ $(LIBRECORD): $(RECORD_OBJS)
 $(LIBCFI): $(CFI_OBJS)
 $(LIBPACK): $(PACK_OBJS)
 $(LIBSYM): $(SYM_OBJS)
+$(LIBPYTHON): $(PYTHON_OBJS)
 $(LIBREPORT): $(REPORT_OBJS)
 $(LIBSRC): $(SRC_OBJS)
 
@@ -171,6 +178,11 @@ $(OUT)/workloads/nofp_%.so: tests/workloads/nofp_%.c tests/workloads/nofp_common
 	$(call msg,CC,$@)
 	$(Q)mkdir -p $(dir $@)
 	$(Q)$(CLANG) $(CLANG_TARGET) $(NOFP_CFLAGS) -shared -fPIC $< -o $@
+
+$(OUT)/workloads/py/%.py: tests/workloads/py/%.py
+	$(call msg,CP,$@)
+	$(Q)mkdir -p $(dir $@)
+	$(Q)cp $< $@
 
 $(OUT)/stkrec-tests: $(TEST_OBJS) $(TESTUTIL_OBJS) $(ALL_LIBS)
 	$(call msg,LINK,$@)
@@ -225,8 +237,8 @@ FUZZ_CFLAGS := -g -O1 -std=gnu11 -D_GNU_SOURCE -I. -fsanitize=fuzzer,address,und
 FUZZ_TIME ?= 60
 
 # Each target compiles only the modules it needs: fuzz_reader* format/ (and
-# util/) alone.
-fuzz_srcs = $(if $(filter fuzz_reader%,$(1)),$(FORMAT_SRCS) $(UTIL_SRCS),$(FORMAT_SRCS) $(SYM_SRCS) $(REPORT_SRCS) $(UTIL_SRCS))
+# util/) alone, fuzz_pyline sym/pyline.c alone.
+fuzz_srcs = $(if $(filter fuzz_pyline,$(1)),sym/pyline.c,$(if $(filter fuzz_reader%,$(1)),$(FORMAT_SRCS) $(UTIL_SRCS),$(FORMAT_SRCS) $(SYM_SRCS) $(REPORT_SRCS) $(UTIL_SRCS)))
 $(OUT)/fuzz/%: tests/fuzz/%.c $$(call fuzz_srcs,$$*) format/*.h sym/*.h report/*.h util/*.h tests/fuzz/fuzz_util.h tests/stream_compare.h
 	$(call msg,FUZZ-CC,$@)
 	$(Q)mkdir -p $(dir $@)
@@ -234,6 +246,9 @@ $(OUT)/fuzz/%: tests/fuzz/%.c $$(call fuzz_srcs,$$*) format/*.h sym/*.h report/*
 
 fuzz-build: $(FUZZERS)
 
+# tests/fuzz/corpus/NAME seeds a target when it exists: every file there is
+# replayed as a capture (reliability_files, README's count), so a target
+# whose inputs are not captures (fuzz_pyline) starts from its own.
 fuzz: deps
 	$(Q)$(MAKE) --no-print-directory fuzz-build
 	$(Q)for f in $(FUZZERS); do \
@@ -241,13 +256,17 @@ fuzz: deps
 		echo "fuzzing $$n for $(FUZZ_TIME)s"; \
 		$$f -max_total_time=$(FUZZ_TIME) -rss_limit_mb=2048 \
 			-artifact_prefix=tests/fuzz/crashes/$$n- \
-			$(OUT)/corpus/$$n tests/fuzz/corpus/$$n || exit 1; \
+			$(OUT)/corpus/$$n $$(ls -d tests/fuzz/corpus/$$n 2>/dev/null) || exit 1; \
 	done
 
 # --- setup, demo, install ----------------------------------------------------
 # golang-go: `go tool pprof` reads the --pprof files in the tests.
+# python3.11-dbg: the DWARF of Debian's python3.11 (its build ID's debug
+# file; apt brings python3.11 to the -dbg's version), which python/ reads
+# and tests/test_python_offsets.c holds the offsets table against.
 DEB_PKGS := clang llvm libbpf-dev bpftool libelf-dev libdw-dev libzstd-dev zlib1g-dev liblzma-dev dwz elfutils \
-	libcriterion-dev pkg-config zstd make gcc libxml2-utils python3 chromium nodejs libc6-dbg golang-go
+	libcriterion-dev pkg-config zstd make gcc libxml2-utils python3 chromium nodejs libc6-dbg golang-go \
+	python3.11-dbg
 
 # $(call apt_install,PACKAGES,OPTIONS): install those not installed yet.
 apt_install = missing=$$(for p in $(1); do \

@@ -207,6 +207,7 @@ struct user_regs {
 };
 
 #include "bpf/unwind.bpf.h"
+#include "bpf/python.bpf.h"
 
 #if defined(__TARGET_ARCH_x86)
 
@@ -243,8 +244,9 @@ static __always_inline long dwarf_stack(struct stkrec_stack_ev *e, __u32 kind,
 #endif
 
 /* User then kernel frames into e->ips, contiguous, so the record can be sent
- * with only the frames taken. Runs in the context of the task sampled;
- * sampled holds its user registers when a sample interrupted user mode. */
+ * with only the frames taken, then the Python frames. Runs in the context of
+ * the task sampled; sampled holds its user registers when a sample
+ * interrupted user mode. */
 static __always_inline void take_stacks(void *ctx, struct stkrec_stack_ev *e,
 					__u32 kind, bool kthread, bool in_user,
 					const struct user_regs *sampled)
@@ -254,6 +256,8 @@ static __always_inline void take_stacks(void *ctx, struct stkrec_stack_ev *e,
 
 	e->nr_ustack = 0;
 	e->nr_kstack = 0;
+	e->nr_pystack = 0;
+	e->py_flags = 0;
 	if (want_ustack && !kthread) {
 		n = dwarf_stack(e, kind, sampled);
 		if (n < 0) {
@@ -272,21 +276,23 @@ static __always_inline void take_stacks(void *ctx, struct stkrec_stack_ev *e,
 	if (nu > STKREC_MAX_STACK)
 		nu = STKREC_MAX_STACK;
 	e->nr_ustack = nu;
-	if (!want_kstack)
-		return;
-	n = bpf_get_stack(ctx, &e->ips[nu], STKREC_MAX_STACK * 8, 0);
-	if (n > 0) {
-		e->nr_kstack = n / 8;
-	} else if (!(n == 0 && in_user)) {
-		/* a sample taken in user mode has no kernel frames: not lost */
-		e->flags |= STKREC_F_KSTACK_LOST;
-		count_lost(kind, STKREC_LOST_KSTACK);
+	if (want_kstack) {
+		n = bpf_get_stack(ctx, &e->ips[nu], STKREC_MAX_STACK * 8, 0);
+		if (n > 0) {
+			e->nr_kstack = n / 8;
+		} else if (!(n == 0 && in_user)) {
+			/* a sample taken in user mode has no kernel frames: not lost */
+			e->flags |= STKREC_F_KSTACK_LOST;
+			count_lost(kind, STKREC_LOST_KSTACK);
+		}
 	}
+	if (want_ustack && !kthread)
+		py_stack(e, nu + e->nr_kstack, kind);
 }
 
 static __always_inline void emit_stack_ev(struct stkrec_stack_ev *e, __u32 kind)
 {
-	__u64 size = STKREC_STACK_EV_HDR_SIZE + ((__u64)e->nr_ustack + e->nr_kstack) * 8;
+	__u64 size = stkrec_stack_ev_size(e);
 
 	if (e->type == STKREC_EV_WAKEUP && (e->state & STKREC_WAKE_IO))
 		size += sizeof(struct stkrec_wake_io);
@@ -567,7 +573,7 @@ static __always_inline void submit_stacks(void *ctx, struct stkrec_bio_state *s)
 	take_stacks(ctx, e, STKREC_KIND_BIO, s->issuer_flags & STKREC_F_KTHREAD, false, NULL);
 	/* Not a lost event when the ring buffer is full: the completion then
 	 * finds no stacks for its seq and user space counts them missed. */
-	size = STKREC_STACK_EV_HDR_SIZE + ((__u64)e->nr_ustack + e->nr_kstack) * 8;
+	size = stkrec_stack_ev_size(e);
 	if (size <= sizeof(*e))
 		bpf_ringbuf_output(&events, e, size, wake_flags());
 }

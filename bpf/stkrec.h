@@ -16,6 +16,7 @@
 #define STKREC_MAX_STACK 127  /* frames per stack, as bpf_get_stack allows; 0x7f,
 			       * a mask the BPF programs bound indexes with */
 #define STKREC_COMM_LEN 16
+#define STKREC_MAX_PYSTACK 64 /* Python frames per stack (bpf/python.bpf.h) */
 
 /* Every ringbuf record starts with one of these (u32). */
 enum stkrec_ev_type {
@@ -38,10 +39,16 @@ enum stkrec_ev_type {
 #define STKREC_F_OPEN_END 0x20   /* still off CPU at the stop: the interval
 				  * ends there (duration up to it) */
 
+/* stkrec_stack_ev.py_flags: how the Python stack (nr_pystack frames) ended */
+#define STKREC_PY_F_DEPTH 0x1      /* STKREC_MAX_PYSTACK reached, more frames */
+#define STKREC_PY_F_UNREADABLE 0x2 /* a frame or the thread state unreadable */
+
 /*
  * OFFCPU and CPU records: this header, then nr_ustack user frames, then
- * nr_kstack kernel frames (innermost first). Only the used frames travel:
- * the record length is sizeof(header) + 8 * (nr_ustack + nr_kstack).
+ * nr_kstack kernel frames (innermost first), then nr_pystack Python frames
+ * of two words each (struct stkrec_pyframe). Only the used frames travel:
+ * the record length is sizeof(header) + 8 * (nr_ustack + nr_kstack +
+ * 2 * nr_pystack).
  *
  * WAKEUP records (bpf/wakeup.bpf.h) have the same layout: tid, pid, comm,
  * flags and stacks are the waker's (the current task, also when an
@@ -53,7 +60,9 @@ struct stkrec_stack_ev {
 	__u32 type;      /* STKREC_EV_OFFCPU or STKREC_EV_CPU */
 	__u32 tid;
 	__u32 pid;       /* tgid */
-	__u32 cpu;
+	__u16 cpu;
+	__u8 nr_pystack; /* Python frames after the kernel frames */
+	__u8 py_flags;   /* STKREC_PY_F_* */
 	__u64 time;      /* OFFCPU: switch-out; CPU: sample; BIO_SUBMIT:
 			  * submission (monotonic ns) */
 	__u64 duration;  /* OFFCPU: ns until switch-in; CPU: 0; BIO_SUBMIT:
@@ -63,11 +72,93 @@ struct stkrec_stack_ev {
 	__u8 nr_ustack;
 	__u8 nr_kstack;
 	char comm[STKREC_COMM_LEN];
-	__u64 ips[2 * STKREC_MAX_STACK + 3]; /* + a struct stkrec_wake_io */
+	/* frames, then a struct stkrec_wake_io */
+	__u64 ips[2 * STKREC_MAX_STACK + 2 * STKREC_MAX_PYSTACK + 3];
 };
 #define STKREC_STACK_EV_HDR_SIZE 56u
 _Static_assert(sizeof(struct stkrec_stack_ev) ==
-	       STKREC_STACK_EV_HDR_SIZE + (2 * STKREC_MAX_STACK + 3) * 8, "stkrec_stack_ev layout");
+	       STKREC_STACK_EV_HDR_SIZE + (2 * STKREC_MAX_STACK + 2 * STKREC_MAX_PYSTACK + 3) * 8,
+	       "stkrec_stack_ev layout");
+
+/* A stack record's length: its header and the frames it holds (a WAKEUP's
+ * struct stkrec_wake_io follows them). */
+static inline __u64 stkrec_stack_ev_size(const struct stkrec_stack_ev *e)
+{
+	return STKREC_STACK_EV_HDR_SIZE +
+	       ((__u64)e->nr_ustack + e->nr_kstack + 2 * (__u64)e->nr_pystack) * 8;
+}
+
+/*
+ * One CPython frame, innermost first: the code object it runs and where in
+ * it. code has STKREC_PYFRAME_ENTRY set on the outermost frame of one call
+ * of the interpreter's eval function (its frames run in one native
+ * _PyEval_EvalFrameDefault frame). lasti is raw: the frame's int f_lasti
+ * (STKREC_PY_INSTR_INT) or its instruction pointer less the code object's
+ * address (STKREC_PY_INSTR_PTR); user space turns it into a bytecode offset
+ * by the version. stamp tells apart code objects that used the same address
+ * in turn (one freed, another allocated there): co_firstlineno's low 16
+ * bits, then bits 4-19 of its co_name pointer.
+ */
+#define STKREC_PYFRAME_ENTRY (1ull << 63)
+struct stkrec_pyframe {
+	__u64 code;
+	__u32 lasti;
+	__u32 stamp;
+};
+_Static_assert(sizeof(struct stkrec_pyframe) == 16, "stkrec_pyframe layout");
+
+/* stkrec_pyframe.stamp of a code object with this co_firstlineno and
+ * co_name pointer. */
+static inline __u32 stkrec_py_stamp(__s32 firstlineno, __u64 co_name)
+{
+	return ((__u32)firstlineno & 0xffff) | (__u32)((co_name >> 4) & 0xffff) << 16;
+}
+
+/*
+ * Map `pyprocs`, key tgid: a process running CPython (its mappings hold
+ * python3.X or libpython3.X), with where its interpreter keeps threads and
+ * frames. record/ fills it (python/: from _Py_DebugOffsets, DWARF or a
+ * table per minor version). Offsets are bytes into the structure named;
+ * STKREC_PY_NONE where the version has no such field.
+ */
+#define STKREC_PY_NONE 0xffffu
+enum stkrec_py_tid {
+	STKREC_PY_TID_NATIVE = 0,  /* ts_tid is native_thread_id: the tid (3.11+) */
+	STKREC_PY_TID_PTHREAD = 1, /* ts_tid is thread_id: pthread_self(), the fs base */
+};
+enum stkrec_py_entry {
+	STKREC_PY_ENTRY_EACH = 0,  /* every frame its own eval call (3.8-3.10) */
+	STKREC_PY_ENTRY_FLAG = 1,  /* byte at fr_entry non-zero: the outermost
+				    * frame of its eval call (is_entry, 3.11) */
+	STKREC_PY_ENTRY_SHIM = 2,  /* byte at fr_entry == STKREC_PY_OWNED_BY_CSTACK:
+				    * a shim frame, no Python function, that
+				    * ends an eval call (owner, 3.12+) */
+};
+#define STKREC_PY_OWNED_BY_CSTACK 3
+enum stkrec_py_instr {
+	STKREC_PY_INSTR_INT = 0,   /* int at fr_instr: f_lasti */
+	STKREC_PY_INSTR_PTR = 1,   /* pointer at fr_instr: prev_instr, instr_ptr */
+};
+struct stkrec_pyproc {
+	__u64 runtime;          /* address of _PyRuntime in the process */
+	__u16 rt_interp;        /* _PyRuntime.interpreters.head */
+	__u16 is_threads;       /* PyInterpreterState: first PyThreadState */
+	__u16 ts_next;          /* PyThreadState.next */
+	__u16 ts_tid;           /* PyThreadState.native_thread_id or thread_id */
+	__u16 ts_frame;         /* PyThreadState.frame, cframe or current_frame */
+	__u16 cf_frame;         /* _PyCFrame.current_frame; NONE: ts_frame is it */
+	__u16 fr_back;          /* f_back, previous */
+	__u16 fr_code;          /* f_code, f_executable */
+	__u16 fr_instr;         /* f_lasti, prev_instr, instr_ptr */
+	__u16 fr_entry;         /* is_entry, owner; NONE with ENTRY_EACH */
+	__u16 co_firstlineno;
+	__u16 co_name;
+	__u8 tid_kind;          /* enum stkrec_py_tid */
+	__u8 entry_kind;        /* enum stkrec_py_entry */
+	__u8 instr_kind;        /* enum stkrec_py_instr */
+	__u8 reserved[5];
+};
+_Static_assert(sizeof(struct stkrec_pyproc) == 40, "stkrec_pyproc layout");
 
 /* WAKEUP: the block request whose completion ran the wakeup, as its BIO
  * record will name it. */
@@ -168,7 +259,9 @@ enum stkrec_stat {
 				      /* some frames outside every known mapping
 				       * (JIT, anonymous, not yet loaded) or in code
 				       * no CFI covers: frame pointers */
-	STKREC_STAT_NR = STKREC_STAT_UNWIND_FP_FRAMES + STKREC_KIND_NR,
+	STKREC_STAT_PY_CUT = STKREC_STAT_UNWIND_FP_FRAMES + STKREC_KIND_NR,
+				      /* Python stack cut: STKREC_PY_F_* set */
+	STKREC_STAT_NR = STKREC_STAT_PY_CUT + STKREC_KIND_NR,
 };
 
 /*

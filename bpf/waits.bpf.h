@@ -149,6 +149,8 @@ static __always_inline void found_waiting(struct task_struct *t, bool btf, const
 	nu = waiting_ustack(e, t, pflags, user) & STKREC_MAX_STACK;
 	e->nr_ustack = nu;
 	e->nr_kstack = 0;
+	e->nr_pystack = 0; /* another task's memory: no Python frames */
+	e->py_flags = 0;
 	if (want_kstack) {
 		n = bpf_get_task_stack(t, &e->ips[nu], STKREC_MAX_STACK * 8, 0);
 		if (n > 0) {
@@ -184,7 +186,7 @@ static __always_inline void still_waiting(struct seq_file *seq, struct task_stru
 		return;
 	out->duration = stop_ns - e->time;
 	out->flags |= STKREC_F_OPEN_END;
-	size = STKREC_STACK_EV_HDR_SIZE + ((__u64)out->nr_ustack + out->nr_kstack) * 8;
+	size = stkrec_stack_ev_size(out);
 	if (size <= sizeof(*out))
 		bpf_seq_write(seq, out, size);
 }

@@ -52,14 +52,14 @@ static __always_inline void note_bio_done(const struct stkrec_bio_ev *ev)
 /* The completion this wakeup runs in, if any, after the frames. */
 static __always_inline void wake_io(struct stkrec_stack_ev *e, __u64 now)
 {
-	__u32 zero = 0, n = e->nr_ustack + e->nr_kstack;
+	__u32 zero = 0, n = e->nr_ustack + e->nr_kstack + 2 * e->nr_pystack;
 	const struct bio_done *d = bpf_map_lookup_elem(&bio_done, &zero);
 	__u64 *out;
 
 	if (!d || !d->time || now - d->time > wake_io_ns)
 		return;
 	barrier_var(n);
-	if (n > 2 * STKREC_MAX_STACK)
+	if (n > 2 * STKREC_MAX_STACK + 2 * STKREC_MAX_PYSTACK)
 		return;
 	out = &e->ips[n]; /* one bounded pointer: the verifier keeps its range */
 	out[0] = (__u64)d->io.minor << 32 | d->io.major;

@@ -23,7 +23,7 @@
 #endif
 
 #define CAP_VERSION_MAJOR 1
-#define CAP_VERSION_MINOR 3
+#define CAP_VERSION_MINOR 4
 
 /* Errors of the format library (FORMAT.md §8). -errno values pass through. */
 enum cap_err {
@@ -85,6 +85,7 @@ enum cap_rec_type {
 	CAP_REC_PACK_ADDR = 13,
 	CAP_REC_PACK_JIT = 14,
 	CAP_REC_PACK_INFO = 15,
+	CAP_REC_PY_CODE = 16,  /* 1.4: a Python code object (§4.24) */
 	CAP_REC_OFFCPU = 32,
 	CAP_REC_CPU = 33,
 	CAP_REC_BIO = 34,
@@ -105,6 +106,42 @@ struct cap_rec_hdr {
  * stack); CAP_STACK_LOST = the stack was requested but could not be taken. */
 #define CAP_STACK_NONE 0u
 #define CAP_STACK_LOST 0xffffffffu
+
+/*
+ * §4.3 a Python frame in a user stack (1.3, feature PYTHON): bits 63-60
+ * CAP_PYFRAME_TAG (no user or kernel address has them), 59-28 the PY_CODE
+ * id, 27-0 one more than the byte offset of the instruction in the code's
+ * bytecode (f_lasti in bytes), 0 for a frame that ran none yet. Id 0 is a
+ * marker, its offset field a CAP_PY_MARK_*.
+ */
+#define CAP_PYFRAME_TAG 0x5ull
+#define CAP_PYFRAME_OFFSET_MAX 0xfffffffu
+#define CAP_PYFRAME(code, off)                                                     \
+	(CAP_PYFRAME_TAG << 60 | (uint64_t)(uint32_t)(code) << 28 |                \
+	 ((off) > CAP_PYFRAME_OFFSET_MAX ? CAP_PYFRAME_OFFSET_MAX : (uint64_t)(off)))
+#define CAP_IS_PYFRAME(ip) ((uint64_t)(ip) >> 60 == CAP_PYFRAME_TAG)
+#define CAP_PYFRAME_CODE(ip) ((uint32_t)((uint64_t)(ip) >> 28))
+#define CAP_PYFRAME_OFF(ip) ((uint32_t)((ip) & CAP_PYFRAME_OFFSET_MAX))
+enum cap_py_mark {
+	CAP_PY_MARK_DEPTH = 1,      /* more Python frames than the recorder takes */
+	CAP_PY_MARK_UNREADABLE = 2, /* a frame or the thread state unreadable */
+	CAP_PY_MARK_UNKNOWN = 3,    /* a frame whose code object was not read */
+};
+
+/* §4.24 PY_CODE (1.4): a Python function that frames of user stacks name
+ * (CAP_PYFRAME). Tail: qualname, filename, then the line table. */
+struct cap_py_code {
+	uint32_t id;            /* >= 1 */
+	int32_t firstlineno;    /* co_firstlineno */
+	uint16_t version;       /* the interpreter's major << 8 | minor: the
+				 * line table's format */
+	uint16_t qualname_len;  /* <= CAP_MAX_STRING */
+	uint16_t filename_len;  /* <= CAP_MAX_STRING */
+	uint16_t flags;         /* CAP_PY_CODE_* */
+	uint32_t linetable_len; /* bytes */
+};
+#define CAP_PY_CODE_NO_LINES 0x1 /* the line table did not fit: no lines */
+#define CAP_PY_CODE_MAX_TAIL (UINT16_MAX - 4 - sizeof(struct cap_py_code))
 
 /* §4.1 BLOCK */
 struct cap_block {
@@ -427,6 +464,15 @@ enum cap_stat_key {
 	CAP_STAT_UNWIND_NO_TABLES_WAKEUP,
 	CAP_STAT_UNWIND_FP_FRAMES_WAKEUP,
 	CAP_STAT_JIT_MAPS_REFUSED,       /* JIT maps not trusted (§4.15) */
+	/* 1.4, written with the PYTHON feature only: */
+	CAP_STAT_PY_PROCESSES,
+	CAP_STAT_PY_UNSUPPORTED,
+	CAP_STAT_PY_CODES_UNREAD,
+	CAP_STAT_PY_CUT_OFFCPU,
+	CAP_STAT_PY_CUT_CPU,
+	CAP_STAT_PY_CUT_BIO,
+	CAP_STAT_PY_CUT_WAKEUP,
+	CAP_STAT_PY_TOO_DEEP,
 	CAP_STAT_MAX,
 };
 /* What a key says of the recording's completeness (§4.15 "Class"). */
@@ -635,10 +681,11 @@ struct cap_record {
 		struct cap_pack_addr pack_addr;
 		struct cap_pack_jit pack_jit;
 		struct cap_pack_info pack_info;
+		struct cap_py_code py_code;
 		uint8_t raw[64];
 	};
-	const char *tail;       /* STRING data, KSYM and PACK_JIT names; a
-				 * NUL-terminated copy */
+	const char *tail;       /* STRING data, KSYM and PACK_JIT names, PY_CODE's
+				 * three parts; a NUL-terminated copy */
 	uint32_t tail_len;
 	const uint64_t *ips;    /* STACK frames (stack.nr of them) */
 	const struct cap_pack_frame *frames; /* PACK_ADDR (pack_addr.nr) */
@@ -713,7 +760,10 @@ void cap_reader__close(struct cap_reader *r);
 #define CAP_FEAT_SCRUBBED_PATHS 0x00000004u
 #define CAP_SCRUB_HOME "/home/<user>"
 #define CAP_SCRUB_ROOT "/<root>"
-#define CAP_FEAT_KNOWN (CAP_FEAT_DWARF_UNWIND | CAP_FEAT_SCRUBBED | CAP_FEAT_SCRUBBED_PATHS)
+#define CAP_FEAT_PYTHON 0x00000008u /* compatible (1.4): user stacks may hold
+					* Python frames (§4.3, §4.24) */
+#define CAP_FEAT_KNOWN (CAP_FEAT_DWARF_UNWIND | CAP_FEAT_SCRUBBED | CAP_FEAT_SCRUBBED_PATHS | \
+			CAP_FEAT_PYTHON)
 
 /* §3.1 the header payload's fixed part, as stored. Followed by cmdline_len
  * bytes of command line, then a CRC-32 of everything before it. */

@@ -26,6 +26,7 @@ _Static_assert(sizeof(struct cap_pack_symbol) == 32, "§4.19");
 _Static_assert(sizeof(struct cap_pack_addr) == 24, "§4.20");
 _Static_assert(sizeof(struct cap_pack_frame) == 12, "§4.20");
 _Static_assert(sizeof(struct cap_pack_jit) == 32, "§4.21");
+_Static_assert(sizeof(struct cap_py_code) == 20, "§4.24");
 _Static_assert(sizeof(struct cap_pack_info) == 64, "§4.22");
 _Static_assert(offsetof(struct cap_pack_object, build_id) == 12, "§4.19");
 _Static_assert(sizeof(struct cap_offcpu) == 48, "§4.11");
@@ -150,6 +151,14 @@ static const struct {
 	[CAP_STAT_UNWIND_NO_TABLES_WAKEUP] = { "unwind.no_tables.wakeup", CAP_STAT_COUNT },
 	[CAP_STAT_UNWIND_FP_FRAMES_WAKEUP] = { "unwind.fp_frames.wakeup", CAP_STAT_COUNT },
 	[CAP_STAT_JIT_MAPS_REFUSED] = { "jit.maps_refused", CAP_STAT_COUNT },
+	[CAP_STAT_PY_PROCESSES] = { "py.processes", CAP_STAT_COUNT },
+	[CAP_STAT_PY_UNSUPPORTED] = { "py.unsupported", CAP_STAT_COUNT },
+	[CAP_STAT_PY_CODES_UNREAD] = { "py.codes_unread", CAP_STAT_COUNT },
+	[CAP_STAT_PY_CUT_OFFCPU] = { "py.cut.offcpu", CAP_STAT_COUNT },
+	[CAP_STAT_PY_CUT_CPU] = { "py.cut.cpu", CAP_STAT_COUNT },
+	[CAP_STAT_PY_CUT_BIO] = { "py.cut.bio", CAP_STAT_COUNT },
+	[CAP_STAT_PY_CUT_WAKEUP] = { "py.cut.wakeup", CAP_STAT_COUNT },
+	[CAP_STAT_PY_TOO_DEEP] = { "py.stacks_too_deep", CAP_STAT_COUNT },
 };
 
 /* §4.15: the keys of refused JIT maps, and why. */
@@ -273,6 +282,7 @@ static const struct type_info types[] = {
 	[CAP_REC_PACK_ADDR] = { "pack_addr", sizeof(struct cap_pack_addr), -1, -1 },
 	[CAP_REC_PACK_JIT] = { "pack_jit", sizeof(struct cap_pack_jit), -1, -1 },
 	[CAP_REC_PACK_INFO] = { "pack_info", sizeof(struct cap_pack_info), -1, -1 },
+	[CAP_REC_PY_CODE] = { "py_code", sizeof(struct cap_py_code), -1, -1 },
 	[CAP_REC_OFFCPU] = { "offcpu", sizeof(struct cap_offcpu),
 			     offsetof(struct cap_offcpu, start), CAP_KIND_OFFCPU,
 			     CAP_OFFCPU_SIZE_1_1 },

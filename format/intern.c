@@ -38,12 +38,20 @@ struct stack_key {
 	uint8_t kind;
 };
 
+/* Values interned by their bytes (strings, PY_CODE bodies): struct ientry
+ * entries, the bytes in one arena. */
+struct btable {
+	struct hashtab t;
+	char *arena;
+	size_t len, cap;
+};
+
 struct intern {
 	struct cap_writer *w;
-	struct hashtab strs;   /* of struct ientry */
+	struct btable strs;
+	struct btable codes;   /* PY_CODE records less their id */
+	char *code_buf;        /* one such record, being interned */
 	struct hashtab stacks; /* of struct ientry */
-	char *sarena;
-	size_t slen, scap;
 	uint64_t *karena;
 	size_t klen, kcap;
 	intern_kstack_fn kstack_fn;
@@ -131,9 +139,10 @@ int intern__new(struct cap_writer *w, struct intern **out)
 	if (!in)
 		return -ENOMEM;
 	in->w = w;
-	hashtab__init(&in->strs, sizeof(struct ientry));
+	hashtab__init(&in->strs.t, sizeof(struct ientry));
+	hashtab__init(&in->codes.t, sizeof(struct ientry));
 	hashtab__init(&in->stacks, sizeof(struct ientry));
-	if (hashtab__reserve(&in->strs, ITABLE_MIN) ||
+	if (hashtab__reserve(&in->strs.t, ITABLE_MIN) ||
 	    hashtab__reserve(&in->stacks, ITABLE_MIN)) {
 		intern__free(in);
 		return -ENOMEM;
@@ -146,16 +155,19 @@ void intern__free(struct intern *in)
 {
 	if (!in)
 		return;
-	hashtab__free(&in->strs);
+	hashtab__free(&in->strs.t);
+	hashtab__free(&in->codes.t);
 	hashtab__free(&in->stacks);
-	free(in->sarena);
+	free(in->strs.arena);
+	free(in->codes.arena);
+	free(in->code_buf);
 	free(in->karena);
 	free(in);
 }
 
 int intern__set_string_base(struct intern *in, uint32_t base)
 {
-	if (in->strs.nr)
+	if (in->strs.t.nr)
 		return CAP_ERR_INVAL;
 	in->string_base = base;
 	return 0;
@@ -167,43 +179,122 @@ void intern__set_kstack_hook(struct intern *in, intern_kstack_fn fn, void *ctx)
 	in->kstack_ctx = ctx;
 }
 
+/* The entry holding s[0..len) in b, NULL when none; *hash its hash. */
+static const struct ientry *btable_find(const struct btable *b, const char *s, size_t len,
+					uint64_t *hash)
+{
+	struct string_key k = { .arena = b->arena, .s = s, .len = len };
+
+	*hash = hash_bytes(s, len);
+	return hashtab__find(&b->t, *hash, &k, string_eq);
+}
+
+/* Room for one more value of len bytes, so that adding it after its
+ * record cannot fail. */
+static int btable_reserve(struct btable *b, size_t len)
+{
+	return itable_reserve(&b->t) ?: ARRAY_RESERVE(b->arena, b->cap, b->len + len + 1);
+}
+
+static void btable_add(struct btable *b, uint64_t hash, const char *s, size_t len, uint32_t id)
+{
+	struct ientry e = { .off = b->len, .len = len, .id = id };
+
+	memcpy(b->arena + b->len, s, len);
+	b->len += len;
+	itable_add(&b->t, hash, &e);
+}
+
 /* A new string: its STRING record, then its entry. Not inlined, so that
  * intern__string(), once per event, keeps its registers for the lookup. */
 static __attribute__((noinline)) int string_add(struct intern *in, uint64_t hash,
 						const char *s, size_t len, uint32_t *id)
 {
-	struct ientry e = { .off = in->slen, .len = len, .id = in->string_base + in->strs.nr + 1 };
+	uint32_t nid = in->string_base + in->strs.t.nr + 1;
 	int err;
 
-	if (e.id <= in->string_base) /* wrapped */
+	if (nid <= in->string_base) /* wrapped */
 		return -E2BIG;
-	err = itable_reserve(&in->strs) ?:
-	      ARRAY_RESERVE(in->sarena, in->scap, in->slen + len + 1);
+	err = btable_reserve(&in->strs, len);
 	if (err)
 		return err;
-	err = cap_writer__string(in->w, e.id, s, len);
+	err = cap_writer__string(in->w, nid, s, len);
 	if (err < 0)
 		return err;
-	memcpy(in->sarena + in->slen, s, len);
-	in->slen += len;
-	itable_add(&in->strs, hash, &e);
-	*id = e.id;
+	btable_add(&in->strs, hash, s, len, nid);
+	*id = nid;
 	return 0;
 }
 
 int intern__string(struct intern *in, const char *s, size_t len, uint32_t *id)
 {
-	struct string_key k = { .arena = in->sarena, .s = s, .len = len };
 	const struct ientry *o;
 	uint64_t hash;
 
 	if (len > CAP_MAX_STRING)
 		return CAP_ERR_TOO_LARGE;
-	hash = hash_bytes(s, len);
-	o = hashtab__find(&in->strs, hash, &k, string_eq);
+	o = btable_find(&in->strs, s, len, &hash);
 	if (!o)
 		return string_add(in, hash, s, len, id);
 	*id = o->id;
+	return 0;
+}
+
+/* The PY_CODE record (§4.24) of a code object, less its id, as bytes: the
+ * key it is interned by. */
+static size_t py_code_body(char *buf, const struct cap_py_code *c, const char *qualname,
+			   const char *filename, const uint8_t *linetable)
+{
+	size_t n = sizeof(*c);
+
+	memcpy(buf, c, sizeof(*c));
+	memcpy(buf + n, qualname, c->qualname_len);
+	n += c->qualname_len;
+	memcpy(buf + n, filename, c->filename_len);
+	n += c->filename_len;
+	memcpy(buf + n, linetable, c->linetable_len);
+	return n + c->linetable_len;
+}
+
+int intern__pycode(struct intern *in, const struct cap_py_code *code, const char *qualname,
+		   const char *filename, const uint8_t *linetable, uint32_t linetable_len,
+		   uint32_t *id)
+{
+	struct cap_py_code c = *code;
+	const struct ientry *o;
+	uint64_t hash;
+	size_t n;
+	int err;
+
+	c.id = 0;
+	c.qualname_len = strnlen(qualname, CAP_MAX_STRING);
+	c.filename_len = strnlen(filename, CAP_MAX_STRING);
+	c.linetable_len = linetable_len;
+	if (c.qualname_len + c.filename_len + (size_t)linetable_len > CAP_PY_CODE_MAX_TAIL) {
+		c.linetable_len = 0;
+		c.flags |= CAP_PY_CODE_NO_LINES;
+	}
+	if (!in->code_buf) {
+		in->code_buf = malloc(UINT16_MAX);
+		if (!in->code_buf)
+			return -ENOMEM;
+	}
+	n = py_code_body(in->code_buf, &c, qualname, filename, linetable);
+	o = btable_find(&in->codes, in->code_buf, n, &hash);
+	if (o) {
+		*id = o->id;
+		return 0;
+	}
+	err = btable_reserve(&in->codes, n);
+	if (err)
+		return err;
+	c.id = in->codes.t.nr + 1;
+	err = cap_writer__append(in->w, CAP_REC_PY_CODE, &c, sizeof(c),
+				 in->code_buf + sizeof(c), n - sizeof(c));
+	if (err < 0)
+		return err;
+	btable_add(&in->codes, hash, in->code_buf, n, c.id);
+	*id = c.id;
 	return 0;
 }
 
@@ -273,5 +364,10 @@ uint64_t intern__nr_stacks(const struct intern *in)
 
 uint64_t intern__nr_strings(const struct intern *in)
 {
-	return in->strs.nr;
+	return in->strs.t.nr;
+}
+
+uint64_t intern__nr_pycodes(const struct intern *in)
+{
+	return in->codes.t.nr;
 }

@@ -32,7 +32,17 @@ int intern__string(struct intern *in, const char *s, size_t len, uint32_t *id);
 int intern__stack(struct intern *in, uint8_t kind, const uint64_t *ips, uint16_t nr,
 		  uint32_t *id);
 
+/* Id (>= 1) of the code object (code's firstlineno, version and flags;
+ * the lengths come from the strings and linetable_len), writing its
+ * PY_CODE record (§4.24) when new: equal code objects of two processes
+ * share one. A line table that does not fit in the record is left out
+ * (CAP_PY_CODE_NO_LINES). */
+int intern__pycode(struct intern *in, const struct cap_py_code *code, const char *qualname,
+		   const char *filename, const uint8_t *linetable, uint32_t linetable_len,
+		   uint32_t *id);
+
 uint64_t intern__nr_stacks(const struct intern *in);
+uint64_t intern__nr_pycodes(const struct intern *in);
 uint64_t intern__nr_strings(const struct intern *in);
 
 #endif

@@ -139,7 +139,7 @@ struct cap_reader {
 	bool compact_broken;     /* a compact OFFCPU failed: later ones can't be */
 	uint64_t ips[CAP_MAX_STACK_DEPTH];
 	struct cap_pack_frame frames[CAP_PACK_MAX_FRAMES];
-	char tail[CAP_MAX_STRING + 1];
+	char tail[UINT16_MAX + 1]; /* any record's tail, NUL-terminated */
 	/* damage bookkeeping for describe_loss() */
 	bool resyncing;
 	uint64_t damage_start;

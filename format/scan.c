@@ -273,11 +273,12 @@ static int next_block(struct cap_reader *r)
 	return 0;
 }
 
-/* A name tail of n bytes (STRING, KSYM, PACK_JIT): copied NUL-terminated. */
-static bool name_tail(struct cap_reader *r, struct cap_record *rec, const uint8_t *body,
-		      uint32_t body_len, uint32_t room, uint32_t n)
+/* The last n bytes of the record (n <= room, checked), copied
+ * NUL-terminated as its tail. */
+static bool copy_tail(struct cap_reader *r, struct cap_record *rec, const uint8_t *body,
+		      uint32_t body_len, uint32_t room, uint64_t n)
 {
-	if (n > CAP_MAX_STRING || n > room)
+	if (n > room || n >= sizeof(r->tail))
 		return false;
 	memcpy(r->tail, body + body_len - n, n);
 	r->tail[n] = 0;
@@ -286,7 +287,25 @@ static bool name_tail(struct cap_reader *r, struct cap_record *rec, const uint8_
 	return true;
 }
 
-/* §4.2, §4.3, §4.9, §4.20, §4.21: validate and copy the variable tail,
+/* A name tail of n bytes (STRING, KSYM, PACK_JIT). */
+static bool name_tail(struct cap_reader *r, struct cap_record *rec, const uint8_t *body,
+		      uint32_t body_len, uint32_t room, uint32_t n)
+{
+	return n <= CAP_MAX_STRING && copy_tail(r, rec, body, body_len, room, n);
+}
+
+/* §4.24: qualname, filename and line table, as one tail. */
+static bool py_code_tail(struct cap_reader *r, struct cap_record *rec, const uint8_t *body,
+			 uint32_t body_len, uint32_t room)
+{
+	const struct cap_py_code *c = &rec->py_code;
+
+	return c->qualname_len <= CAP_MAX_STRING && c->filename_len <= CAP_MAX_STRING &&
+	       copy_tail(r, rec, body, body_len, room,
+			 (uint64_t)c->qualname_len + c->filename_len + c->linetable_len);
+}
+
+/* §4.2, §4.3, §4.9, §4.20, §4.21, §4.24: validate and copy the variable tail,
  * which occupies the last bytes of the record (after any fields of a newer
  * minor version). */
 static bool decode_tail(struct cap_reader *r, struct cap_record *rec,
@@ -301,6 +320,8 @@ static bool decode_tail(struct cap_reader *r, struct cap_record *rec,
 		return name_tail(r, rec, body, body_len, room, rec->ksym.name_len);
 	case CAP_REC_PACK_JIT:
 		return name_tail(r, rec, body, body_len, room, rec->pack_jit.name_len);
+	case CAP_REC_PY_CODE:
+		return py_code_tail(r, rec, body, body_len, room);
 	case CAP_REC_STACK:
 		n = rec->stack.nr;
 		if (n > CAP_MAX_STACK_DEPTH || (uint64_t)n * 8 > room)

@@ -39,6 +39,17 @@ static int note_thread(struct recorder *r, const struct stkrec_stack_ev *e, uint
 	return 0;
 }
 
+/* A user stack with Python frames: merged, then interned. */
+static int python_stack(struct recorder *r, const struct stkrec_stack_ev *e, uint32_t *id)
+{
+	uint64_t ips[CAP_MAX_STACK_DEPTH];
+	int n = pytrack__stack(r->py, r->in, e, ips);
+
+	if (n < 0)
+		return n;
+	return intern__stack(r->in, CAP_STACK_USER, ips, n, id);
+}
+
 static int stack_ids(struct recorder *r, const struct stkrec_stack_ev *e,
 		     uint32_t *ustack, uint32_t *kstack)
 {
@@ -46,6 +57,10 @@ static int stack_ids(struct recorder *r, const struct stkrec_stack_ev *e,
 
 	if (e->flags & STKREC_F_USTACK_LOST) {
 		*ustack = CAP_STACK_LOST;
+	} else if (r->py && (e->nr_pystack || e->py_flags)) {
+		err = python_stack(r, e, ustack);
+		if (err)
+			return err;
 	} else {
 		err = intern__stack(r->in, CAP_STACK_USER, (const uint64_t *)e->ips,
 				    e->nr_ustack, ustack);
@@ -77,8 +92,8 @@ static int append_event(struct recorder *r, int kind, uint16_t type, const void 
 static bool valid_stack_ev(const struct stkrec_stack_ev *e, size_t size)
 {
 	return size >= STKREC_STACK_EV_HDR_SIZE && e->nr_ustack <= STKREC_MAX_STACK &&
-	       e->nr_kstack <= STKREC_MAX_STACK &&
-	       size >= STKREC_STACK_EV_HDR_SIZE + 8u * (e->nr_ustack + e->nr_kstack);
+	       e->nr_kstack <= STKREC_MAX_STACK && e->nr_pystack <= STKREC_MAX_PYSTACK &&
+	       size >= stkrec_stack_ev_size(e);
 }
 
 /* A record with stacks: its thread noted, its stacks interned. 1, 0 for a
@@ -159,13 +174,13 @@ static int on_stack_ev(struct recorder *r, const struct stkrec_stack_ev *e, size
  * of a completion after the frames. */
 static size_t wakeup_size(const struct stkrec_stack_ev *e)
 {
-	return STKREC_STACK_EV_HDR_SIZE + 8u * (e->nr_ustack + e->nr_kstack) +
-	       ((e->state & STKREC_WAKE_IO) ? sizeof(struct stkrec_wake_io) : 0);
+	return stkrec_stack_ev_size(e) + ((e->state & STKREC_WAKE_IO) ? sizeof(struct stkrec_wake_io) : 0);
 }
 
 static void wakeup_io(const struct stkrec_stack_ev *e, struct cap_wakeup *w)
 {
-	const uint64_t *io = (const uint64_t *)e->ips + e->nr_ustack + e->nr_kstack;
+	const uint64_t *io = (const uint64_t *)e->ips + e->nr_ustack + e->nr_kstack +
+			     2 * e->nr_pystack;
 
 	if (!(e->state & STKREC_WAKE_IO))
 		return;

@@ -75,6 +75,8 @@ static void fill_header(const struct recorder *r, struct cap_header *h)
 	snprintf(h->cmdline, sizeof(h->cmdline), "%s", r->opts.cmdline ? r->opts.cmdline : "");
 	if (r->opts.call_graph == RECORD_CG_DWARF)
 		h->features |= CAP_FEAT_DWARF_UNWIND;
+	if (record_wants_python(&r->opts))
+		h->features |= CAP_FEAT_PYTHON;
 	/* the CPU time a sample stands for, as the perf event was opened */
 	if (r->opts.events & RECORD_EV_CPU) {
 		h->sample_clock = CAP_CLOCK_CPU;
@@ -283,6 +285,32 @@ static int write_refused(struct recorder *r)
 	return err;
 }
 
+/* The py.* keys (FORMAT.md §4.15), with Python frames only. */
+static int write_py_stats(struct recorder *r)
+{
+	struct pytrack_stats ps;
+	uint64_t v[CAP_STAT_MAX] = { 0 };
+	int k, err;
+
+	if (!r->py)
+		return 0;
+	pytrack__stats(r->py, &ps);
+	v[CAP_STAT_PY_PROCESSES] = ps.processes;
+	v[CAP_STAT_PY_UNSUPPORTED] = ps.unsupported;
+	v[CAP_STAT_PY_CODES_UNREAD] = ps.code_unread;
+	v[CAP_STAT_PY_CUT_OFFCPU] = bpf_stat(r, STKREC_STAT_PY_CUT + STKREC_KIND_OFFCPU);
+	v[CAP_STAT_PY_CUT_CPU] = bpf_stat(r, STKREC_STAT_PY_CUT + STKREC_KIND_CPU);
+	v[CAP_STAT_PY_CUT_BIO] = bpf_stat(r, STKREC_STAT_PY_CUT + STKREC_KIND_BIO);
+	v[CAP_STAT_PY_CUT_WAKEUP] = bpf_stat(r, STKREC_STAT_PY_CUT + STKREC_KIND_WAKEUP);
+	v[CAP_STAT_PY_TOO_DEEP] = ps.merged_cut;
+	for (k = CAP_STAT_PY_PROCESSES; k < CAP_STAT_MAX; k++) {
+		err = write_stat(r, cap_stat_key_name(k), v[k]);
+		if (err < 0)
+			return err;
+	}
+	return 0;
+}
+
 /* This file's numbers (FORMAT.md §4.15): events since it began, its own
  * tables. */
 static struct unwind_stats unwind_numbers(const struct recorder *r)
@@ -356,12 +384,13 @@ static int write_stats(struct recorder *r, uint64_t now)
 	};
 	int k, err;
 
-	for (k = 0; k < CAP_STAT_MAX; k++) {
+	for (k = 0; k < CAP_STAT_PY_PROCESSES; k++) {
 		err = write_stat(r, cap_stat_key_name(k), v[k]);
 		if (err < 0)
 			return err;
 	}
-	return write_refused(r);
+	err = write_refused(r);
+	return err ?: write_py_stats(r);
 }
 
 static int write_defs(struct recorder *r, const char **step)
@@ -423,19 +452,30 @@ int recorder__open_output(struct recorder *r, const char **step)
 /* The threads and mappings of every process, as MAPPING and THREAD
  * records, and the table that keeps them current from then on: the
  * unwinder's tables follow it, and an exiting process's JIT map is read. */
-static int sink_map(void *ctx, const struct cap_mapping *m, int fd)
+static int sink_map(void *ctx, const struct cap_mapping *m, int fd, const char *path)
 {
-	return unwind__map(((struct recorder *)ctx)->uw, m->pid, m, fd);
+	struct recorder *r = ctx;
+	int err = r->uw ? unwind__map(r->uw, m->pid, m, fd) : 0;
+
+	return err ?: r->py ? pytrack__map(r->py, m->pid, m, fd, path) : 0;
 }
 
 static void sink_gone(void *ctx, uint32_t pid)
 {
-	unwind__forget(((struct recorder *)ctx)->uw, pid);
+	struct recorder *r = ctx;
+
+	if (r->uw)
+		unwind__forget(r->uw, pid);
+	if (r->py)
+		pytrack__forget(r->py, pid);
 }
 
 static int sink_fork(void *ctx, uint32_t parent, uint32_t child)
 {
-	return unwind__fork(((struct recorder *)ctx)->uw, parent, child);
+	struct recorder *r = ctx;
+	int err = r->uw ? unwind__fork(r->uw, parent, child) : 0;
+
+	return err ?: r->py ? pytrack__fork(r->py, parent, child) : 0;
 }
 
 /* Before the map can be deleted by the runtime's exit handling or a
@@ -448,12 +488,14 @@ static void sink_exit(void *ctx, uint32_t pid)
 int recorder__scan_proc(struct recorder *r, uint64_t now)
 {
 	struct procmaps_sink sink = {
-		.map = r->uw ? sink_map : NULL, .gone = r->uw ? sink_gone : NULL,
-		.fork = r->uw ? sink_fork : NULL, .exit = r->jm ? sink_exit : NULL, .ctx = r,
+		.map = r->uw || r->py ? sink_map : NULL,
+		.gone = r->uw || r->py ? sink_gone : NULL,
+		.fork = r->uw || r->py ? sink_fork : NULL,
+		.exit = r->jm ? sink_exit : NULL, .ctx = r,
 	};
 	int err = procmaps__new(r->w, r->in, &r->pm);
 
-	if (!err && (r->uw || r->jm))
+	if (!err && (r->uw || r->py || r->jm))
 		procmaps__set_sink(r->pm, &sink);
 	if (!err)
 		err = procmaps__scan_all(r->pm, now);

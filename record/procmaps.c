@@ -203,7 +203,7 @@ static int tell_sink(struct procmaps *pm, const struct cap_mapping *m, const cha
 		fd = open(buf, O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
 		return 0; /* unreachable: its frames use frame pointers */
-	err = pm->sink.map(pm->sink.ctx, m, fd);
+	err = pm->sink.map(pm->sink.ctx, m, fd, path);
 	close(fd);
 	return err;
 }

@@ -23,7 +23,7 @@ struct procmaps;
  * gone): when the symbol pack reads its JIT map. Any member may be NULL.
  */
 struct procmaps_sink {
-	int (*map)(void *ctx, const struct cap_mapping *m, int fd);
+	int (*map)(void *ctx, const struct cap_mapping *m, int fd, const char *path);
 	void (*gone)(void *ctx, uint32_t pid);
 	int (*fork)(void *ctx, uint32_t parent, uint32_t child);
 	void (*exit)(void *ctx, uint32_t pid);

@@ -118,6 +118,7 @@ static void set_tunables(struct recorder *r, struct stkrec_bpf *s)
 	s->rodata->wakeup_bytes = o->ringbuf_size / 8;
 	s->rodata->test_skip_complete = o->test_skip_bio;
 	s->rodata->dwarf_unwind = o->call_graph == RECORD_CG_DWARF;
+	s->rodata->want_python = record_wants_python(o);
 }
 
 /* Open, size and load the skeleton as the policy (policy.h) decided;
@@ -315,6 +316,13 @@ static int setup_bpf(struct recorder *r, const char **step)
 		};
 
 		err = unwind__new(&um, &r->uw);
+		if (err)
+			return err;
+	}
+	if (record_wants_python(&r->opts)) {
+		*step = "CPython frames";
+		err = pytrack__new(bpf_map__fd(r->skel->maps.pyprocs), &r->skel->bss->py_procs,
+				   &r->py);
 		if (err)
 			return err;
 	}
@@ -594,6 +602,7 @@ void recorder__free(struct recorder *r)
 	sideband__free(r->sb);
 	procmaps__free(r->pm);
 	unwind__free(r->uw);
+	pytrack__free(r->py);
 	jitmaps__free(r->jm);
 	intern__free(r->in);
 	ksyms__free(r->ks);

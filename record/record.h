@@ -91,6 +91,7 @@ struct record_opts {
 	uint64_t switch_ns;          /* --switch-output: a new file this often, */
 	uint64_t switch_bytes;       /* or past this size; 0 = never */
 	bool no_pack;                /* --no-pack: no symbol pack at file close */
+	bool no_python;              /* --no-python: no CPython frames */
 	char **command;              /* -- COMMAND ARGS..., NULL-terminated */
 	/* tests only: the kernel side skips every Nth run of its block I/O
 	 * completion program, as a kernel may; 0 = never */

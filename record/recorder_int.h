@@ -18,6 +18,7 @@
 #include "record/sideband.h"
 #include "record/threads.h"
 #include "record/unwind.h"
+#include "record/pytrack.h"
 
 /* --call-graph dwarf: processes with unwind tables at once */
 #define UNWIND_PROCS 16384
@@ -47,6 +48,7 @@ struct recorder {
 	struct procmaps *pm;
 	struct sideband *sb;
 	struct unwind *uw;       /* --call-graph dwarf, else NULL */
+	struct pytrack *py;      /* CPython frames, else NULL */
 	struct bpf_link *waits_start, *waits_stop; /* waits.c's iterators */
 	struct jitmaps *jm;      /* JIT maps for the symbol pack; NULL: --no-pack */
 	struct cap_pack_info pack; /* the last file's symbol pack */
@@ -92,6 +94,17 @@ struct recorder {
 	unsigned since_check;
 	bool yielded;
 };
+
+/* CPython frames: user stacks taken, not --no-python, and x86-64 (the
+ * walker finds a 3.8-3.10 thread by its fs base). */
+static inline bool record_wants_python(const struct record_opts *o)
+{
+#if defined(__x86_64__)
+	return !o->no_python && !o->kernel_stacks_only;
+#else
+	return false;
+#endif
+}
 
 /* The current time, CLOCK_MONOTONIC ns: the clock of every record. */
 static inline uint64_t now_ns(void)

@@ -73,11 +73,6 @@ void waits__detach(struct recorder *r)
 	r->waits_start = r->waits_stop = NULL;
 }
 
-static size_t stack_ev_size(const struct stkrec_stack_ev *e)
-{
-	return STKREC_STACK_EV_HDR_SIZE + 8u * ((size_t)e->nr_ustack + e->nr_kstack);
-}
-
 /* Where an iterator's output goes: records through events.c, until the
  * writer refuses one (--max-size): the rest are counted. */
 struct iter_out {
@@ -96,7 +91,7 @@ static ssize_t take_records(struct iter_out *o, const uint8_t *buf, size_t len)
 
 	while (len - used >= STKREC_STACK_EV_HDR_SIZE) {
 		memcpy(&e, buf + used, STKREC_STACK_EV_HDR_SIZE);
-		n = stack_ev_size(&e);
+		n = stkrec_stack_ev_size(&e);
 		if (n > sizeof(e))
 			return -EPROTO; /* no such record: the stream cannot go on */
 		if (len - used < n)

@@ -19,6 +19,13 @@
 
 enum filter_threads { FILTER_THREADS_ALL, FILTER_THREADS_USER, FILTER_THREADS_KERNEL };
 enum filter_stacks { FILTER_STACKS_BOTH, FILTER_STACKS_USER, FILTER_STACKS_KERNEL };
+/* --python: which frames of a stack with Python frames are shown */
+enum filter_python {
+	FILTER_PYTHON_CLEAN, /* the interpreter's own frames between two Python
+			      * frames hidden (the default) */
+	FILTER_PYTHON_ALL,   /* every native frame too */
+	FILTER_PYTHON_NONE,  /* no Python frames: native stacks only */
+};
 
 /* One end of --time, kept as written until bound to a capture. */
 struct filter_when {
@@ -42,6 +49,7 @@ struct filter {
 	uint32_t state;        /* 0: exactly TASK_RUNNING (preempted); else any bit */
 	enum filter_threads threads;
 	enum filter_stacks stacks;
+	enum filter_python python;
 	unsigned kinds;        /* bit per enum cap_kind; 0: all */
 
 	/* set by filter__bind() */

@@ -263,6 +263,8 @@ static int on_record(struct model *m, const struct cap_record *r)
 	case CAP_REC_PACK_JIT:
 	case CAP_REC_PACK_INFO:
 		return model_pack_record(m, r);
+	case CAP_REC_PY_CODE:
+		return model_py_record(m, r);
 	}
 	return 0; /* BLOCK and unknown types carry nothing we need */
 }
@@ -280,7 +282,8 @@ static uint64_t mem_usage(const struct model *m)
 	       m->bio_comm_cap * sizeof(*m->bio_comm) + m->wakeups_cap * sizeof(*m->wakeups) +
 	       idmap__bytes(&m->strings) +
 	       idmap__bytes(&m->stacks) + idmap__bytes(&m->comm_ids) +
-	       idmap__bytes(&m->forks) + idmap__bytes(&m->bdev_ids) + model_pack_bytes(m);
+	       idmap__bytes(&m->forks) + idmap__bytes(&m->bdev_ids) + model_pack_bytes(m) +
+	       model_py_bytes(m);
 }
 
 static void note_loss(struct model *m, struct cap_reader *rd, int ret, uint64_t limit)
@@ -397,6 +400,8 @@ void model__free(struct model *m)
 	idmap__fini(&m->map_ids);
 	idmap__fini(&m->dso_ids);
 	idmap__fini(&m->bdev_ids);
+	idmap__fini(&m->pycode_ids);
+	free(m->pycodes);
 	free(m->pool);
 	free(m->ips);
 	free(m->comms);

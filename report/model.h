@@ -112,6 +112,19 @@ const struct cap_bio *model__wakeup_bio(const struct model *m, const struct cap_
 /* STRING by id, NUL-terminated; NULL when never defined. */
 const char *model__string(const struct model *m, uint32_t id);
 
+/* A Python code object (PY_CODE, FORMAT.md §4.24) by id: 0, or -ENOENT
+ * when never defined. Pointers live as long as the model. */
+struct model_pycode {
+	const char *qualname;
+	const char *filename;
+	const uint8_t *linetable;
+	uint32_t linetable_len;
+	int32_t firstlineno;
+	uint16_t version; /* major << 8 | minor: the line table's format */
+	uint16_t flags;   /* CAP_PY_CODE_* */
+};
+int model__pycode(const struct model *m, uint32_t id, struct model_pycode *out);
+
 /* Frames of STACK id, innermost first: returns nr >= 0 with *ips set (nr 0
  * for CAP_STACK_NONE), -ENOENT for CAP_STACK_LOST or an id never defined. */
 int model__stack(const struct model *m, uint32_t id, const uint64_t **ips);

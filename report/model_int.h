@@ -167,6 +167,10 @@ struct model {
 	struct cap_pack_info pack_info;
 	bool has_pack_info;
 
+	struct model_py *pycodes; /* model_py.c: PY_CODE records as read */
+	size_t nr_pycodes, pycodes_cap;
+	struct idmap pycode_ids;  /* PY_CODE id -> index */
+
 	struct cap_offcpu *offcpu;
 	size_t nr_offcpu, offcpu_cap;
 	struct cap_cpu *cpu;
@@ -180,6 +184,18 @@ struct model {
 	uint32_t *waker_of;     /* per offcpu: 1 + its waker's index, 0 none */
 	struct idmap bio_by_done; /* (complete_time, sector) -> bio index */
 };
+
+/* A PY_CODE record: its three strings in the pool. */
+struct model_py {
+	uint64_t qual_off, file_off, lt_off; /* pool offsets */
+	uint32_t lt_len;
+	int32_t firstlineno;
+	uint16_t version, flags;
+};
+
+/* model_py.c: PY_CODE records (FORMAT.md §4.24). */
+int model_py_record(struct model *m, const struct cap_record *r);
+uint64_t model_py_bytes(const struct model *m);
 
 /* model_query.c, which the other model files call (it calls none of them): */
 /* A string into the pool at *off, read back by model__string(). */

@@ -17,6 +17,7 @@
 #define KEY_KERNEL 1u
 #define KEY_USER 2u
 #define KEY_MODULE 3u
+#define KEY_PYTHON 0u /* (0, the frame): a Python frame */
 /* JIT cache (resolver.jits): (pid << 1 | caller, ip) -> frame index or
  * JIT_NONE; (JIT_ENTRY | entry, 0) -> frame index. */
 #define JIT_ENTRY (1ull << 63)
@@ -250,6 +251,74 @@ static int cached_jit(struct resolver *r, uint32_t pid, uint64_t time, uint64_t 
 	return 1;
 }
 
+static const char *py_marker(uint32_t mark)
+{
+	switch (mark) {
+	case CAP_PY_MARK_DEPTH:
+		return "[python: more frames]";
+	case CAP_PY_MARK_UNREADABLE:
+		return "[python: unreadable]";
+	case CAP_PY_MARK_UNKNOWN:
+		return "[python: code not read]";
+	}
+	return "[python: unknown]";
+}
+
+static const char *base_name(const char *path)
+{
+	const char *s = strrchr(path, '/');
+
+	return s ? s + 1 : path;
+}
+
+/* Name a Python frame: its code object and the line its instruction is
+ * on, as traceback gives it (offset field - 1: the byte offset; 0: not
+ * started, the first line). */
+static int name_python(struct resolver *r, uint64_t ip, struct rframe *f)
+{
+	uint32_t id = CAP_PYFRAME_CODE(ip), off = CAP_PYFRAME_OFF(ip);
+	struct model_pycode c;
+	int line = 0;
+
+	f->python = true;
+	if (!id || model__pycode(r->m, id, &c)) {
+		f->name = id ? "[python: code not recorded]" : py_marker(off);
+		f->dso = "[python]";
+		f->special = true;
+		return 0;
+	}
+	if ((c.flags & CAP_PY_CODE_NO_LINES) ||
+	    sym_pyline(c.version, c.linetable, c.linetable_len, c.firstlineno, (int)off - 1,
+		       &line))
+		line = 0;
+	f->func = c.qualname;
+	f->srcfile = c.filename;
+	f->line = line > 0 ? line : 0;
+	f->dso = base_name(c.filename);
+	if (f->line)
+		f->name = arena_printf(r, "%s (%s:%d)", c.qualname, f->dso, f->line);
+	else
+		f->name = arena_printf(r, "%s (%s)", c.qualname, f->dso);
+	return f->name ? 0 : -ENOMEM;
+}
+
+static int cached_python(struct resolver *r, uint64_t ip, const struct rframe **fr)
+{
+	uint64_t *val = idmap__find(&r->cache, KEY_PYTHON, ip);
+	struct rframe *f;
+
+	if (!val) {
+		f = new_frames(r, 1);
+		if (!f || name_python(r, ip, f))
+			return -ENOMEM;
+		if (idmap__upsert(&r->cache, KEY_PYTHON, ip, f - r->frames, &val) < 0)
+			return -ENOMEM;
+		r->nframes++;
+	}
+	*fr = r->frames + *val;
+	return 1;
+}
+
 static int placeholder(struct rframe *out, int max, const char *name, bool kernel)
 {
 	if (max < 1)
@@ -276,6 +345,13 @@ int resolver__user(struct resolver *r, uint32_t pid, uint64_t time, uint32_t sta
 	if (nr < 0)
 		return placeholder(out, max, "[lost stack]", false);
 	for (i = 0; i < nr && cnt < max; i++) {
+		if (CAP_IS_PYFRAME(ips[i])) {
+			if (cached_python(r, ips[i], &fr) < 0)
+				return -ENOMEM;
+			out[cnt] = *fr;
+			out[cnt++].ip = ips[i];
+			continue;
+		}
 		mp = model__find_map(r->m, pid, time, ips[i]);
 		n = (!mp || model__dso(r->m, mp->dso)->anon) && ips[i] != UINT64_MAX ?
 		    cached_jit(r, pid, time, ips[i], i > 0, &fr) : 0;

@@ -4,7 +4,9 @@
  * process's mapping at the event's time to (object, file offset) and named by
  * the symbolizer (from the binary, else the capture's symbol pack), else
  * "<basename>+0x<offset>", else "[unknown]"; one in no file mapping (JIT
- * code) by the capture's JIT map entries, dso "perf-PID.map"; a kernel ip
+ * code) by the capture's JIT map entries, dso "perf-PID.map"; a Python
+ * frame (FORMAT.md §4.3) by its PY_CODE, "qualname (file.py:LINE)" with
+ * the line of its instruction, dso the script's file name; a kernel ip
  * is named from the capture's kernel symbols, with the tracer's own innermost
  * frames stripped. Every distinct (object, offset) and kernel ip is resolved
  * once per resolver: cost grows with distinct addresses, not with events.
@@ -31,7 +33,17 @@ struct rframe {
 	bool inlined;       /* an inlined function inside the next frame */
 	bool has_offset;
 	bool special;       /* a placeholder: missed or lost stack */
+	bool python;        /* a Python frame: func in srcfile at line (0:
+			     * unknown), or a marker (func NULL) */
+	const char *func;   /* Python: the function's qualified name */
 };
+
+/* The function's name alone: a Python frame's qualified name (its line
+ * and file apart, for the exports), else the frame's name. */
+static inline const char *rframe_func(const struct rframe *f)
+{
+	return f->python && f->func ? f->func : f->name;
+}
 
 /* Most frames one stack can yield (inlined levels included). */
 #define RESOLVE_MAX_FRAMES 512

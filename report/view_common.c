@@ -119,6 +119,41 @@ int agg__collect(struct agg *a, const struct report_ctx *ctx, enum cap_kind kind
 	return 0;
 }
 
+/* The interpreter's object: the one of the native frame a Python frame
+ * runs in (its eval function), NULL without Python frames. */
+static const char *interp_dso(const struct rframe *f, int n)
+{
+	int i;
+
+	for (i = 0; i + 1 < n; i++)
+		if (f[i].python && !f[i + 1].python)
+			return f[i + 1].dso;
+	return NULL;
+}
+
+/* --python: the frames of user stack f[0..n) kept in place; how many. */
+static int python_frames(enum filter_python mode, struct rframe *f, int n)
+{
+	const char *interp = interp_dso(f, n);
+	int i, first = n, last = -1, out = 0;
+
+	if (mode == FILTER_PYTHON_ALL || !interp)
+		return n;
+	for (i = 0; i < n; i++) {
+		if (f[i].python) {
+			first = i < first ? i : first;
+			last = i;
+		}
+	}
+	for (i = 0; i < n; i++) {
+		if (mode == FILTER_PYTHON_NONE ? f[i].python :
+		    !f[i].python && i > first && i < last && !strcmp(f[i].dso, interp))
+			continue;
+		f[out++] = f[i];
+	}
+	return out;
+}
+
 int view_frames(const struct report_ctx *ctx, uint32_t pid, uint64_t time,
 		uint32_t ustack, uint32_t kstack, struct rframe *buf, int *nkernel)
 {
@@ -130,6 +165,7 @@ int view_frames(const struct report_ctx *ctx, uint32_t pid, uint64_t time,
 	nu = resolver__user(ctx->res, pid, time, ustack, buf + nk, RESOLVE_MAX_FRAMES);
 	if (nu < 0)
 		return nu;
+	nu = python_frames(ctx->filter->python, buf + nk, nu);
 	if (!nk && !nu && ctx->filter->stacks != FILTER_STACKS_BOTH) {
 		/* -K of a sample taken in user mode (or -U of a kernel
 		 * thread's): one marker, the same in every view */

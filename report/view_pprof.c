@@ -176,13 +176,13 @@ static uint64_t func_id(struct pprof *pp, const struct rframe *f)
 	uint64_t *v, name;
 	int ret;
 
-	ret = idmap__upsert(&pp->funcs, (uintptr_t)f->name, (uintptr_t)f->srcfile,
+	ret = idmap__upsert(&pp->funcs, (uintptr_t)rframe_func(f), (uintptr_t)f->srcfile,
 			    pp->nfuncs + 1, &v);
 	if (ret <= 0) {
 		pp->pb.err = ret ?: pp->pb.err;
 		return ret ? 0 : *v;
 	}
-	name = str_id(pp, f->name);
+	name = str_id(pp, rframe_func(f));
 	return put_function(pp, name, f->srcfile ? str_id(pp, f->srcfile) : 0);
 }
 

@@ -70,11 +70,11 @@ static int frame_add(struct ss *ss, uint64_t a, uint64_t b, const struct sframe 
 }
 
 /* The frame table index of a named frame: its name, and its source file
- * and line with --srcline, else its object. */
+ * and line with --srcline (a Python frame's always), else its object. */
 static int frame_id(struct ss *ss, const struct rframe *fr, uint32_t *idx)
 {
-	bool src = ss->ctx->opts.srcline && fr->srcfile;
-	struct sframe f = { fr->name, src ? fr->srcfile : fr->dso, src ? fr->line : 0 };
+	bool src = (ss->ctx->opts.srcline || fr->python) && fr->srcfile;
+	struct sframe f = { rframe_func(fr), src ? fr->srcfile : fr->dso, src ? fr->line : 0 };
 	uint64_t *fl;
 	int ret;
 

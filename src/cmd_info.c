@@ -316,6 +316,24 @@ static void print_unwind_text(const struct info *in)
 	       s[CAP_STAT_UNWIND_ROWS], s[CAP_STAT_UNWIND_FILES_FAILED], s[CAP_STAT_UNWIND_FULL]);
 }
 
+/* Python frames (FORMAT.md §4.24): the processes read, and every stack
+ * whose Python part is not whole. */
+static void print_python_text(const struct info *in)
+{
+	const uint64_t *s = in->stat;
+
+	if (!(in->hdr->features & CAP_FEAT_PYTHON))
+		return;
+	printf("python:       %" PRIu64 " processes, %" PRIu64 " of a version not read "
+	       "(native frames only); %" PRIu64 " code objects\n", s[CAP_STAT_PY_PROCESSES],
+	       s[CAP_STAT_PY_UNSUPPORTED], in->types[CAP_REC_PY_CODE]);
+	printf("python stacks cut: offcpu %" PRIu64 ", cpu %" PRIu64 ", bio %" PRIu64
+	       ", wakeup %" PRIu64 "; frames whose code was not read %" PRIu64
+	       "; stacks over %d frames %" PRIu64 "\n", s[CAP_STAT_PY_CUT_OFFCPU],
+	       s[CAP_STAT_PY_CUT_CPU], s[CAP_STAT_PY_CUT_BIO], s[CAP_STAT_PY_CUT_WAKEUP],
+	       s[CAP_STAT_PY_CODES_UNREAD], CAP_MAX_STACK_DEPTH, s[CAP_STAT_PY_TOO_DEEP]);
+}
+
 /* Records counted as read; what only the summary knows from PACK_INFO. */
 static void print_pack_text(const struct info *in)
 {
@@ -434,6 +452,7 @@ static void print_text(const struct info *in)
 	printf("stacks missed: user %" PRIu64 ", kernel %" PRIu64 " (events kept)\n",
 	       in->lost_split.stacks_missed[0], in->lost_split.stacks_missed[1]);
 	print_unwind_text(in);
+	print_python_text(in);
 	print_pack_text(in);
 	print_refused_text(in);
 	print_defs_text(in);

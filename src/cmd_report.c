@@ -529,21 +529,29 @@ static int run_view(struct cli *c, struct report_ctx *ctx)
 	return c->view->fn(ctx, stdout);
 }
 
-/* -v on a --call-graph dwarf capture: what the unwinder could not unwind */
+/* -v: what the unwinder could not unwind (--call-graph dwarf), and which
+ * Python stacks were cut (FORMAT.md §4.24) */
 static void unwind_stats(const char *path, const struct model *m)
 {
 	uint64_t v[CAP_STAT_MAX] = { 0 }, value;
+	uint32_t feat = model__header(m)->features;
 	const char *key;
 	size_t i;
 	int k;
 
-	if (!(model__header(m)->features & CAP_FEAT_DWARF_UNWIND))
-		return;
 	for (i = 0; model__stat(m, i, &key, &value) == 0; i++) {
 		k = cap_stat_key_of(key);
 		if (k >= 0)
 			v[k] += value;
 	}
+	if (feat & CAP_FEAT_PYTHON)
+		log_debug(1, "%s: python stacks cut: offcpu %" PRIu64 ", cpu %" PRIu64 ", bio %"
+			  PRIu64 ", wakeup %" PRIu64 "; frames whose code was not read %" PRIu64,
+			  path, v[CAP_STAT_PY_CUT_OFFCPU], v[CAP_STAT_PY_CUT_CPU],
+			  v[CAP_STAT_PY_CUT_BIO], v[CAP_STAT_PY_CUT_WAKEUP],
+			  v[CAP_STAT_PY_CODES_UNREAD]);
+	if (!(feat & CAP_FEAT_DWARF_UNWIND))
+		return;
 	log_debug(1, "%s: call graph dwarf: user stacks truncated: offcpu %" PRIu64 ", cpu %"
 		  PRIu64 ", bio %" PRIu64 "; by frame pointers before their tables: offcpu %"
 		  PRIu64 ", cpu %" PRIu64 ", bio %" PRIu64, path, v[CAP_STAT_UNWIND_TRUNC_OFFCPU],

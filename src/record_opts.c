@@ -19,6 +19,7 @@ enum {
 	OPT_SWITCH,
 	OPT_CALL_GRAPH,
 	OPT_NO_PACK,
+	OPT_NO_PYTHON,
 };
 
 static const struct option long_opts[] = {
@@ -40,6 +41,7 @@ static const struct option long_opts[] = {
 	{ "switch-output", required_argument, NULL, OPT_SWITCH },
 	{ "call-graph", required_argument, NULL, OPT_CALL_GRAPH },
 	{ "no-pack", no_argument, NULL, OPT_NO_PACK },
+	{ "no-python", no_argument, NULL, OPT_NO_PYTHON },
 	{ NULL, 0, NULL, 0 },
 };
 
@@ -55,7 +57,7 @@ void record_opts__usage(FILE *f)
 "                     [-m MIN_US] [-M MAX_US]\n"
 "                     [--state MASK] [--stack-storage-size N] [--ringbuf-size BYTES]\n"
 "                     [-d SECONDS] [--max-size SIZE | --switch-output TIME|SIZE]\n"
-"                     [--no-pack] [-v|-q] [-- COMMAND [ARGS...]]\n"
+"                     [--no-pack] [--no-python] [-v|-q] [-- COMMAND [ARGS...]]\n"
 "\n"
 "Record off-CPU intervals, CPU samples and block I/O completions with user and\n"
 "kernel stacks into a capture file, until Ctrl-C, -d, or COMMAND exits. Once\n"
@@ -113,6 +115,10 @@ void record_opts__usage(FILE *f)
 "                           here, and JIT code from /tmp/perf-PID.map), so\n"
 "                           that report names them on a host without the\n"
 "                           binaries; `stkrec pack` adds one later\n"
+"      --no-python          no Python frames: by default the user stacks of a\n"
+"                           process running CPython 3.8-3.13 hold its Python\n"
+"                           calls, function, file and line, in the native\n"
+"                           frames of the interpreter that runs them\n"
 "  -v, --verbose            more messages (repeat for libbpf's)\n"
 "  -q, --quiet              no 'recording' line, status line or summary\n"
 "                           (warnings and errors still)\n"
@@ -351,6 +357,9 @@ static int parse_one(int c, const char *arg, struct record_opts *o, struct seen 
 		return parse_sizes(c, arg, o, err, len);
 	case OPT_NO_PACK:
 		o->no_pack = true;
+		return 0;
+	case OPT_NO_PYTHON:
+		o->no_python = true;
 		return 0;
 	}
 	return fail(err, len, "internal: unhandled option %d", c);

@@ -42,6 +42,10 @@ const char report_common_help[] =
 	"  -k, --kernel-threads-only  kernel threads only\n"
 	"  -U, --user-stacks-only     show user stacks only (no kernel frames)\n"
 	"  -K, --kernel-stacks-only   show kernel stacks only (no user frames)\n"
+	"  --python MODE         stacks with Python frames: clean (default) hides\n"
+	"                        the interpreter's own frames between two Python\n"
+	"                        frames (a C extension's stay), all keeps them,\n"
+	"                        none drops the Python frames\n"
 	"Symbols:\n"
 	"  --symfs DIR           look for the recorded binaries under DIR\n"
 	"  --debug-dir DIR       debug files root (default /usr/lib/debug)\n"
@@ -57,6 +61,23 @@ int report_bad_value(const char *cmd, const char *opt, const char *val)
 {
 	log_usage_error(cmd, "invalid value for %s: '%s'", opt, val);
 	return -EINVAL;
+}
+
+static int opt_python(struct report_common *c, const char *arg)
+{
+	static const char *const modes[] = {
+		[FILTER_PYTHON_CLEAN] = "clean", [FILTER_PYTHON_ALL] = "all",
+		[FILTER_PYTHON_NONE] = "none",
+	};
+	unsigned i;
+
+	for (i = 0; i < sizeof(modes) / sizeof(modes[0]); i++) {
+		if (!strcmp(arg, modes[i])) {
+			c->flt.python = i;
+			return 0;
+		}
+	}
+	return report_bad_value(c->cmd, "--python", arg);
 }
 
 static int opt_filter(struct report_common *c, int opt, const char *arg)
@@ -95,6 +116,8 @@ static int opt_filter(struct report_common *c, int opt, const char *arg)
 	case OPT_OPEN_WAITS:
 		f->open_only = true;
 		return 0;
+	case OPT_PYTHON:
+		return opt_python(c, arg);
 	}
 	return 1;
 }

@@ -33,7 +33,7 @@ struct report_common {
  * start at REPORT_COMMON_OPT_END. */
 enum {
 	OPT_COMM = OPT_OWN, OPT_TIME, OPT_OPEN_WAITS, OPT_INLINE, OPT_SRCLINE,
-	OPT_MAX_MEMORY, REPORT_COMMON_OPT_END,
+	OPT_MAX_MEMORY, OPT_PYTHON, REPORT_COMMON_OPT_END,
 };
 /* The shared long options, rows for a command's getopt_long() table. */
 #define REPORT_COMMON_OPTS \
@@ -43,7 +43,8 @@ enum {
 	{ "open-waits", no_argument, NULL, OPT_OPEN_WAITS }, \
 	{ "inline", no_argument, NULL, OPT_INLINE }, \
 	{ "srcline", no_argument, NULL, OPT_SRCLINE }, \
-	{ "max-memory", required_argument, NULL, OPT_MAX_MEMORY }
+	{ "max-memory", required_argument, NULL, OPT_MAX_MEMORY }, \
+	{ "python", required_argument, NULL, OPT_PYTHON }
 /* getopt_long over argv, each option to fn(arg, opt, optarg) until one
  * fails. 0, 1 after -h (which shortopts must hold), -EINVAL after an unknown
  * option or a missing value (printed, naming cmd), or fn's error. */

@@ -2,9 +2,9 @@
 /*
  * sym/: naming addresses, offline, for `stkrec report`. The one public
  * header of the layer between format/ and report/; it includes nothing of
- * stkrec. Two parts: the ELF symbolizer of user-space frames (symbolizer__*)
- * and the kernel symbol table of a capture (ksymtab__*). The library never
- * prints.
+ * stkrec. Three parts: the ELF symbolizer of user-space frames (symbolizer__*),
+ * the kernel symbol table of a capture (ksymtab__*) and CPython's line
+ * numbers (sym_pyline()). The library never prints.
  */
 #ifndef STKREC_SYM_SYM_H
 #define STKREC_SYM_SYM_H
@@ -215,5 +215,36 @@ size_t ksymtab__count(const struct ksymtab *t);
 bool ksymtab__is_tracer_frame(const char *name);
 
 void ksymtab__free(struct ksymtab *t);
+
+/* ---- CPython: the line of a bytecode offset (pyline.c) ----------------- */
+
+/* A CPython version as sym_pyline() takes it: major << 8 | minor. */
+#define SYM_PYVER(major, minor) ((unsigned int)(major) << 8 | (unsigned int)(minor))
+
+/* sym_pyline()'s answer for an instruction the table gives no line (3.10+:
+ * co_lines() says None, frame.f_lineno is None, traceback prints "line
+ * None"); *line is then -1, what PyCode_Addr2Line() returns. */
+#define SYM_PYLINE_NONE 1
+
+/*
+ * The line of the instruction at byte_offset (f_lasti * sizeof(_Py_CODEUNIT),
+ * as frame.f_lineno and traceback compute it: PyCode_Addr2Line()) in a code
+ * object of CPython `version` (SYM_PYVER(3, 8) to SYM_PYVER(3, 13)) whose
+ * co_firstlineno is firstlineno and whose raw line table is table[0..len):
+ * co_lnotab for 3.8 and 3.9, co_linetable for 3.10 and later (from 3.11 the
+ * location table). A negative offset (a frame not started) is firstlineno.
+ *
+ * Returns 0 with *line set, SYM_PYLINE_NONE (the instruction has no line),
+ * -EINVAL for a version it does not know (or NULL arguments), -ENOEXEC for a
+ * malformed table (an odd length where entries are pairs, a 3.11+ table not
+ * starting an entry, a varint cut short or over 32 bits, a negative line or
+ * firstlineno, a line past int), -ERANGE (3.10+) for an offset past the code
+ * the table describes (CPython says -1 there: the offset is not this code
+ * object's). 3.8 and 3.9 tables do not say where the code ends: an offset
+ * past them has the last line, as in CPython. The table is hostile input:
+ * nothing is read past len, and every loop ends with the table.
+ */
+int sym_pyline(unsigned int version, const uint8_t *table, size_t len, int firstlineno,
+	       int byte_offset, int *line);
 
 #endif /* STKREC_SYM_SYM_H */

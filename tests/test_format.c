@@ -122,7 +122,7 @@ Test(format_roundtrip, sampling_rate)
 		cr_assert_eq(cap_writer__finish(w), 0);
 		cr_assert_eq(cap_reader__open(path, &r), 0);
 		got = cap_reader__header(r);
-		cr_assert_eq(got->minor, 3);
+		cr_assert_eq(got->minor, CAP_VERSION_MINOR);
 		cr_assert_eq(got->sample_clock, c[i].clock);
 		cr_assert_eq(got->sample_flags, c[i].flags & CAP_SAMPLE_FREQ);
 		cr_assert_eq(got->sample_rate, c[i].rate);

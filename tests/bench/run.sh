@@ -20,8 +20,9 @@
 # pack's time and size), BENCH_WAKEUP (0 skips section 8, what record -e
 # wakeup costs), BENCH_EXPORT (0 skips section 9, the exports for other
 # viewers), BENCH_STOP (0 skips section 10, how soon the recorder stops:
-# its -o - reader gone, a SIGKILL's lost events); each of
-# tests/bench/{pack,wakeup,export,stop}.sh also runs alone.
+# its -o - reader gone, a SIGKILL's lost events), BENCH_PYTHON (0 skips
+# section 11, Python frames); each of
+# tests/bench/{pack,wakeup,export,stop,python}.sh also runs alone.
 set -euo pipefail
 
 STKREC=$(realpath "${STKREC:-build/stkrec}")
@@ -342,6 +343,8 @@ section_run 8 wakeup
 section_run 9 export
 # --- 10. how soon the recorder stops (the tests bound only the hang) ----------------
 section_run 10 stop
+# --- 11. Python frames: named shares and their cost, perf's dwarf mode beside --------
+section_run 11 python
 
 jq -n \
 	--arg kernel "$(uname -r)" --arg model "$MODEL" --argjson cpus "$(nproc)" \
@@ -360,7 +363,7 @@ jq -n \
 	--argjson ceil "$CEIL" --arg ceilw "$CEILW" --slurpfile steps "$TMP/ceil" \
 	--slurpfile unwind "$TMP/unwind.json" --slurpfile pack "$TMP/pack.json" \
 	--slurpfile wakeup "$TMP/wakeup.json" --slurpfile export "$TMP/export.json" \
-	--slurpfile stop "$TMP/stop.json" \
+	--slurpfile stop "$TMP/stop.json" --slurpfile python "$TMP/python.json" \
 	--argjson uloops "$ULOOPS" --argjson ua "$UA" --argjson ub "$UB" --argjson uc "$UC" \
 	--argjson ulb "$ULB" --argjson ulc "$ULC" --argjson ublost "$UBLOST" --argjson uclost "$UCLOST" \
 	--argjson uev "$UEV" --argjson ucb "$UCB" --argjson ubpe "$UBPE" --argjson upn "$UPN" \
@@ -394,6 +397,7 @@ jq -n \
 	pack: $pack[0],
 	wakeup: $wakeup[0],
 	export: $export[0],
-	stop: $stop[0]
+	stop: $stop[0],
+	python: $python[0]
 }' > "$RES"
 echo "results: $RES, table: $TABLE"
