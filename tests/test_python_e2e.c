@@ -383,3 +383,54 @@ static void perf_trampoline(int i)
 
 Test(python_perf_trampoline, pyenv_3_12) { perf_trampoline(5); }
 Test(python_perf_trampoline, pyenv_3_13) { perf_trampoline(6); }
+
+/* The exports: speedscope's frames of a Python call are its function,
+ * file and line (pprof's are the same rframe fields). */
+Test(python_exports, speedscope_frames_are_functions_with_file_and_line)
+{
+	char *json, want[PATH_MAX + 96], path[PATH_MAX];
+	struct pyrec r;
+
+	py_record(&r, 0, "cpu2deep", "2", "-q -e cpu -F 499");
+	cr_assert_not_null(realpath(e2e_env("STKREC_WORKLOADS", "build/workloads"), path));
+	json = stkrec_on(&r, "report --speedscope -");
+	snprintf(want, sizeof(want), "{\"name\":\"handle\",\"file\":\"%s/py/cpu2deep.py\",\"line\":",
+		 path);
+	cr_assert_not_null(strstr(json, want), "%s: no %s in %.2000s", r.py->name, want, json);
+	free(json);
+	py_done(&r);
+}
+
+/* A CPython this recorder does not read (pyenv's 3.7): native frames only,
+ * never wrong ones, and the process counted once. */
+Test(python_unsupported, pyenv_3_7_native_frames_counted)
+{
+	struct test_python p37;
+	char name[PATH_MAX], *out = rc_tmpname("py37"), *cap = rc_tmpname("py37cap");
+	char *folded, *info, *rep = rc_tmpname("py37rep");
+	int st;
+
+	test_python_pyenv(3, 7, &p37);
+	if (!p37.path[0])
+		cr_skip_test("%s", p37.why);
+	snprintf(name, sizeof(name), "py/cpu2deep.py");
+	e2e_record(stkrec_bin(), cap, "-q -e cpu -F 499", p37.path, name, "2", out);
+	st = e2e_shell("%s report --folded -e cpu -i %s >%s 2>&1", stkrec_bin(), cap, rep);
+	folded = rc_slurp(rep, NULL);
+	cr_assert(st == 0 && folded);
+	cr_assert_not_null(strstr(folded, "_PyEval_EvalFrameDefault"), "%.2000s", folded);
+	cr_assert_null(strstr(folded, ".py:"), "a Python frame from 3.7: %.2000s", folded);
+	st = e2e_shell("%s info %s >%s 2>&1", stkrec_bin(), cap, rep);
+	info = rc_slurp(rep, NULL);
+	cr_assert(st == 0 && info);
+	cr_assert_not_null(strstr(info, "python:       0 processes, 1 of a version not read"),
+			   "%s", info);
+	unlink(out);
+	unlink(cap);
+	unlink(rep);
+	free(out);
+	free(cap);
+	free(rep);
+	free(folded);
+	free(info);
+}
