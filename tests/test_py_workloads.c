@@ -302,10 +302,4 @@ static void run_all(int i)
 
 TestSuite(py_workloads, .timeout = 180, .fini = cleanup);
 
-Test(py_workloads, debian_3_11) { run_all(0); }
-Test(py_workloads, pyenv_3_8) { run_all(1); }
-Test(py_workloads, pyenv_3_9) { run_all(2); }
-Test(py_workloads, pyenv_3_10) { run_all(3); }
-Test(py_workloads, pyenv_3_11) { run_all(4); }
-Test(py_workloads, pyenv_3_12) { run_all(5); }
-Test(py_workloads, pyenv_3_13) { run_all(6); }
+TEST_PER_PYTHON(py_workloads, run_all)

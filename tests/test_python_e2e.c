@@ -333,21 +333,12 @@ static void c_extension(int i)
 	py_done(&r);
 }
 
-#define PER_PYTHON(suite, fn)                                                        \
-	Test(suite, debian_3_11) { fn(0); }                                          \
-	Test(suite, pyenv_3_8) { fn(1); }                                            \
-	Test(suite, pyenv_3_9) { fn(2); }                                            \
-	Test(suite, pyenv_3_10) { fn(3); }                                           \
-	Test(suite, pyenv_3_11) { fn(4); }                                           \
-	Test(suite, pyenv_3_12) { fn(5); }                                           \
-	Test(suite, pyenv_3_13) { fn(6); }
-
-PER_PYTHON(python_cpu, cpu_two_deep)
-PER_PYTHON(python_waits, waits_named)
-PER_PYTHON(python_threads, two_threads)
-PER_PYTHON(python_recursion, deep_recursion)
-PER_PYTHON(python_deleted, deleted_script)
-PER_PYTHON(python_cext, c_extension)
+TEST_PER_PYTHON(python_cpu, cpu_two_deep)
+TEST_PER_PYTHON(python_waits, waits_named)
+TEST_PER_PYTHON(python_threads, two_threads)
+TEST_PER_PYTHON(python_recursion, deep_recursion)
+TEST_PER_PYTHON(python_deleted, deleted_script)
+TEST_PER_PYTHON(python_cext, c_extension)
 
 /* Python 3.12's -X perf trampoline (a native frame "py::FUNC:FILE" from the
  * process's perf map per Python call) against stkrec's own frames, on the

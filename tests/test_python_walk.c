@@ -132,37 +132,4 @@ static void walk(int i)
 	pywalk_stop(w.pid);
 }
 
-Test(python_walk, debian_3_11, .timeout = 180)
-{
-	walk(0);
-}
-
-Test(python_walk, pyenv_3_8, .timeout = 180)
-{
-	walk(1);
-}
-
-Test(python_walk, pyenv_3_9, .timeout = 180)
-{
-	walk(2);
-}
-
-Test(python_walk, pyenv_3_10, .timeout = 180)
-{
-	walk(3);
-}
-
-Test(python_walk, pyenv_3_11, .timeout = 180)
-{
-	walk(4);
-}
-
-Test(python_walk, pyenv_3_12, .timeout = 180)
-{
-	walk(5);
-}
-
-Test(python_walk, pyenv_3_13, .timeout = 180)
-{
-	walk(6);
-}
+TEST_PER_PYTHON(python_walk, walk, .timeout = 180)

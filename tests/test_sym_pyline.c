@@ -391,10 +391,4 @@ static void against_interpreter(int i)
 	free(out);
 }
 
-Test(sym_pyline, debian_3_11) { against_interpreter(0); }
-Test(sym_pyline, pyenv_3_8) { against_interpreter(1); }
-Test(sym_pyline, pyenv_3_9) { against_interpreter(2); }
-Test(sym_pyline, pyenv_3_10) { against_interpreter(3); }
-Test(sym_pyline, pyenv_3_11) { against_interpreter(4); }
-Test(sym_pyline, pyenv_3_12) { against_interpreter(5); }
-Test(sym_pyline, pyenv_3_13) { against_interpreter(6); }
+TEST_PER_PYTHON(sym_pyline, against_interpreter)

@@ -28,4 +28,16 @@ const struct test_python *test_python_or_skip(int i);
  * absent. */
 void test_python_pyenv(int major, int minor, struct test_python *out);
 
+/* Test(suite, NAME, ...) calling fn(i) for each interpreter i, named as
+ * test_python(i) names it ("pyenv-3.8": pyenv_3_8); the rest are Test()'s
+ * options (.timeout = 180). */
+#define TEST_PER_PYTHON(suite, fn, ...)                                              \
+	Test(suite, debian_3_11, ##__VA_ARGS__) { fn(0); }                           \
+	Test(suite, pyenv_3_8, ##__VA_ARGS__) { fn(1); }                             \
+	Test(suite, pyenv_3_9, ##__VA_ARGS__) { fn(2); }                             \
+	Test(suite, pyenv_3_10, ##__VA_ARGS__) { fn(3); }                            \
+	Test(suite, pyenv_3_11, ##__VA_ARGS__) { fn(4); }                            \
+	Test(suite, pyenv_3_12, ##__VA_ARGS__) { fn(5); }                            \
+	Test(suite, pyenv_3_13, ##__VA_ARGS__) { fn(6); }
+
 #endif /* STKREC_TESTS_UTIL_PYTHON_H */
