@@ -351,8 +351,35 @@ check_wakeup() {
 	fi
 }
 
+# STKREC_PROBE=toggle: no recorder at all; the sched_switch tracepoint
+# enabled and disabled through tracefs TOGGLES times (the same static key
+# text_poke_bp() patches in __schedule when a recorder attaches) while two
+# thread pairs ping-pong over pipes (burst pipe 2 0).
+toggle_probe() {
+	mount -t tracefs nodev /sys/kernel/tracing 2>/dev/null
+	ev=/sys/kernel/tracing/events/sched/sched_switch/enable
+	[ -w "$ev" ] || { echo "FAIL toggle: no $ev"; return; }
+	"$W/burst" pipe 2 0 >/dev/null 2>&1 &
+	l1=$!
+	l2=
+	i=0
+	while [ $i -lt "${TOGGLES:-3000}" ]; do
+		echo 1 >"$ev"
+		echo 0 >"$ev"
+		i=$((i + 1))
+		[ $((i % 250)) = 0 ] && echo "recording toggle $i"
+	done
+	kill $l1 $l2 2>/dev/null
+	echo "ok toggle.$i"
+}
+
 echo
 echo "kernel $(uname -r) $(uname -m)"
+if [ "$PROBE" = toggle ]; then
+	toggle_probe
+	echo "checks done"
+	exit 0
+fi
 check_default
 check_waits
 check_wakeup

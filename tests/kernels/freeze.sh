@@ -5,6 +5,12 @@
 # the recorder in MODE:
 #   dwarf, fp  every recording with that --call-graph
 #   none       the same workloads, no recorder
+#   toggle     no recorder, no checks: the sched_switch tracepoint enabled
+#              and disabled 3000 times through tracefs (the static key a
+#              recorder's attach patches in __schedule) while two thread
+#              pairs ping-pong (check.sh's toggle_probe)
+# KERNEL_TCG_THREAD=single runs the guest on one host thread (qemu's
+# -accel tcg,thread=single) instead of one per vCPU.
 # A boot either reaches "checks done", dies, or makes no progress (no
 # heartbeat from the guest) for KERNEL_TIMEOUT seconds (default 120) with
 # its vCPUs stuck, as hang_dump.py finds through qemu's monitor (a guest
@@ -14,10 +20,11 @@
 # "freeze KERNEL MODE: B boots, H hung, D died, C done".
 #
 # usage: freeze.sh KERNEL MODE N      (e.g. freeze.sh rt-amd64 dwarf 50)
+#        KERNEL_TCG_THREAD=single freeze.sh rt-amd64 toggle 10
 set -euo pipefail
 MODE=${2:?usage: freeze.sh KERNEL MODE N}
 N=${3:?usage: freeze.sh KERNEL MODE N}
-case $MODE in dwarf | fp | none) ;; *) echo "freeze.sh: MODE is dwarf, fp or none" >&2; exit 2 ;; esac
+case $MODE in dwarf | fp | none | toggle) ;; *) echo "freeze.sh: MODE is dwarf, fp, none or toggle" >&2; exit 2 ;; esac
 KERNEL_TIMEOUT=${KERNEL_TIMEOUT:-120}
 # shellcheck source=run.sh
 . "$(dirname "$0")/run.sh" "$1"

@@ -16,7 +16,8 @@
 # Environment: STKREC, STKREC_WORKLOADS (the binaries to test), KERNEL_OUT
 # (cache and logs, default build/kernels), KERNEL_ACCEL (auto, kvm or tcg;
 # auto tries KVM where /dev/kvm exists and falls back to TCG when KVM cannot
-# run the kernel), KERNEL_TIMEOUT (seconds without the guest's heartbeat,
+# run the kernel), KERNEL_TCG_THREAD (single: TCG on one host thread, not
+# one per vCPU), KERNEL_TIMEOUT (seconds without the guest's heartbeat,
 # every 5 s of its time, before it counts as hung; default 300),
 # KERNEL_PKG (a package name instead of the current one), KERNEL_APPEND
 # (more kernel parameters, e.g. loglevel=7 for every kernel message; the
@@ -31,7 +32,7 @@ OUT=$(mkdir -p "${KERNEL_OUT:-build/kernels}" && cd "${KERNEL_OUT:-build/kernels
 STKREC=$(realpath "${STKREC:-build/stkrec}")
 WDIR=$(realpath "${STKREC_WORKLOADS:-build/workloads}")
 TIMEOUT=${KERNEL_TIMEOUT:-300}
-WORKLOADS="sleeper mutexwait cpuburn odirect nofp_threads blocker pipewait"
+WORKLOADS="sleeper mutexwait cpuburn odirect nofp_threads blocker pipewait burst"
 
 die() { echo "run.sh: $*" >&2; exit 1; }
 cant() { echo "run.sh: $*" >&2; exit 77; }
@@ -202,7 +203,7 @@ qemu_cmd() {
 	local accel=$1 kdir=$2
 	case $(arch_of) in
 	amd64)
-		echo qemu-system-x86_64 -machine q35 -accel "$accel" \
+		echo qemu-system-x86_64 -machine q35 -accel "$accel${KERNEL_TCG_THREAD:+,thread=$KERNEL_TCG_THREAD}" \
 			$([ "$accel" = tcg ] && echo "-cpu max" || echo "-cpu host")
 		;;
 	arm64)
