@@ -188,7 +188,7 @@ build_base() {
 	cp "$SRC/check.sh" "$root/check.sh"
 	cp "$SRC/init.sh" "$root/init"
 	chmod +x "$root/init"
-	guest_libs "$STKREC" "$WDIR"/* | sort -u >"$root/libs"
+	guest_libs "$STKREC" $(for f in $WORKLOADS; do echo "$WDIR/$f"; done) | sort -u >"$root/libs"
 	while read -r lib; do
 		mkdir -p "$root$(dirname "$lib")"
 		cp -L "$lib" "$root$lib"
