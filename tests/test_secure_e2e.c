@@ -164,6 +164,16 @@ static int record_jitspin(const char *mode)
 	return pid;
 }
 
+/* jitspin in this test's directory, and BPF; skips where either cannot be. */
+static void need_jitspin(void)
+{
+#ifndef __x86_64__
+	cr_skip_test("jitspin's loop is x86-64 code");
+#endif
+	rl_need_bpf();
+	workload("jitspin", "jitspin");
+}
+
 /* perf's rules: a map another user planted for a root process, or a
  * symlink, is refused, counted and named in info; the process's own map
  * (the process dropped to nobody: its user's, not root's) names its code. */
@@ -182,11 +192,7 @@ Test(secure_e2e, jit_maps_trusted_as_perf_trusts_them)
 	size_t i;
 	int pid;
 
-#ifndef __x86_64__
-	cr_skip_test("jitspin's loop is x86-64 code");
-#endif
-	rl_need_bpf();
-	workload("jitspin", "jitspin");
+	need_jitspin();
 	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
 		pid = record_jitspin(cases[i].mode);
 		r = stkrec("report -i %s.cap -e cpu --sort sym", cases[i].mode);
@@ -271,11 +277,7 @@ Test(secure_e2e, jit_map_read_through_the_process_root)
 	char who[64];
 	int pid;
 
-#ifndef __x86_64__
-	cr_skip_test("jitspin's loop is x86-64 code");
-#endif
-	rl_need_bpf();
-	workload("jitspin", "jitspin");
+	need_jitspin();
 	cr_assert_neq(access("/tmp/perf-1.map", F_OK), 0, "a /tmp/perf-1.map on the host");
 	/* the binary from the working directory: the new /tmp hides dir */
 	sh("unshare --mount --pid --fork sh -c 'mount -t tmpfs tmpfs /tmp && "
