@@ -37,6 +37,8 @@ const volatile __u64 wakeup_bytes = 1 << 20; /* wake the reader past this */
 /* Tests only: skip every Nth run of stkrec_rq_complete, as the kernel may
  * (0: never; the verifier drops the test then). */
 const volatile __u32 test_skip_complete = 0;
+const volatile __u32 test_skip_major = 0; /* with test_skip_minor: that disk's only; 0 = all */
+const volatile __u32 test_skip_minor = 0;
 __u32 test_complete_runs;
 __u64 bio_seq; /* submissions numbered, from 1 */
 
@@ -738,6 +740,16 @@ static __always_inline void bio_fill(struct stkrec_bio_ev *ev, const struct stkr
 	ev->last = nr_bytes >= BPF_CORE_READ(rq, __data_len);
 }
 
+/* Tests only: this run is one the kernel would not make (every Nth
+ * completion, of one disk when a test names it). */
+static __always_inline bool test_skips(struct request *rq)
+{
+	if (test_skip_major && (BPF_CORE_READ(rq, q, disk, major) != test_skip_major ||
+				BPF_CORE_READ(rq, q, disk, first_minor) != test_skip_minor))
+		return false;
+	return ++test_complete_runs % test_skip_complete == 0;
+}
+
 SEC("tp_btf/block_rq_complete")
 int BPF_PROG(stkrec_rq_complete, struct request *rq, blk_status_t error, unsigned int nr_bytes)
 {
@@ -745,7 +757,7 @@ int BPF_PROG(stkrec_rq_complete, struct request *rq, blk_status_t error, unsigne
 	__u64 key = (__u64)rq;
 	struct stkrec_bio_state *s;
 
-	if (test_skip_complete && ++test_complete_runs % test_skip_complete == 0)
+	if (test_skip_complete && test_skips(rq))
 		return 0;
 	s = bpf_map_lookup_elem(&bio_inflight, &key);
 	if (s && bio_stale(s, rq_gen(rq))) {

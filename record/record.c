@@ -117,6 +117,8 @@ static void set_tunables(struct recorder *r, struct stkrec_bpf *s)
 	/* Wake the reader at 1/8 full: the rest absorbs bursts while it runs. */
 	s->rodata->wakeup_bytes = o->ringbuf_size / 8;
 	s->rodata->test_skip_complete = o->test_skip_bio;
+	s->rodata->test_skip_major = o->test_skip_major;
+	s->rodata->test_skip_minor = o->test_skip_minor;
 	s->rodata->dwarf_unwind = o->call_graph == RECORD_CG_DWARF;
 	s->rodata->want_python = record_wants_python(o);
 }

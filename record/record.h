@@ -94,8 +94,10 @@ struct record_opts {
 	bool no_python;              /* --no-python: no CPython frames */
 	char **command;              /* -- COMMAND ARGS..., NULL-terminated */
 	/* tests only: the kernel side skips every Nth run of its block I/O
-	 * completion program, as a kernel may; 0 = never */
+	 * completion program, as a kernel may; 0 = never; of the disk
+	 * test_skip_major:minor alone when major is not 0 */
 	uint32_t test_skip_bio;
+	uint32_t test_skip_major, test_skip_minor;
 	const char *cmdline;         /* for the header */
 	int verbose;
 	bool quiet;                  /* -q: src/ prints no start line or summary */

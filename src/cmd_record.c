@@ -471,20 +471,25 @@ static int record(struct record_opts *o, const struct record_policy *pol)
 	return err ? EXIT_FAIL : EXIT_OK;
 }
 
-/* Tests only: STKREC_TEST_SKIP_BIO=N has the block I/O completion program
- * skip every Nth run, as a kernel may (DEVELOPERS.md). */
+/* Tests only: STKREC_TEST_SKIP_BIO=N[@MAJOR:MINOR] has the block I/O
+ * completion program skip every Nth run (of that disk's requests), as a
+ * kernel may (DEVELOPERS.md). */
 static int test_env(struct record_opts *o)
 {
 	const char *v = getenv("STKREC_TEST_SKIP_BIO");
-	uint64_t n;
+	unsigned int n, major = 0, minor = 0;
+	int len = 0;
 
 	if (!v)
 		return 0;
-	if (parse_u64(v, 0, UINT32_MAX, &n)) {
-		log_usage_error("record", "STKREC_TEST_SKIP_BIO: '%s' is not a count", v);
+	if ((sscanf(v, "%u%n@%u:%u%n", &n, &len, &major, &minor, &len) < 1 || v[len]) ||
+	    !major != !strchr(v, '@')) {
+		log_usage_error("record", "STKREC_TEST_SKIP_BIO: '%s' is not N or N@MAJOR:MINOR", v);
 		return -EINVAL;
 	}
 	o->test_skip_bio = n;
+	o->test_skip_major = major;
+	o->test_skip_minor = minor;
 	return 0;
 }
 
