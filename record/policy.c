@@ -34,9 +34,6 @@ static const struct fallback {
 	unsigned uses, drop, add;
 	enum say say;
 } fallbacks[] = {
-	/* PREEMPT_RT: fp unless dwarf is asked, until the guest freezes seen
-	 * on Debian's 6.1-rt with dwarf recordings are explained (README) */
-	{ KF_PREEMPT_RT, true, RP_DWARF | RP_CG_DEFAULT, RP_DWARF, 0, SAY_NOTHING },
 	/* PREEMPT_RT: no allocation in sched_switch (the allocator's locks
 	 * sleep there), so the slots are a preallocated hash, not task
 	 * storage; the verifier requires it of raw_tp programs anyway */

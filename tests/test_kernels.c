@@ -13,7 +13,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/utsname.h>
 #include <sys/wait.h>
 
 /* What tests/kernels/check.sh checks, for each I/O scheduler. */
@@ -43,22 +42,10 @@ static const char *const bio_checks[] = {
 static const char *const schedulers[] = { "none", "mq-deadline" };
 
 /* The call graph a plain `stkrec record` must choose (check.sh's
- * default.call_graph.*): fp on PREEMPT_RT, told here by the kernel's name
- * (for the host, by its uname -v), dwarf on other x86-64 kernels, fp
+ * default.call_graph.*): dwarf on x86-64 kernels, PREEMPT_RT ones too, fp
  * elsewhere. */
-static const char *default_call_graph_check(const char *kernel, bool x86)
+static const char *default_call_graph_check(bool x86)
 {
-	struct utsname u;
-	bool rt;
-
-	if (strcmp(kernel, "host")) {
-		rt = !strncmp(kernel, "rt-", 3);
-	} else {
-		uname(&u);
-		rt = strstr(u.version, "PREEMPT_RT") != NULL;
-	}
-	if (rt)
-		return "default.call_graph.rt_fp";
 	return x86 ? "default.call_graph.dwarf" : "default.call_graph.fp";
 }
 
@@ -113,8 +100,8 @@ static void assert_names(const char *kernel, const char *out, const char *const 
 	size_t i;
 
 	for (i = 0; i < n; i++)
-		cr_assert(has_ok(out, names[i]), "%s: check %s did not pass:\n%s", kernel,
-			  names[i], out);
+		cr_assert(has_ok(out, names[i]), "%s\n%s: check %s did not pass", out, kernel,
+			  names[i]);
 }
 
 #define ASSERT_NAMES(kernel, out, names) \
@@ -127,13 +114,14 @@ static void assert_checks(const char *kernel, bool x86, const char *out)
 	const char *fail;
 	size_t i, j;
 
-	/* the first failure, then everything the run printed (~60 lines) */
+	/* everything the run printed (~60 lines), then the first failure:
+	 * last, where the tail of a long log shows it */
 	fail = strstr(out, "\nFAIL ");
-	cr_assert_null(fail, "%s: %.*s\n%s", kernel, (int)strcspn(fail ? fail + 1 : "", "\n"),
-		       fail ? fail + 1 : "", out);
+	cr_assert_null(fail, "%s\n%s: %.*s", out, kernel, (int)strcspn(fail ? fail + 1 : "", "\n"),
+		       fail ? fail + 1 : "");
 	ASSERT_NAMES(kernel, out, checks);
-	cr_assert(has_ok(out, default_call_graph_check(kernel, x86)), "%s: check %s did not "
-		  "pass:\n%s", kernel, default_call_graph_check(kernel, x86), out);
+	cr_assert(has_ok(out, default_call_graph_check(x86)), "%s\n%s: check %s did not "
+		  "pass", out, kernel, default_call_graph_check(x86));
 	if (x86)
 		ASSERT_NAMES(kernel, out, dwarf_checks_x86);
 	else
@@ -141,12 +129,12 @@ static void assert_checks(const char *kernel, bool x86, const char *out)
 	for (i = 0; i < sizeof(schedulers) / sizeof(schedulers[0]); i++) {
 		for (j = 0; j < sizeof(bio_checks) / sizeof(bio_checks[0]); j++) {
 			snprintf(name, sizeof(name), "bio-%s.%s", schedulers[i], bio_checks[j]);
-			cr_assert(has_ok(out, name), "%s: check %s did not pass:\n%s", kernel,
-				  name, out);
+			cr_assert(has_ok(out, name), "%s\n%s: check %s did not pass", out,
+				  kernel, name);
 		}
 	}
-	cr_assert(strstr(out, "\nchecks done\n"), "%s: the checks did not finish:\n%s", kernel,
-		  out);
+	cr_assert(strstr(out, "\nchecks done\n"), "%s\n%s: the checks did not finish", out,
+		  kernel);
 }
 
 static void matrix_kernel(const char *kernel)
@@ -162,7 +150,7 @@ static void matrix_kernel(const char *kernel)
 
 	if (st == 77)
 		cr_skip_test("kernel %s cannot run here: %s", kernel, out);
-	cr_assert_eq(st, 0, "tests/kernels/run.sh %s failed (exit %d):\n%s", kernel, st, out);
+	cr_assert_eq(st, 0, "%s\ntests/kernels/run.sh %s failed (exit %d)", out, kernel, st);
 	/* a frozen guest is a "FAIL boot.hung" line: assert_checks() fails
 	 * on it, whatever the boot after it found */
 	assert_checks(kernel, x86, out);

@@ -195,20 +195,16 @@ check_default() {
 }
 
 # The call graph that recording chose with no --call-graph (info's "call
-# graph:" line): fp on a PREEMPT_RT kernel (as uname -v says, not as the
-# recorder probes it), dwarf on other x86-64 kernels, fp elsewhere. The
-# check's name says which it expected, so that tests/test_kernels.c asserts
-# the kernel was taken for what it is.
+# graph:" line): dwarf on x86-64 kernels (PREEMPT_RT ones too), fp
+# elsewhere. The check's name says which it expected, so that
+# tests/test_kernels.c asserts the kernel was taken for what it is.
 check_default_call_graph() {
 	cg=$(grep '^call graph:' "$T/default.info" | awk '{ print $3 }')
-	case "$(uname -v)" in
-	*PREEMPT_RT*) want=fp name=default.call_graph.rt_fp ;;
-	*) if [ "$(uname -m)" = x86_64 ]; then
+	if [ "$(uname -m)" = x86_64 ]; then
 		want=dwarf name=default.call_graph.dwarf
 	else
 		want=fp name=default.call_graph.fp
-	fi ;;
-	esac
+	fi
 	if [ "$cg" = "$want" ]; then
 		ok "$name"
 	else

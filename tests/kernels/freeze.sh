@@ -9,8 +9,9 @@
 #              and disabled 3000 times through tracefs (the static key a
 #              recorder's attach patches in __schedule) while two thread
 #              pairs ping-pong (check.sh's toggle_probe)
-# KERNEL_TCG_THREAD=single runs the guest on one host thread (qemu's
-# -accel tcg,thread=single) instead of one per vCPU.
+# KERNEL_TCG_THREAD=multi runs the guest on a host thread per vCPU (qemu's
+# -accel tcg,thread=multi), single on one for both (run.sh's default for
+# rt-* kernels).
 # A boot either reaches "checks done", dies, or makes no progress (no
 # heartbeat from the guest) for KERNEL_TIMEOUT seconds (default 120) with
 # its vCPUs stuck, as hang_dump.py finds through qemu's monitor (a guest
@@ -20,7 +21,7 @@
 # "freeze KERNEL MODE: B boots, H hung, D died, C done".
 #
 # usage: freeze.sh KERNEL MODE N      (e.g. freeze.sh rt-amd64 dwarf 50)
-#        KERNEL_TCG_THREAD=single freeze.sh rt-amd64 toggle 10
+#        KERNEL_TCG_THREAD=multi freeze.sh rt-amd64 toggle 10
 set -euo pipefail
 MODE=${2:?usage: freeze.sh KERNEL MODE N}
 N=${3:?usage: freeze.sh KERNEL MODE N}

@@ -16,8 +16,10 @@
 # Environment: STKREC, STKREC_WORKLOADS (the binaries to test), KERNEL_OUT
 # (cache and logs, default build/kernels), KERNEL_ACCEL (auto, kvm or tcg;
 # auto tries KVM where /dev/kvm exists and falls back to TCG when KVM cannot
-# run the kernel), KERNEL_TCG_THREAD (single: TCG on one host thread, not
-# one per vCPU), KERNEL_TIMEOUT (seconds without the guest's heartbeat,
+# run the kernel), KERNEL_TCG_THREAD (single: TCG on one host thread;
+# multi: one per vCPU; default single for rt-* kernels, whose guests freeze
+# under multi-threaded TCG with no recorder at all (README, Kernels), multi
+# for the others), KERNEL_TIMEOUT (seconds without the guest's heartbeat,
 # every 5 s of its time, before it counts as hung; default 300),
 # KERNEL_PKG (a package name instead of the current one), KERNEL_APPEND
 # (more kernel parameters, e.g. loglevel=7 for every kernel message; the
@@ -199,17 +201,26 @@ build_base() {
 	rm -rf "$root"
 }
 
+# qemu's -accel option: under TCG, with its thread= (KERNEL_TCG_THREAD)
+accel_opt() {
+	local thread=${KERNEL_TCG_THREAD:-}
+
+	[ "$1" = tcg ] || thread=
+	[ "$1" = tcg ] && [ -z "$thread" ] && case $KERNEL in rt-*) thread=single ;; esac
+	echo "$1${thread:+,thread=$thread}"
+}
+
 qemu_cmd() {
 	local accel=$1 kdir=$2
 	case $(arch_of) in
 	amd64)
-		echo qemu-system-x86_64 -machine q35 -accel "$accel${KERNEL_TCG_THREAD:+,thread=$KERNEL_TCG_THREAD}" \
+		echo qemu-system-x86_64 -machine q35 -accel "$(accel_opt "$accel")" \
 			$([ "$accel" = tcg ] && echo "-cpu max" || echo "-cpu host")
 		;;
 	arm64)
 		# pauth-impdef: TCG's QARMA pointer authentication triples
 		# the boot time of a kernel built with ARM64_PTR_AUTH_KERNEL.
-		echo qemu-system-aarch64 -machine virt -accel "$accel" -cpu max,pauth-impdef=on
+		echo qemu-system-aarch64 -machine virt -accel "$(accel_opt "$accel")" -cpu max,pauth-impdef=on
 		;;
 	esac
 }
@@ -331,7 +342,7 @@ run_qemu() {
 		[ -w /dev/kvm ] && [ "$(cat "$OUT/kvm-broken" 2>/dev/null)" != 1 ] &&
 			[ "$(dpkg --print-architecture)" = "$(arch_of)" ] && accel=kvm
 	fi
-	echo "kernel package $pkg, qemu -accel $accel"
+	echo "kernel package $pkg, qemu -accel $(accel_opt "$accel")"
 	st=0
 	boot "$accel" "$kdir" "$log" || st=$?
 	if [ $st = 2 ]; then
