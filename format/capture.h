@@ -23,7 +23,7 @@
 #endif
 
 #define CAP_VERSION_MAJOR 1
-#define CAP_VERSION_MINOR 4
+#define CAP_VERSION_MINOR 5
 
 /* Errors of the format library (FORMAT.md §8). -errno values pass through. */
 enum cap_err {
@@ -86,6 +86,7 @@ enum cap_rec_type {
 	CAP_REC_PACK_JIT = 14,
 	CAP_REC_PACK_INFO = 15,
 	CAP_REC_PY_CODE = 16,  /* 1.4: a Python code object (§4.24) */
+	CAP_REC_CGROUP = 17,   /* 1.5: a cgroup v2 id and its path (§4.25) */
 	CAP_REC_OFFCPU = 32,
 	CAP_REC_CPU = 33,
 	CAP_REC_BIO = 34,
@@ -176,7 +177,10 @@ struct cap_thread {
 	uint32_t flags; /* CAP_THREAD_* */
 	char comm[16];  /* NUL-padded */
 	uint32_t reserved; /* zero; makes the layout padding-free */
+	uint32_t ns_tid;   /* 1.5: tid in the thread's own PID namespace; 0 unknown */
+	uint32_t ns_pid;   /* 1.5: pid (tgid) there; 0 unknown */
 };
+#define CAP_THREAD_SIZE_1_4 40u /* THREAD without ns_tid, ns_pid (1.0-1.4) */
 #define CAP_THREAD_KERNEL 0x1 /* kernel thread */
 #define CAP_THREAD_EXEC 0x2   /* name changed by exec: earlier mappings of pid end */
 
@@ -240,6 +244,17 @@ struct cap_ksym {
 	uint32_t reserved; /* zero; makes the layout padding-free */
 	/* char name[name_len] */
 };
+
+/* §4.25 CGROUP (1.5): a cgroup v2 id seen in events, and its path below
+ * the cgroup2 mount ("/" the root), as it was when first seen. */
+struct cap_cgroup {
+	uint64_t id;       /* the kernel's cgroup id (the directory's inode) */
+	uint64_t time;     /* monotonic ns when the path was taken */
+	uint32_t flags;    /* CAP_CGROUP_F_* */
+	uint32_t path_len; /* <= CAP_MAX_STRING */
+	/* char path[path_len] */
+};
+#define CAP_CGROUP_F_REMOVED 0x1 /* removed while the recording ran */
 
 /* §4.10 BLOCKDEV */
 struct cap_blockdev {
@@ -323,8 +338,10 @@ struct cap_offcpu {
 	uint32_t kstack;   /* STACK id */
 	uint32_t open;     /* 1.2: CAP_OFFCPU_OPEN_* (0 in 40-byte records) */
 	uint32_t reserved;
+	uint64_t cgroup;   /* 1.5: cgroup v2 id of the thread (CGROUP); 0 unknown */
 };
 #define CAP_OFFCPU_SIZE_1_1 40u /* OFFCPU without `open`, as 1.0 and 1.1 wrote it */
+#define CAP_OFFCPU_SIZE_1_4 48u /* OFFCPU without `cgroup` (1.2-1.4) */
 /* §4.11 OFFCPU.open: a wait the recording did not see whole. */
 #define CAP_OFFCPU_OPEN_START 0x1 /* began before this file's recording */
 #define CAP_OFFCPU_OPEN_END 0x2   /* still off CPU when the file ended */
@@ -346,7 +363,10 @@ struct cap_wakeup {
 	uint32_t io_minor;  /* completion woke it (the BIO record with this */
 	uint64_t io_sector; /* device, sector and complete_time) */
 	uint64_t io_complete_time;
+	uint64_t cgroup;       /* 1.5: cgroup v2 id of the thread woken; 0 unknown */
+	uint64_t waker_cgroup; /* 1.5: the waker's; 0 unknown or an interrupt */
 };
+#define CAP_WAKEUP_SIZE_1_4 64u /* WAKEUP without the cgroups (1.2-1.4) */
 #define CAP_WAKEUP_F_HARDIRQ 0x1 /* woken from a hardware interrupt */
 #define CAP_WAKEUP_F_SOFTIRQ 0x2 /* woken from a softirq */
 #define CAP_WAKEUP_F_KTHREAD 0x4 /* the waker is a kernel thread */
@@ -361,7 +381,9 @@ struct cap_cpu {
 	uint32_t ustack;
 	uint32_t kstack;
 	uint32_t reserved;
+	uint64_t cgroup;   /* 1.5: cgroup v2 id of the thread sampled; 0 unknown */
 };
+#define CAP_CPU_SIZE_1_4 32u /* CPU without `cgroup` (1.0-1.4) */
 
 /* §4.13 BIO: one completed block request. */
 struct cap_bio {
@@ -381,8 +403,10 @@ struct cap_bio {
 	uint32_t reserved2;     /* zero; makes the layout padding-free */
 	uint32_t ustack;        /* 1.1: the submitter's stacks at submission */
 	uint32_t kstack;        /* (0 in 72-byte records of older writers) */
+	uint64_t cgroup;        /* 1.5: the submitter's cgroup v2 id; 0 unknown */
 };
 #define CAP_BIO_SIZE_1_0 72u /* BIO without stacks, as 1.0 and early 1.1 wrote it */
+#define CAP_BIO_SIZE_1_4 80u /* BIO without `cgroup` (1.1-1.4) */
 enum cap_bio_op {
 	CAP_BIO_READ = 0,
 	CAP_BIO_WRITE = 1,
@@ -682,10 +706,11 @@ struct cap_record {
 		struct cap_pack_jit pack_jit;
 		struct cap_pack_info pack_info;
 		struct cap_py_code py_code;
+		struct cap_cgroup cgroup;
 		uint8_t raw[64];
 	};
 	const char *tail;       /* STRING data, KSYM and PACK_JIT names, PY_CODE's
-				 * three parts; a NUL-terminated copy */
+				 * three parts, CGROUP's path; a NUL-terminated copy */
 	uint32_t tail_len;
 	const uint64_t *ips;    /* STACK frames (stack.nr of them) */
 	const struct cap_pack_frame *frames; /* PACK_ADDR (pack_addr.nr) */
@@ -762,8 +787,10 @@ void cap_reader__close(struct cap_reader *r);
 #define CAP_SCRUB_ROOT "/<root>"
 #define CAP_FEAT_PYTHON 0x00000008u /* compatible (1.4): user stacks may hold
 					* Python frames (§4.3, §4.24) */
+#define CAP_FEAT_CGROUP 0x00000010u /* compatible (1.5): events carry cgroup
+					* v2 ids, CGROUP records name them */
 #define CAP_FEAT_KNOWN (CAP_FEAT_DWARF_UNWIND | CAP_FEAT_SCRUBBED | CAP_FEAT_SCRUBBED_PATHS | \
-			CAP_FEAT_PYTHON)
+			CAP_FEAT_PYTHON | CAP_FEAT_CGROUP)
 
 /* §3.1 the header payload's fixed part, as stored. Followed by cmdline_len
  * bytes of command line, then a CRC-32 of everything before it. */

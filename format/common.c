@@ -14,7 +14,8 @@ _Static_assert(sizeof(struct cap_rec_hdr) == 4, "§4.0");
 _Static_assert(sizeof(struct cap_block) == 16, "§4.1");
 _Static_assert(sizeof(struct cap_string) == 8, "§4.2");
 _Static_assert(sizeof(struct cap_stack) == 8, "§4.3");
-_Static_assert(sizeof(struct cap_thread) == 40, "§4.4");
+_Static_assert(sizeof(struct cap_thread) == 48, "§4.4");
+_Static_assert(offsetof(struct cap_thread, ns_tid) == CAP_THREAD_SIZE_1_4, "§4.4");
 _Static_assert(sizeof(struct cap_fork) == 24, "§4.5");
 _Static_assert(sizeof(struct cap_mapping) == 72, "§4.6");
 _Static_assert(sizeof(struct cap_kernel) == 64, "§4.7");
@@ -29,9 +30,12 @@ _Static_assert(sizeof(struct cap_pack_jit) == 32, "§4.21");
 _Static_assert(sizeof(struct cap_py_code) == 20, "§4.24");
 _Static_assert(sizeof(struct cap_pack_info) == 64, "§4.22");
 _Static_assert(offsetof(struct cap_pack_object, build_id) == 12, "§4.19");
-_Static_assert(sizeof(struct cap_offcpu) == 48, "§4.11");
-_Static_assert(sizeof(struct cap_cpu) == 32, "§4.12");
-_Static_assert(sizeof(struct cap_bio) == 80, "§4.13");
+_Static_assert(sizeof(struct cap_offcpu) == 56, "§4.11");
+_Static_assert(offsetof(struct cap_offcpu, cgroup) == CAP_OFFCPU_SIZE_1_4, "§4.11");
+_Static_assert(sizeof(struct cap_cpu) == 40, "§4.12");
+_Static_assert(offsetof(struct cap_cpu, cgroup) == CAP_CPU_SIZE_1_4, "§4.12");
+_Static_assert(sizeof(struct cap_bio) == 88, "§4.13");
+_Static_assert(offsetof(struct cap_bio, cgroup) == CAP_BIO_SIZE_1_4, "§4.13");
 _Static_assert(offsetof(struct cap_bio, ustack) == CAP_BIO_SIZE_1_0, "§4.13");
 _Static_assert(sizeof(struct cap_lost) == 24, "§4.14");
 _Static_assert(sizeof(struct cap_stat) == 16, "§4.15");
@@ -44,7 +48,9 @@ _Static_assert(offsetof(struct cap_file_header, cmdline_len) + 4 ==
 	       CAP_HEADER_MIN_FIXED, "§3.1");
 _Static_assert(sizeof(struct cap_trailer_hdr) == 144, "§6.1");
 _Static_assert(offsetof(struct cap_trailer_hdr, events_wakeup) == CAP_TRAILER_SIZE_1_1, "§6.1");
-_Static_assert(sizeof(struct cap_wakeup) == 64, "§4.23");
+_Static_assert(sizeof(struct cap_wakeup) == 80, "§4.23");
+_Static_assert(offsetof(struct cap_wakeup, cgroup) == CAP_WAKEUP_SIZE_1_4, "§4.23");
+_Static_assert(sizeof(struct cap_cgroup) == 24, "§4.25");
 _Static_assert(sizeof(struct cap_index_entry) == 32, "§6.2");
 _Static_assert(sizeof(struct cap_footer) == 16, "§6.3");
 _Static_assert(offsetof(struct cap_mapping, build_id) == 48, "§4.6");
@@ -268,7 +274,7 @@ static const struct type_info types[] = {
 	[CAP_REC_STRING] = { "string", sizeof(struct cap_string), -1, -1 },
 	[CAP_REC_STACK] = { "stack", sizeof(struct cap_stack), -1, -1 },
 	[CAP_REC_THREAD] = { "thread", sizeof(struct cap_thread),
-			     offsetof(struct cap_thread, time), -1 },
+			     offsetof(struct cap_thread, time), -1, CAP_THREAD_SIZE_1_4 },
 	[CAP_REC_FORK] = { "fork", sizeof(struct cap_fork),
 			   offsetof(struct cap_fork, time), -1 },
 	[CAP_REC_MAPPING] = { "mapping", sizeof(struct cap_mapping),
@@ -283,11 +289,13 @@ static const struct type_info types[] = {
 	[CAP_REC_PACK_JIT] = { "pack_jit", sizeof(struct cap_pack_jit), -1, -1 },
 	[CAP_REC_PACK_INFO] = { "pack_info", sizeof(struct cap_pack_info), -1, -1 },
 	[CAP_REC_PY_CODE] = { "py_code", sizeof(struct cap_py_code), -1, -1 },
+	[CAP_REC_CGROUP] = { "cgroup", sizeof(struct cap_cgroup),
+			     offsetof(struct cap_cgroup, time), -1 },
 	[CAP_REC_OFFCPU] = { "offcpu", sizeof(struct cap_offcpu),
 			     offsetof(struct cap_offcpu, start), CAP_KIND_OFFCPU,
 			     CAP_OFFCPU_SIZE_1_1 },
 	[CAP_REC_CPU] = { "cpu", sizeof(struct cap_cpu),
-			  offsetof(struct cap_cpu, time), CAP_KIND_CPU },
+			  offsetof(struct cap_cpu, time), CAP_KIND_CPU, CAP_CPU_SIZE_1_4 },
 	[CAP_REC_BIO] = { "bio", sizeof(struct cap_bio),
 			  offsetof(struct cap_bio, issue_time), CAP_KIND_BIO, CAP_BIO_SIZE_1_0 },
 	[CAP_REC_LOST] = { "lost", sizeof(struct cap_lost), -1, -1 },
@@ -295,7 +303,8 @@ static const struct type_info types[] = {
 	[CAP_REC_END] = { "end", sizeof(struct cap_end),
 			  offsetof(struct cap_end, time), -1 },
 	[CAP_REC_WAKEUP] = { "wakeup", sizeof(struct cap_wakeup),
-			     offsetof(struct cap_wakeup, time), CAP_KIND_WAKEUP },
+			     offsetof(struct cap_wakeup, time), CAP_KIND_WAKEUP,
+			     CAP_WAKEUP_SIZE_1_4 },
 };
 
 static const struct type_info *type_info(uint16_t type)

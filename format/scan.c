@@ -287,7 +287,7 @@ static bool copy_tail(struct cap_reader *r, struct cap_record *rec, const uint8_
 	return true;
 }
 
-/* A name tail of n bytes (STRING, KSYM, PACK_JIT). */
+/* A name tail of n bytes (STRING, KSYM, PACK_JIT, CGROUP). */
 static bool name_tail(struct cap_reader *r, struct cap_record *rec, const uint8_t *body,
 		      uint32_t body_len, uint32_t room, uint32_t n)
 {
@@ -322,6 +322,8 @@ static bool decode_tail(struct cap_reader *r, struct cap_record *rec,
 		return name_tail(r, rec, body, body_len, room, rec->pack_jit.name_len);
 	case CAP_REC_PY_CODE:
 		return py_code_tail(r, rec, body, body_len, room);
+	case CAP_REC_CGROUP:
+		return name_tail(r, rec, body, body_len, room, rec->cgroup.path_len);
 	case CAP_REC_STACK:
 		n = rec->stack.nr;
 		if (n > CAP_MAX_STACK_DEPTH || (uint64_t)n * 8 > room)
@@ -377,15 +379,15 @@ static bool decode_compact(struct cap_reader *r, struct cap_record *rec,
 			   const uint8_t *body, uint32_t body_len)
 {
 	const uint8_t *p = body, *end = body + body_len;
-	uint64_t v[9] = { 0 };
+	uint64_t v[10] = { 0 };
 	size_t i;
 
 	if (r->compact_broken)
 		return false;
-	/* `open` (1.2) may be left out: then 0 */
-	for (i = 0; i < 9 && (i < 8 || p < end); i++) {
+	/* `open` (1.2) and `cgroup` (1.5) may be left out: then 0 */
+	for (i = 0; i < 10 && (i < 8 || p < end); i++) {
 		if (!cap__get_uvarint(&p, end, &v[i]) ||
-		    (i >= 2 && v[i] > UINT32_MAX)) {
+		    (i >= 2 && i <= 8 && v[i] > UINT32_MAX)) {
 			r->compact_broken = true;
 			return false;
 		}
@@ -406,6 +408,7 @@ static bool decode_compact(struct cap_reader *r, struct cap_record *rec,
 	rec->offcpu.ustack = v[6];
 	rec->offcpu.kstack = v[7];
 	rec->offcpu.open = v[8];
+	rec->offcpu.cgroup = v[9];
 	return true;
 }
 

@@ -344,7 +344,7 @@ static void count_record(struct cap_writer *w, uint16_t type, const void *fixed,
  * the previous one in the block (prev): in a ping-pong between two threads
  * one's wait starts as the other's ends; `open`, the ninth value, only
  * when set. Returns its length. */
-#define COMPACT_MAX (2 * 10 + 7 * 5)
+#define COMPACT_MAX (3 * 10 + 7 * 5)
 static size_t compact_offcpu(uint8_t *p, const struct cap_offcpu *o, uint64_t prev)
 {
 	size_t n = 0;
@@ -357,8 +357,12 @@ static size_t compact_offcpu(uint8_t *p, const struct cap_offcpu *o, uint64_t pr
 	n += cap__put_uvarint(p + n, o->state);
 	n += cap__put_uvarint(p + n, o->ustack);
 	n += cap__put_uvarint(p + n, o->kstack);
-	if (o->open)
+	/* `open` (1.2) and `cgroup` (1.5) are left out from the last one
+	 * that is 0 on */
+	if (o->open || o->cgroup)
 		n += cap__put_uvarint(p + n, o->open);
+	if (o->cgroup)
+		n += cap__put_uvarint(p + n, o->cgroup);
 	return n;
 }
 
