@@ -59,7 +59,8 @@ Test(format_errors, names)
 	cr_assert_str_eq(cap_rec_type_name(CAP_REC_BLOCKDEV), "blockdev");
 	cr_assert_str_eq(cap_rec_type_name(CAP_REC_PACK_INFO), "pack_info");
 	cr_assert_str_eq(cap_rec_type_name(CAP_REC_PY_CODE), "py_code");
-	cr_assert_null(cap_rec_type_name(17));
+	cr_assert_str_eq(cap_rec_type_name(CAP_REC_CGROUP), "cgroup");
+	cr_assert_null(cap_rec_type_name(18));
 	cr_assert_null(cap_rec_type_name(65535));
 	cr_assert_str_eq(cap_stop_reason_name(CAP_STOP_MAX_SIZE), "max size");
 	cr_assert_str_eq(cap_stop_reason_name(99), "unknown");
