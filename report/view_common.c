@@ -86,7 +86,8 @@ static bool cpu_ev(const struct report_ctx *ctx, const struct cap_cpu *e,
 	key->pid = e->pid;
 	key->ustack = e->ustack;
 	key->kstack = e->kstack;
-	return filter__task(ctx->filter, ctx->model, e->pid, e->tid, ev->comm, e->time);
+	return filter__task(ctx->filter, ctx->model, e->pid, e->tid, ev->comm, e->cgroup,
+			    e->time);
 }
 
 /* One loop for both kinds; inlined once per kind, so that each loop reads
@@ -411,18 +412,20 @@ int view_events(const struct report_ctx *ctx, unsigned kinds, struct view_event 
 	}
 	for (i = 0; wanted(f, kinds, CAP_KIND_CPU) && i < n1; i++) {
 		if (filter__task(f, m, cpu[i].pid, cpu[i].tid,
-				 model__comm_id(m, cpu[i].tid, cpu[i].time), cpu[i].time))
+				 model__comm_id(m, cpu[i].tid, cpu[i].time), cpu[i].cgroup,
+				 cpu[i].time))
 			v[k++] = (struct view_event){ cpu[i].time, i, cpu[i].pid, cpu[i].tid,
 						      CAP_KIND_CPU };
 	}
 	for (i = 0; wanted(f, kinds, CAP_KIND_BIO) && i < n2; i++) {
-		if (filter__task(f, m, bio[i].pid, bio[i].tid, bcomm[i], bio[i].complete_time))
+		if (filter__task(f, m, bio[i].pid, bio[i].tid, bcomm[i], bio[i].cgroup,
+				 bio[i].complete_time))
 			v[k++] = (struct view_event){ bio[i].complete_time, i, bio[i].pid,
 						      bio[i].tid, CAP_KIND_BIO };
 	}
 	for (i = 0; wanted(f, kinds, CAP_KIND_WAKEUP) && i < n3; i++) {
 		if (filter__task(f, m, w[i].pid, w[i].tid, model__comm_id(m, w[i].tid, w[i].time),
-				 w[i].time))
+				 w[i].cgroup, w[i].time))
 			v[k++] = (struct view_event){ w[i].time, i, w[i].pid, w[i].tid,
 						      CAP_KIND_WAKEUP };
 	}

@@ -388,7 +388,8 @@ static int bio_rows(const struct report_ctx *ctx, struct biorow **out, size_t *n
 	if (!rows)
 		return -ENOMEM;
 	for (i = 0; i < n; i++, b++) {
-		if (!filter__task(ctx->filter, m, b->pid, b->tid, comms[i], b->complete_time))
+		if (!filter__task(ctx->filter, m, b->pid, b->tid, comms[i], b->cgroup,
+				  b->complete_time))
 			continue;
 		ret = idmap__upsert(&idx, comms[i], (uint64_t)b->major << 32 | b->minor, nr,
 				    &slot);

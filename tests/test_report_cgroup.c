@@ -1,0 +1,225 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+/*
+ * Cgroups and containers in the report (format 1.5): a scene of two
+ * "containers" running the same command, told apart by the model, the
+ * filters, the sort keys and the exports.
+ *
+ *   pid 1000 worker (tids 1000, 1001; ns pid 1, ns tids 1, 7) in docker A
+ *   pid 2000 worker (ns pid 1) in containerd B, in a best-effort pod
+ *   pid 3000 host, cgroup unknown (0)
+ *   CPU:     A 3 + 2 samples, B 4, host 1
+ *   off-CPU: A 1 ms, B 2 x 2 ms
+ *   BIO:     B 8 KiB
+ *   CGROUP:  A (11), B (22), cron.service (33, removed, no events), and a
+ *            second definition of 11 that must not stand
+ */
+#include <inttypes.h>
+#include "report/container.h"
+#include "tests/report_run.h"
+
+#define HEXA "a1a1a1a1a1a1a1a1a1a1a1a1a1a1a1a1a1a1a1a1a1a1a1a1a1a1a1a1a1a1a1a1"
+#define HEXB "b2b2b2b2b2b2b2b2b2b2b2b2b2b2b2b2b2b2b2b2b2b2b2b2b2b2b2b2b2b2b2b2"
+#define UID_US "1234abcd_5678_9abc_def0_123456789abc"
+#define UID "1234abcd-5678-9abc-def0-123456789abc"
+#define PATH_A "/system.slice/docker-" HEXA ".scope"
+#define PATH_B "/kubepods.slice/kubepods-besteffort.slice/kubepods-besteffort-pod" UID_US \
+	       ".slice/cri-containerd-" HEXB ".scope"
+#define PATH_C "/system.slice/cron.service"
+#define CG_A 11
+#define CG_B 22
+#define CG_C 33
+
+static int cg_thread(struct cap_writer *w, uint32_t tid, uint32_t pid, const char *comm,
+		     uint32_t ns_tid, uint32_t ns_pid)
+{
+	struct cap_thread r = { .time = RC_T0, .tid = tid, .pid = pid, .ns_tid = ns_tid,
+				.ns_pid = ns_pid };
+
+	memcpy(r.comm, comm, strlen(comm));
+	return cap_writer__append(w, CAP_REC_THREAD, &r, sizeof(r), NULL, 0);
+}
+
+static int cg_cgroup(struct cap_writer *w, uint64_t id, uint32_t flags, const char *path)
+{
+	struct cap_cgroup r = { .id = id, .time = RC_T0, .flags = flags,
+				.path_len = strlen(path) };
+
+	return cap_writer__append(w, CAP_REC_CGROUP, &r, sizeof(r), path, strlen(path));
+}
+
+static int cg_cpu(struct cap_writer *w, uint64_t t, uint32_t tid, uint32_t pid, uint64_t cg)
+{
+	struct cap_cpu r = { .time = t, .tid = tid, .pid = pid, .ustack = 1, .cgroup = cg };
+
+	return cap_writer__append(w, CAP_REC_CPU, &r, sizeof(r), NULL, 0);
+}
+
+static int cg_offcpu(struct cap_writer *w, uint64_t t, uint64_t dur, uint32_t tid,
+		     uint32_t pid, uint64_t cg)
+{
+	struct cap_offcpu r = { .start = t, .duration = dur, .tid = tid, .pid = pid,
+				.state = 1, .ustack = 2, .cgroup = cg };
+
+	return cap_writer__append(w, CAP_REC_OFFCPU, &r, sizeof(r), NULL, 0);
+}
+
+static int cg_bio(struct cap_writer *w, uint64_t t, uint32_t pid, uint64_t cg)
+{
+	struct cap_bio r = { .issue_time = t, .complete_time = t + RC_MS, .sector = 8,
+			     .bytes = 8192, .tid = pid, .pid = pid, .major = 8, .op = CAP_BIO_READ,
+			     .ustack = 1, .cgroup = cg };
+
+	memcpy(r.comm, "worker", 6);
+	return cap_writer__append(w, CAP_REC_BIO, &r, sizeof(r), NULL, 0);
+}
+
+static int cg_scene(const char *path)
+{
+	static const uint64_t u1[] = { 0x401000, 0x402000 }, u2[] = { 0x403000, 0x402000 };
+	struct cap_writer *w = rc_open(path);
+	uint64_t t = RC_T0 + RC_MS;
+	int err, i;
+
+	if (!w)
+		return -EIO;
+	err = rc_string(w, 1, "/usr/bin/worker") ?: rc_string(w, 2, "/usr/bin/host") ?:
+	      cap_writer__stack(w, 1, 1, u1, 2) ?: cap_writer__stack(w, 2, 1, u2, 2) ?:
+	      cg_thread(w, 1000, 1000, "worker", 1, 1) ?: cg_thread(w, 1001, 1000, "worker", 7, 1) ?:
+	      cg_thread(w, 2000, 2000, "worker", 1, 1) ?: cg_thread(w, 3000, 3000, "host", 0, 0) ?:
+	      rc_map(w, RC_T0, 1000, 0x400000, 0x500000, 0, 1) ?:
+	      rc_map(w, RC_T0, 2000, 0x400000, 0x500000, 0, 1) ?:
+	      rc_map(w, RC_T0, 3000, 0x400000, 0x500000, 0, 2) ?:
+	      cg_cgroup(w, CG_A, 0, PATH_A) ?: cg_cgroup(w, CG_B, 0, PATH_B) ?:
+	      cg_cgroup(w, CG_A, 0, "/evil") ?: cg_cgroup(w, CG_C, CAP_CGROUP_F_REMOVED, PATH_C);
+	for (i = 0; !err && i < 5; i++)
+		err = cg_cpu(w, t + i * RC_MS, i < 3 ? 1000 : 1001, 1000, CG_A);
+	for (i = 0; !err && i < 4; i++)
+		err = cg_cpu(w, t + (10 + i) * RC_MS, 2000, 2000, CG_B);
+	err = err ?: cg_cpu(w, t + 20 * RC_MS, 3000, 3000, 0) ?:
+	      cg_offcpu(w, t + 30 * RC_MS, RC_MS, 1001, 1000, CG_A) ?:
+	      cg_offcpu(w, t + 40 * RC_MS, 2 * RC_MS, 2000, 2000, CG_B) ?:
+	      cg_offcpu(w, t + 50 * RC_MS, 2 * RC_MS, 2000, 2000, CG_B) ?:
+	      cg_bio(w, t + 60 * RC_MS, 2000, CG_B);
+	if (err) {
+		cap_writer__free(w);
+		return err;
+	}
+	return cap_writer__finish(w);
+}
+
+static void cg_setup(void)
+{
+	setenv("TZ", "UTC", 1);
+	tzset();
+	cap_path = rc_tmpname("cgroup");
+	cr_assert_not_null(cap_path);
+	cr_assert_eq(cg_scene(cap_path), 0);
+	cr_assert_eq(model__load(cap_path, &model), 0);
+}
+
+TestSuite(report_cgroup, .init = cg_setup, .fini = teardown);
+
+Test(report_cgroup, model_cgroups)
+{
+	struct model_cgroup_info g;
+	const struct container *c;
+	uint32_t pid, tid;
+
+	cr_assert_eq(model__nr_cgroups(model), 3);
+	cr_assert_eq(model__cgroup(model, 0, &g), 0);
+	cr_assert_eq(g.id, CG_A);
+	cr_assert_str_eq(g.path, PATH_A); /* the first definition stands */
+	cr_assert_eq(g.container->kind, CONTAINER_DOCKER);
+	cr_assert_eq(model__cgroup(model, 2, &g), 0);
+	cr_assert_eq(g.flags, CAP_CGROUP_F_REMOVED);
+	cr_assert_eq(g.container->kind, CONTAINER_SERVICE);
+	cr_assert_eq(model__cgroup(model, 3, &g), -ENOENT);
+	cr_assert_str_eq(model__cgroup_path(model, CG_B), PATH_B);
+	cr_assert_null(model__cgroup_path(model, 0));
+	cr_assert_null(model__cgroup_path(model, 44));
+	c = model__cgroup_container(model, CG_B);
+	cr_assert_eq(c->kind, CONTAINER_CONTAINERD);
+	cr_assert_str_eq(c->id, HEXB);
+	cr_assert_str_eq(c->pod_uid, UID);
+	cr_assert(model__ns_ids(model, 1001, RC_T0 + RC_S, &pid, &tid));
+	cr_assert(pid == 1 && tid == 7);
+	cr_assert(!model__ns_ids(model, 3000, RC_T0 + RC_S, &pid, &tid));
+	cr_assert(!model__ns_ids(model, 4242, RC_T0, &pid, &tid));
+	cr_assert(pid == 0 && tid == 0);
+}
+
+/* The folded CPU stacks (with pids) under --cgroup list. */
+static char *folded_cgroup(const char *list, unsigned kinds)
+{
+	static const struct report_opts o = { .with_pid = true };
+	struct filter f = { .kinds = kinds };
+	char *s;
+
+	cr_assert_eq(filter__add_cgroups(&f, list), 0);
+	s = run(view_folded, &f, &o);
+	filter__free(&f);
+	return s;
+}
+
+#define FOLD_A "worker-1000;worker+0x2000;worker+0x1000 5\n"
+#define FOLD_B "worker-2000;worker+0x2000;worker+0x1000 4\n"
+#define CPU (1u << CAP_KIND_CPU)
+
+Test(report_cgroup, filter_substring_glob_id_uid)
+{
+	static const struct { const char *list, *want; } cases[] = {
+		{ "a1a1a1a1a1a1", FOLD_A },            /* a short container ID */
+		{ "docker", FOLD_A },                  /* part of the path */
+		{ "/kubepods*", FOLD_B },              /* a glob over the whole path */
+		{ "/kubepods", FOLD_B },
+		{ UID, FOLD_B },                       /* the pod UID, with dashes */
+		{ "*.scope", FOLD_A FOLD_B },
+		{ "a1a1a1a1a1a1,/kubepods*", FOLD_A FOLD_B },
+		{ "/system.slice", FOLD_A },
+		{ "/system.slice/*.service", "" },     /* cron: no events */
+		{ "*", FOLD_A FOLD_B },                /* never the unknown cgroup */
+		{ "/evil", "" },
+	};
+	size_t i;
+
+	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		char *s = folded_cgroup(cases[i].list, CPU);
+
+		cr_assert_str_eq(s, cases[i].want, "--cgroup %s", cases[i].list);
+		free(s);
+	}
+}
+
+Test(report_cgroup, filter_every_kind)
+{
+	struct filter f = { 0 };
+
+	cr_assert_eq(filter__add_cgroups(&f, "b2b2"), 0);
+	cr_assert_eq(filter__bind(&f, model), 0);
+	cr_assert(!filter__none_match(&f, model));
+	cr_assert(filter__cgroup(&f, model, CG_B));
+	cr_assert(!filter__cgroup(&f, model, CG_A));
+	cr_assert(!filter__cgroup(&f, model, 0));
+	filter__free(&f);
+	cr_assert_eq(filter__add_cgroups(&f, "nothing-like-it"), 0);
+	cr_assert_eq(filter__bind(&f, model), 0);
+	cr_assert(filter__none_match(&f, model));
+	filter__free(&f);
+	cr_assert_eq(filter__add_cgroups(&f, ""), -EINVAL);
+	cr_assert_eq(filter__add_cgroups(&f, "a,"), -EINVAL);
+	filter__free(&f);
+}
+
+Test(report_cgroup, filter_offcpu_and_bio)
+{
+	char *s = folded_cgroup("b2b2", 1u << CAP_KIND_OFFCPU);
+
+	cr_assert_str_eq(s, "worker-2000;worker+0x2000;worker+0x3000 4000\n");
+	free(s);
+	s = folded_cgroup("a1a1", 1u << CAP_KIND_BIO);
+	cr_assert_str_eq(s, "");
+	free(s);
+	s = folded_cgroup("b2b2", 1u << CAP_KIND_BIO);
+	cr_assert_str_eq(s, "worker;worker+0x2000;worker+0x1000;8:0 8192\n");
+	free(s);
+}
