@@ -4,6 +4,7 @@
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
+#include "report/container.h"
 #include "report/views_int.h"
 #include "util/array.h"
 
@@ -11,6 +12,7 @@ void agg__fini(struct agg *a)
 {
 	free(a->g);
 	idmap__fini(&a->idx);
+	idmap__fini(&a->tuples);
 	memset(a, 0, sizeof(*a));
 }
 
@@ -33,14 +35,36 @@ static void agg_max(struct agg_group *g, const struct agg_ev *ev)
 	g->max_offcpu = ev->e;
 }
 
-static int agg_add(struct agg *a, const struct agg_group *key, const struct agg_ev *ev)
+/* The second half of a group's key: its stacks, or with AGG_BY_CGROUP a
+ * number for (stacks, cgroup), which do not fit one 64-bit half. */
+static int agg_key_b(struct agg *a, const struct agg_group *key, unsigned flags,
+		     uint64_t *b)
 {
-	struct agg_group *g;
 	uint64_t *slot;
 	int ret;
 
-	ret = idmap__upsert(&a->idx, (uint64_t)key->pid << 32 | key->comm,
-			    (uint64_t)key->ustack << 32 | key->kstack, a->n, &slot);
+	*b = (uint64_t)key->ustack << 32 | key->kstack;
+	if (!(flags & AGG_BY_CGROUP))
+		return 0;
+	ret = idmap__upsert(&a->tuples, *b, key->cgroup, a->ntuples, &slot);
+	if (ret < 0)
+		return ret;
+	a->ntuples += ret;
+	*b = *slot;
+	return 0;
+}
+
+static int agg_add(struct agg *a, const struct agg_group *key, const struct agg_ev *ev,
+		   unsigned flags)
+{
+	struct agg_group *g;
+	uint64_t *slot, b;
+	int ret;
+
+	ret = agg_key_b(a, key, flags, &b);
+	if (ret)
+		return ret;
+	ret = idmap__upsert(&a->idx, (uint64_t)key->pid << 32 | key->comm, b, a->n, &slot);
 	if (ret < 0)
 		return ret;
 	if (ret == 1) {
@@ -75,6 +99,7 @@ static bool offcpu_ev(const struct report_ctx *ctx, const struct cap_offcpu *e,
 	key->pid = e->pid;
 	key->ustack = e->ustack;
 	key->kstack = e->kstack;
+	key->cgroup = e->cgroup;
 	return filter__offcpu(ctx->filter, m, e, ev->comm);
 }
 
@@ -86,6 +111,7 @@ static bool cpu_ev(const struct report_ctx *ctx, const struct cap_cpu *e,
 	key->pid = e->pid;
 	key->ustack = e->ustack;
 	key->kstack = e->kstack;
+	key->cgroup = e->cgroup;
 	return filter__task(ctx->filter, ctx->model, e->pid, e->tid, ev->comm, e->cgroup,
 			    e->time);
 }
@@ -108,7 +134,9 @@ collect(struct agg *a, const struct report_ctx *ctx, unsigned flags,
 		key.comm = (flags & AGG_ANY_COMM) ? 0 : ev.comm;
 		key.ustack = filter__ustack(f, key.ustack);
 		key.kstack = filter__kstack(f, key.kstack);
-		err = agg_add(a, &key, &ev);
+		if (!(flags & AGG_BY_CGROUP))
+			key.cgroup = 0;
+		err = agg_add(a, &key, &ev, flags);
 		if (err)
 			return err;
 	}
@@ -272,6 +300,30 @@ const char *view_srcline(const struct report_ctx *ctx, const char *file, int lin
 	else
 		snprintf(buf, VIEW_SRCLINE_MAX, " %s", base);
 	return buf;
+}
+
+const char *view_cgroup(const struct model *m, uint64_t id, char *buf)
+{
+	const char *path = model__cgroup_path(m, id);
+
+	if (path)
+		return path;
+	if (!id)
+		return "[unknown]";
+	snprintf(buf, VIEW_CGROUP_MAX, "[cgroup %" PRIu64 "]", id);
+	return buf;
+}
+
+const char *view_container(const struct model *m, uint64_t id, char *buf, const char **full)
+{
+	const struct container *c = model__cgroup_container(m, id);
+	static const struct container none;
+
+	if (!c)
+		c = &none;
+	if (full)
+		*full = c->kind == CONTAINER_POD ? c->pod_uid : c->id;
+	return container__name(c, buf, VIEW_CONTAINER_MAX);
 }
 
 void view_fmt_reltime(const struct model *m, uint64_t t, char *buf, size_t len)

@@ -223,3 +223,47 @@ Test(report_cgroup, filter_offcpu_and_bio)
 	cr_assert_str_eq(s, "worker;worker+0x2000;worker+0x1000;8:0 8192\n");
 	free(s);
 }
+
+/* The tables of the perf view under -e cpu (or kinds) and -s keys,
+ * without the capture's header. */
+static char *perf_sorted(const enum view_sort *keys, int n, unsigned kinds)
+{
+	struct report_opts o = { .nsort = n };
+	struct filter f = { .kinds = kinds };
+	char *s, *table;
+
+	memcpy(o.sort, keys, n * sizeof(*keys));
+	s = run(view_perf, &f, &o);
+	filter__free(&f);
+	table = strstr(s, "# Samples");
+	cr_assert_not_null(table, "%s", s);
+	table = strdup(table);
+	free(s);
+	return table;
+}
+
+Test(report_cgroup, sort_container)
+{
+	static const enum view_sort keys[] = { SORT_CONTAINER, SORT_COMM };
+	char *s = perf_sorted(keys, 2, CPU);
+
+	cr_assert_str_eq(s, "# Samples: 10 of event 'cpu'\n"
+			    "# Event count (samples): 10\n"
+			    "#\n"
+			    "# Overhead  Container                Command\n"
+			    "# ........  .......................  .......\n"
+			    "#\n"
+			    "    50.00%  docker:a1a1a1a1a1a1      worker\n"
+			    "    40.00%  containerd:b2b2b2b2b2b2  worker\n"
+			    "    10.00%  -                        host\n");
+	free(s);
+}
+
+Test(report_cgroup, sort_cgroup_offcpu)
+{
+	static const enum view_sort keys[] = { SORT_CGROUP, SORT_PID };
+	char *s = perf_sorted(keys, 2, 1u << CAP_KIND_OFFCPU);
+
+	golden("report_sort_cgroup.txt", s);
+	free(s);
+}
