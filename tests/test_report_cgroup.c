@@ -14,6 +14,7 @@
  *            second definition of 11 that must not stand
  */
 #include <inttypes.h>
+#include <sys/wait.h>
 #include "report/container.h"
 #include "tests/report_run.h"
 
@@ -265,5 +266,90 @@ Test(report_cgroup, sort_cgroup_offcpu)
 	char *s = perf_sorted(keys, 2, 1u << CAP_KIND_OFFCPU);
 
 	golden("report_sort_cgroup.txt", s);
+	free(s);
+}
+
+/* stdout of "stkrec ARGS CAPTURE" (ARGS before the scene's path); the
+ * exit status in *status. */
+static char *cli(const char *args, int *status)
+{
+	const char *bin = getenv("STKREC") ? getenv("STKREC") : "build/stkrec";
+	char cmd[1024], *buf = NULL;
+	size_t len = 0;
+	FILE *p, *mem;
+	int c;
+
+	if (access(bin, X_OK))
+		cr_skip_test("%s not built", bin);
+	snprintf(cmd, sizeof(cmd), "TZ=UTC %s %s %s 2>/dev/null", bin, args, cap_path);
+	p = popen(cmd, "r");
+	mem = open_memstream(&buf, &len);
+	cr_assert(p && mem);
+	while ((c = fgetc(p)) != EOF)
+		fputc(c, mem);
+	fclose(mem);
+	c = pclose(p);
+	*status = WIFEXITED(c) ? WEXITSTATUS(c) : -1;
+	return buf;
+}
+
+/* The lines of s starting with prefix, concatenated. Cgroups are listed
+ * by path, the unnamed last. */
+static char *lines_with(const char *s, const char *prefix)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *mem = open_memstream(&buf, &len);
+	const char *p = s, *e;
+
+	cr_assert_not_null(mem);
+	for (; *p; p = *e ? e + 1 : e) {
+		e = strchrnul(p, '\n');
+		if (!strncmp(p, prefix, strlen(prefix)))
+			fprintf(mem, "%.*s\n", (int)(e - p), p);
+	}
+	fclose(mem);
+	return buf;
+}
+
+Test(report_cgroup, info_lists_cgroups)
+{
+	int st;
+	char *s = cli("info", &st), *l = lines_with(s, "cgroup:");
+
+	cr_assert_eq(st, 0);
+	cr_assert_str_eq(l,
+		"cgroup:       " PATH_B ": offcpu 2, cpu 4, bio 1, wakeup 0; "
+		"containerd:b2b2b2b2b2b2\n"
+		"cgroup:       " PATH_C ": offcpu 0, cpu 0, bio 0, wakeup 0; "
+		"systemd:cron.service; removed while recording\n"
+		"cgroup:       " PATH_A ": offcpu 1, cpu 5, bio 0, wakeup 0; docker:a1a1a1a1a1a1\n"
+		"cgroup:       [unknown]: offcpu 0, cpu 1, bio 0, wakeup 0\n");
+	free(s);
+	free(l);
+}
+
+Test(report_cgroup, info_json_cgroups)
+{
+	int st;
+	char *s = cli("info --json", &st), *a = strstr(s, "\"cgroups\":["), *b;
+
+	cr_assert_eq(st, 0);
+	cr_assert_not_null(a, "%s", s);
+	b = strstr(a, "],");
+	cr_assert_not_null(b);
+	b[2] = '\0';
+	cr_assert_str_eq(a, "\"cgroups\":["
+		"{\"id\":22,\"path\":\"" PATH_B "\",\"runtime\":\"containerd\",\"container_id\":\""
+		HEXB "\",\"pod_uid\":\"" UID "\",\"removed\":false,\"events\":{\"offcpu\":2,"
+		"\"cpu\":4,\"bio\":1,\"wakeup\":0}},"
+		"{\"id\":33,\"path\":\"" PATH_C "\",\"runtime\":\"systemd\",\"container_id\":"
+		"\"cron.service\",\"pod_uid\":\"\",\"removed\":true,\"events\":{\"offcpu\":0,"
+		"\"cpu\":0,\"bio\":0,\"wakeup\":0}},"
+		"{\"id\":11,\"path\":\"" PATH_A "\",\"runtime\":\"docker\",\"container_id\":\""
+		HEXA "\",\"pod_uid\":\"\",\"removed\":false,\"events\":{\"offcpu\":1,"
+		"\"cpu\":5,\"bio\":0,\"wakeup\":0}},"
+		"{\"id\":0,\"path\":null,\"runtime\":\"\",\"container_id\":\"\",\"pod_uid\":\"\","
+		"\"removed\":false,\"events\":{\"offcpu\":0,\"cpu\":1,\"bio\":0,\"wakeup\":0}}],");
 	free(s);
 }
