@@ -326,6 +326,29 @@ const char *view_container(const struct model *m, uint64_t id, char *buf, const 
 	return container__name(c, buf, VIEW_CONTAINER_MAX);
 }
 
+const char *view_ns_ids(const struct model *m, uint32_t pid, uint32_t tid, uint64_t time,
+			char *buf)
+{
+	uint32_t ns_pid, ns_tid;
+
+	if (!model__ns_ids(m, tid, time, &ns_pid, &ns_tid) || (ns_pid == pid && ns_tid == tid))
+		return "";
+	snprintf(buf, VIEW_NS_MAX, " ns %" PRIu32 "/%" PRIu32, ns_pid, ns_tid);
+	return buf;
+}
+
+void view_put_cgroup(const struct model *m, uint64_t cgroup, FILE *out)
+{
+	char buf[VIEW_CONTAINER_MAX];
+
+	if (!cgroup)
+		return;
+	view_put_name(" cgroup ", view_cgroup(m, cgroup, buf), out);
+	if (model__cgroup_container(m, cgroup) &&
+	    strcmp(view_container(m, cgroup, buf, NULL), "-"))
+		view_put_name(" container ", buf, out);
+}
+
 void view_fmt_reltime(const struct model *m, uint64_t t, char *buf, size_t len)
 {
 	uint64_t start = model__header(m)->start_time, d;

@@ -118,6 +118,18 @@ const char *view_cgroup(const struct model *m, uint64_t id, char *buf);
 #define VIEW_CONTAINER_MAX 300
 const char *view_container(const struct model *m, uint64_t id, char *buf, const char **full);
 
+/* " ns PID/TID": the ids tid had at `time` inside its own PID namespace,
+ * printed after its host "PID/TID" where they are known and differ from
+ * them; "" otherwise (every capture before format 1.5). Into buf
+ * (VIEW_NS_MAX) unless "". */
+#define VIEW_NS_MAX 32
+const char *view_ns_ids(const struct model *m, uint32_t pid, uint32_t tid, uint64_t time,
+			char *buf);
+/* " cgroup PATH container NAME" of an event's cgroup, the container part
+ * only where there is one; "" for the unknown cgroup (0), so that older
+ * captures print as before. To out, names escaped. */
+void view_put_cgroup(const struct model *m, uint64_t cgroup, FILE *out);
+
 /* "seconds.microseconds" of a monotonic time since the capture start. */
 void view_fmt_reltime(const struct model *m, uint64_t t, char *buf, size_t len);
 

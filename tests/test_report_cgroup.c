@@ -353,3 +353,42 @@ Test(report_cgroup, info_json_cgroups)
 		"\"removed\":false,\"events\":{\"offcpu\":0,\"cpu\":1,\"bio\":0,\"wakeup\":0}}],");
 	free(s);
 }
+
+Test(report_cgroup, script_ns_ids_and_cgroups)
+{
+	static const struct report_opts o = { .script_folded = true };
+	char *s = run(view_script, NULL, &o);
+
+	golden("report_script_cgroup.txt", s);
+	free(s);
+}
+
+Test(report_cgroup, script_one_container)
+{
+	static const struct report_opts o = { .script_folded = true };
+	struct filter f = { 0 };
+	char *s, *p;
+	int n = 0;
+
+	cr_assert_eq(filter__add_cgroups(&f, "a1a1a1a1a1a1"), 0);
+	s = run(view_script, &f, &o);
+	filter__free(&f);
+	for (p = s; (p = strstr(p, " container docker:a1a1a1a1a1a1 ")); p++)
+		n++;
+	cr_assert_eq(n, 6, "%s", s); /* 5 CPU samples and 1 wait, all A's */
+	cr_assert_eq(strcount(s, '\n'), 6, "%s", s);
+	free(s);
+}
+
+Test(report_cgroup, topwaits_ns_ids)
+{
+	static const struct report_opts json = { .json = true };
+	char *s = run(view_topwaits, NULL, NULL);
+
+	golden("report_topwaits_cgroup.txt", s);
+	free(s);
+	s = run(view_topwaits, NULL, &json);
+	cr_assert_not_null(strstr(s, "\"pid\": 1000, \"max_tid\": 1001, \"count\": 1"), "%s", s);
+	cr_assert_not_null(strstr(s, "\"ns_pid\": 1, \"max_ns_tid\": 7"), "%s", s);
+	free(s);
+}
