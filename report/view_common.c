@@ -520,18 +520,18 @@ void view_event_info(const struct report_ctx *ctx, const struct view_event *e,
 		const struct cap_offcpu *o = model__offcpu(m, &n) + e->idx;
 
 		*out = (struct view_evinfo){ o->start, o->start + o->duration, o->pid, o->tid,
-					     0, o->cpu, o->ustack, o->kstack };
+					     0, o->cpu, o->ustack, o->kstack, o->cgroup };
 	} else if (e->kind == CAP_KIND_CPU) {
 		const struct cap_cpu *c = model__cpu(m, &n) + e->idx;
 
 		*out = (struct view_evinfo){ c->time, c->time, c->pid, c->tid, 0, c->cpu,
-					     c->ustack, c->kstack };
+					     c->ustack, c->kstack, c->cgroup };
 	} else {
 		const struct cap_bio *b = model__bio(m, &n) + e->idx;
 
 		*out = (struct view_evinfo){ b->issue_time, b->complete_time, b->pid, b->tid,
 					     model__bio_comms(m)[e->idx], -1, b->ustack,
-					     b->kstack };
+					     b->kstack, b->cgroup };
 	}
 	if (e->kind != CAP_KIND_BIO)
 		out->comm = model__comm_id(m, out->tid, out->start);

@@ -168,6 +168,7 @@ struct view_evinfo {
 	uint32_t comm;        /* model__comm_name() id */
 	int32_t cpu;          /* -1 for block I/O */
 	uint32_t ustack, kstack; /* with -U/-K applied */
+	uint64_t cgroup;      /* 0 unknown */
 };
 void view_event_info(const struct report_ctx *ctx, const struct view_event *e,
 		     struct view_evinfo *out);

@@ -89,7 +89,8 @@ static const struct view_row views[] = {
 	{ "pprof", required_argument, 0, VIEW_FILE | VIEW_EXPORT | VIEW_CPU_TIME, view_pprof,
 		"  --pprof FILE          gzip-compressed profile.proto for go tool pprof,\n"
 		"                        Pyroscope, Parca: samples per stack and thread,\n"
-		"                        labels comm, pid, tid; CPU time at the recorded\n"
+		"                        labels comm, pid, tid (and cgroup, container_id,\n"
+		"                        pod_uid where known); CPU time at the recorded\n"
 		"                        rate (the capture's, or its command line's)\n" },
 	{ "speedscope", required_argument, 0, VIEW_FILE | VIEW_EXPORT | VIEW_CPU_TIME,
 	  view_speedscope,

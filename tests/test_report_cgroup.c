@@ -281,7 +281,7 @@ static char *cli(const char *args, int *status)
 
 	if (access(bin, X_OK))
 		cr_skip_test("%s not built", bin);
-	snprintf(cmd, sizeof(cmd), "TZ=UTC %s %s %s 2>/dev/null", bin, args, cap_path);
+	snprintf(cmd, sizeof(cmd), "TZ=UTC %s %s -i %s 2>&1", bin, args, cap_path);
 	p = popen(cmd, "r");
 	mem = open_memstream(&buf, &len);
 	cr_assert(p && mem);
@@ -390,5 +390,54 @@ Test(report_cgroup, topwaits_ns_ids)
 	s = run(view_topwaits, NULL, &json);
 	cr_assert_not_null(strstr(s, "\"pid\": 1000, \"max_tid\": 1001, \"count\": 1"), "%s", s);
 	cr_assert_not_null(strstr(s, "\"ns_pid\": 1, \"max_ns_tid\": 7"), "%s", s);
+	free(s);
+}
+
+/* `go tool pprof ARGS` of the scene's --pprof (with REPORT_ARGS). */
+static char *pprof_of(const char *report_args, const char *args)
+{
+	char *pb = rc_tmpname("pprof"), cmd[512], *s;
+	int st;
+
+	if (access("/usr/bin/go", X_OK) && system("command -v go >/dev/null 2>&1"))
+		cr_skip_test("go not installed (Debian package golang-go): no go tool pprof");
+	snprintf(cmd, sizeof(cmd), "report %s --pprof %s", report_args, pb);
+	s = cli(cmd, &st);
+	cr_assert_eq(st, 0, "%s: %s", cmd, s);
+	free(s);
+	snprintf(cmd, sizeof(cmd), "go tool pprof %s %s 2>/dev/null | grep -v '^ *$'", args, pb);
+	s = NULL;
+	{
+		FILE *p = popen(cmd, "r");
+		size_t len = 0;
+		FILE *mem = open_memstream(&s, &len);
+		int c;
+
+		cr_assert(p && mem);
+		while ((c = fgetc(p)) != EOF)
+			fputc(c, mem);
+		fclose(mem);
+		pclose(p);
+	}
+	unlink(pb);
+	free(pb);
+	return s;
+}
+
+Test(report_cgroup, pprof_labels, .timeout = 300)
+{
+	char *s = pprof_of("-e cpu", "-raw");
+
+	cr_assert_not_null(strstr(s, "cgroup:[" PATH_A "]"), "%s", s);
+	cr_assert_not_null(strstr(s, "container_id:[" HEXA "]"), "%s", s);
+	cr_assert_not_null(strstr(s, "container_id:[" HEXB "]"), "%s", s);
+	cr_assert_not_null(strstr(s, "pod_uid:[" UID "]"), "%s", s);
+	free(s);
+	/* one container's samples by its label, and --cgroup alike */
+	s = pprof_of("-e cpu", "-top -sample_index=samples -tagfocus=container_id=" HEXA);
+	cr_assert_not_null(strstr(s, "accounting for 5, 50.00% of 10 total"), "%s", s);
+	free(s);
+	s = pprof_of("-e cpu --cgroup b2b2", "-top -sample_index=samples");
+	cr_assert_not_null(strstr(s, "accounting for 4, 100% of 4 total"), "%s", s);
 	free(s);
 }
