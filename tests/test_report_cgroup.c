@@ -441,3 +441,59 @@ Test(report_cgroup, pprof_labels, .timeout = 300)
 	cr_assert_not_null(strstr(s, "accounting for 4, 100% of 4 total"), "%s", s);
 	free(s);
 }
+
+Test(report_cgroup, chrome_process_labels)
+{
+	char *s = run(view_chrome, NULL, NULL);
+
+	cr_assert_not_null(strstr(s, "{\"ph\":\"M\",\"name\":\"process_labels\",\"pid\":1000,"
+				     "\"tid\":1000,\"args\":{\"labels\":\"docker:a1a1a1a1a1a1,"
+				     PATH_A "\"}}"), "%s", s);
+	cr_assert_not_null(strstr(s, "{\"ph\":\"M\",\"name\":\"process_labels\",\"pid\":2000,"
+				     "\"tid\":2000,\"args\":{\"labels\":\"containerd:b2b2b2b2b2b2,"
+				     PATH_B "\"}}"), "%s", s);
+	/* the host process, cgroup unknown, has none */
+	cr_assert_null(strstr(s, "\"process_labels\",\"pid\":3000"), "%s", s);
+	free(s);
+}
+
+Test(report_cgroup, speedscope_profile_names)
+{
+	char *s = run(view_speedscope, NULL, NULL);
+
+	cr_assert_not_null(strstr(s, "\"name\":\"worker (docker:a1a1a1a1a1a1) 1000/1001: "), "%s",
+			   s);
+	cr_assert_not_null(strstr(s, "\"name\":\"worker (containerd:b2b2b2b2b2b2) 2000/2000: "),
+			   "%s", s);
+	cr_assert_not_null(strstr(s, "\"name\":\"host 3000/3000: "), "%s", s);
+	free(s);
+}
+
+/* script --folded and the speedscope file tell the same events
+ * (tests/export_lines.py), the container in both. */
+Test(report_cgroup, exports_agree_with_script)
+{
+	static const struct report_opts fold = { .script_folded = true };
+	const char *src = getenv("STKREC_SRCDIR") ? getenv("STKREC_SRCDIR") : ".";
+	char *a = rc_tmpname("script"), *b = rc_tmpname("ss"), *s, cmd[2048];
+	FILE *f;
+
+	if (system("command -v python3 >/dev/null 2>&1"))
+		cr_skip_test("python3 not installed (Debian package python3)");
+	s = run(view_script, NULL, &fold);
+	f = fopen(a, "w");
+	cr_assert(f && fputs(s, f) >= 0 && !fclose(f));
+	free(s);
+	s = run(view_speedscope, NULL, NULL);
+	f = fopen(b, "w");
+	cr_assert(f && fputs(s, f) >= 0 && !fclose(f));
+	free(s);
+	snprintf(cmd, sizeof(cmd), "cd %s && python3 tests/export_lines.py script %s | grep -v ' bio ' "
+		 "| LC_ALL=C sort > %s.l && python3 tests/export_lines.py speedscope %s | "
+		 "grep -v ' bio ' | LC_ALL=C sort > %s.l && cmp -s %s.l %s.l", src, a, a, b, b, a, b);
+	cr_assert_eq(system(cmd), 0, "%s", cmd);
+	snprintf(cmd, sizeof(cmd), "rm -f %s %s %s.l %s.l", a, b, a, b);
+	cr_assert_eq(system(cmd), 0);
+	free(a);
+	free(b);
+}
