@@ -269,19 +269,18 @@ Test(report_cgroup, sort_cgroup_offcpu)
 	free(s);
 }
 
-/* stdout of "stkrec ARGS CAPTURE" (ARGS before the scene's path); the
- * exit status in *status. */
-static char *cli(const char *args, int *status)
+/* stdout and stderr of "stkrec ARGS"; the exit status in *status. */
+static char *cli_raw(const char *args, int *status)
 {
 	const char *bin = getenv("STKREC") ? getenv("STKREC") : "build/stkrec";
-	char cmd[1024], *buf = NULL;
+	char cmd[2048], *buf = NULL;
 	size_t len = 0;
 	FILE *p, *mem;
 	int c;
 
 	if (access(bin, X_OK))
 		cr_skip_test("%s not built", bin);
-	snprintf(cmd, sizeof(cmd), "TZ=UTC %s %s -i %s 2>&1", bin, args, cap_path);
+	snprintf(cmd, sizeof(cmd), "TZ=UTC %s %s 2>&1", bin, args);
 	p = popen(cmd, "r");
 	mem = open_memstream(&buf, &len);
 	cr_assert(p && mem);
@@ -291,6 +290,15 @@ static char *cli(const char *args, int *status)
 	c = pclose(p);
 	*status = WIFEXITED(c) ? WEXITSTATUS(c) : -1;
 	return buf;
+}
+
+/* The same of "stkrec ARGS -i CAPTURE", the scene. */
+static char *cli(const char *args, int *status)
+{
+	char full[1024];
+
+	snprintf(full, sizeof(full), "%s -i %s", args, cap_path);
+	return cli_raw(full, status);
 }
 
 /* The lines of s starting with prefix, concatenated. Cgroups are listed
@@ -496,4 +504,28 @@ Test(report_cgroup, exports_agree_with_script)
 	cr_assert_eq(system(cmd), 0);
 	free(a);
 	free(b);
+}
+
+/* One container against the other in one capture: --cgroup-a, --cgroup-b. */
+Test(report_cgroup, diff_per_side)
+{
+	char args[1024], *s;
+	int st;
+
+	snprintf(args, sizeof(args), "diff -e cpu --folded --cgroup-a a1a1 --cgroup-b '%s' %s %s",
+		 "/kubepods*", cap_path, cap_path);
+	s = cli_raw(args, &st);
+	cr_assert_eq(st, 0, "%s", s);
+	cr_assert_str_eq(s, "worker;worker+0x2000;worker+0x1000 5 4\n");
+	free(s);
+	/* --cgroup on both sides; a side's own in its place */
+	snprintf(args, sizeof(args), "diff -e cpu --folded --no-normalize --cgroup b2b2 --cgroup-a '*' %s %s",
+		 cap_path, cap_path);
+	s = cli_raw(args, &st);
+	cr_assert_eq(st, 0, "%s", s);
+	cr_assert_str_eq(s, "worker;worker+0x2000;worker+0x1000 9 4\n");
+	free(s);
+	s = cli_raw("diff --cgroup-a '' x y", &st);
+	cr_assert_eq(st, 2, "%s", s);
+	free(s);
 }
