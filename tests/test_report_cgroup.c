@@ -529,3 +529,34 @@ Test(report_cgroup, diff_per_side)
 	cr_assert_eq(st, 2, "%s", s);
 	free(s);
 }
+
+/* stkrec scrub keeps the cgroups (their paths name no user) and pack
+ * keeps them too: info lists the same. */
+Test(report_cgroup, scrub_and_pack_keep_cgroups)
+{
+	static const char *const cmds[] = { "scrub --paths -o %s %s", "pack -o %s %s" };
+	char *out = rc_tmpname("rewritten"), args[1024], *want, *got, *s;
+	size_t i;
+	int st;
+
+	s = cli("info", &st);
+	want = lines_with(s, "cgroup:");
+	free(s);
+	for (i = 0; i < sizeof(cmds) / sizeof(cmds[0]); i++) {
+		unlink(out);
+		snprintf(args, sizeof(args), cmds[i], out, cap_path);
+		s = cli_raw(args, &st);
+		cr_assert_eq(st, 0, "%s: %s", args, s);
+		free(s);
+		snprintf(args, sizeof(args), "info %s", out);
+		s = cli_raw(args, &st);
+		cr_assert_eq(st, 0, "%s: %s", args, s);
+		got = lines_with(s, "cgroup:");
+		cr_assert_str_eq(got, want, "%s", cmds[i]);
+		free(got);
+		free(s);
+	}
+	unlink(out);
+	free(out);
+	free(want);
+}
