@@ -74,7 +74,18 @@ static int cg_bio(struct cap_writer *w, uint64_t t, uint32_t pid, uint64_t cg)
 	return cap_writer__append(w, CAP_REC_BIO, &r, sizeof(r), NULL, 0);
 }
 
-static int cg_scene(const char *path)
+static int cg_wakeup(struct cap_writer *w, uint64_t t, uint32_t tid, uint32_t pid,
+		     uint32_t waker, uint64_t cg, uint64_t waker_cg)
+{
+	struct cap_wakeup r = { .time = t, .tid = tid, .pid = pid, .waker_tid = waker,
+				.waker_pid = waker, .ustack = 1, .cgroup = cg,
+				.waker_cgroup = waker_cg };
+
+	return cap_writer__append(w, CAP_REC_WAKEUP, &r, sizeof(r), NULL, 0);
+}
+
+/* The scene; with wakeup, B's 2000 wakes A's 1001 out of its wait. */
+static int cg_scene(const char *path, bool wakeup)
 {
 	static const uint64_t u1[] = { 0x401000, 0x402000 }, u2[] = { 0x403000, 0x402000 };
 	struct cap_writer *w = rc_open(path);
@@ -101,6 +112,8 @@ static int cg_scene(const char *path)
 	      cg_offcpu(w, t + 40 * RC_MS, 2 * RC_MS, 2000, 2000, CG_B) ?:
 	      cg_offcpu(w, t + 50 * RC_MS, 2 * RC_MS, 2000, 2000, CG_B) ?:
 	      cg_bio(w, t + 60 * RC_MS, 2000, CG_B);
+	if (!err && wakeup)
+		err = cg_wakeup(w, t + 30 * RC_MS + RC_MS / 2, 1001, 1000, 2000, CG_A, CG_B);
 	if (err) {
 		cap_writer__free(w);
 		return err;
@@ -114,7 +127,7 @@ static void cg_setup(void)
 	tzset();
 	cap_path = rc_tmpname("cgroup");
 	cr_assert_not_null(cap_path);
-	cr_assert_eq(cg_scene(cap_path), 0);
+	cr_assert_eq(cg_scene(cap_path, false), 0);
 	cr_assert_eq(model__load(cap_path, &model), 0);
 }
 
@@ -559,4 +572,19 @@ Test(report_cgroup, scrub_and_pack_keep_cgroups)
 	unlink(out);
 	free(out);
 	free(want);
+}
+
+/* --chain: the waiter and its waker with their namespace ids. */
+Test(report_cgroup, chain_ns_ids)
+{
+	struct report_opts o = { .chain_id = 1001 };
+	char *s;
+
+	model__free(model);
+	unlink(cap_path);
+	cr_assert_eq(cg_scene(cap_path, true), 0);
+	cr_assert_eq(model__load(cap_path, &model), 0);
+	s = run(view_chain, NULL, &o);
+	golden("report_chain_cgroup.txt", s);
+	free(s);
 }
