@@ -186,19 +186,29 @@ static enum container_kind match(const char *comp, size_t clen, const struct wal
 	return CONTAINER_NONE;
 }
 
-/* Which of two names a path keeps: a runtime's container (the outermost),
- * else a pod, a machine (the outermost), a service (the innermost). */
+static int rank(enum container_kind k)
+{
+	switch (k) {
+	case CONTAINER_NONE:
+		return -1;
+	case CONTAINER_SERVICE:
+		return 0;
+	case CONTAINER_MACHINE:
+		return 1;
+	case CONTAINER_POD:
+		return 2;
+	default:
+		return 3; /* a runtime's container */
+	}
+}
+
+/* Which of two names a path keeps: a runtime's container, else a pod, a
+ * machine, a service; among equals the outermost, but for services the
+ * innermost (user@1000.service/.../app.service is app.service). */
 static bool better(const struct container *have, enum container_kind k)
 {
-	int rank_have, rank_new;
-
-	if (have->kind == CONTAINER_NONE)
-		return true;
-	rank_have = have->kind == CONTAINER_POD ? 2 : have->kind == CONTAINER_MACHINE ? 1 :
-		    have->kind == CONTAINER_SERVICE ? 0 : 3;
-	rank_new = k == CONTAINER_POD ? 2 : k == CONTAINER_MACHINE ? 1 :
-		   k == CONTAINER_SERVICE ? 0 : 3;
-	return rank_new > rank_have || (k == CONTAINER_SERVICE && rank_have == 0);
+	return rank(k) > rank(have->kind) ||
+	       (k == CONTAINER_SERVICE && have->kind == CONTAINER_SERVICE);
 }
 
 enum container_kind container__parse(const char *path, struct container *out)
