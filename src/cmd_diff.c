@@ -33,6 +33,7 @@ struct diff_cli {
 	uint32_t max_rows;
 	struct model *m[2];
 	struct filter side[2]; /* --cgroup-a, --cgroup-b: their patterns only */
+	char *label[2];        /* "PATH (--cgroup-a P,...)" for the header */
 };
 
 enum {
@@ -260,6 +261,28 @@ static void swap_cgroups(struct filter *f, struct filter *side)
 	side->cgroups_cap = t.cgroups_cap;
 }
 
+/* The side as the output names it: its path, and its own patterns. */
+static const char *side_label(struct diff_cli *c, int side)
+{
+	const struct filter *f = &c->side[side];
+	size_t len = 0;
+	FILE *mem;
+	int i;
+
+	if (!f->ncgroups)
+		return c->path[side];
+	if (c->label[side])
+		return c->label[side];
+	mem = open_memstream(&c->label[side], &len);
+	if (!mem)
+		return c->path[side];
+	fprintf(mem, "%s (--cgroup-%c ", c->path[side], side ? 'b' : 'a');
+	for (i = 0; i < f->ncgroups; i++)
+		fprintf(mem, "%s%s", i ? "," : "", f->cgroups[i]);
+	fputc(')', mem);
+	return fclose(mem) ? c->path[side] : c->label[side];
+}
+
 /* Fold one side: the filter is bound to its model again first. */
 static int add_side(struct diff_cli *c, struct diff *d, int side)
 {
@@ -275,7 +298,7 @@ static int add_side(struct diff_cli *c, struct diff *d, int side)
 		swap_cgroups(&c->com.flt, &c->side[side]);
 	err = err ?: resolver__new(c->m[side], &c->com.sym, &ctx.res);
 	if (!err)
-		err = diff__add(d, side, c->path[side], &ctx);
+		err = diff__add(d, side, side_label(c, side), &ctx);
 	if (!err)
 		report_common_sym_stats(c->path[side], ctx.res);
 	resolver__free(ctx.res);
@@ -387,5 +410,7 @@ int cmd_diff(int argc, char **argv)
 	filter__free(&c.com.flt);
 	filter__free(&c.side[0]);
 	filter__free(&c.side[1]);
+	free(c.label[0]);
+	free(c.label[1]);
 	return ret;
 }

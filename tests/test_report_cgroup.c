@@ -538,6 +538,15 @@ Test(report_cgroup, diff_per_side)
 	cr_assert_eq(st, 0, "%s", s);
 	cr_assert_str_eq(s, "worker;worker+0x2000;worker+0x1000 9 4\n");
 	free(s);
+	/* the header names each side's own patterns */
+	snprintf(args, sizeof(args), "diff -e cpu --cgroup-b b2b2,x %s %s", cap_path, cap_path);
+	s = cli_raw(args, &st);
+	cr_assert_eq(st, 0, "%s", s);
+	snprintf(args, sizeof(args), "\n# A: %s: host", cap_path);
+	cr_assert_not_null(strstr(s, args), "%s", s);
+	snprintf(args, sizeof(args), "\n# B: %s (--cgroup-b b2b2,x): host", cap_path);
+	cr_assert_not_null(strstr(s, args), "%s", s);
+	free(s);
 	s = cli_raw("diff --cgroup-a '' x y", &st);
 	cr_assert_eq(st, 2, "%s", s);
 	free(s);
