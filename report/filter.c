@@ -1,10 +1,12 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 #include <ctype.h>
 #include <errno.h>
+#include <fnmatch.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include "report/container.h"
 #include "report/filter.h"
 #include "util/array.h"
 
@@ -147,7 +149,8 @@ int filter__parse_time(struct filter *f, const char *spec)
 	return err;
 }
 
-int filter__add_comms(struct filter *f, const char *list)
+/* Comma-separated items of list pushed onto *v: 0, -EINVAL or -ENOMEM. */
+static int add_list(char ***v, int *n, size_t *cap, const char *list)
 {
 	const char *p = list, *e;
 
@@ -157,17 +160,76 @@ int filter__add_comms(struct filter *f, const char *list)
 		e = strchrnul(p, ',');
 		if (e == p)
 			return -EINVAL;
-		if (ARRAY_RESERVE(f->comms, f->comms_cap, (size_t)f->ncomms + 1))
+		if (ARRAY_RESERVE(*v, *cap, (size_t)*n + 1))
 			return -ENOMEM;
-		f->comms[f->ncomms] = strndup(p, e - p);
-		if (!f->comms[f->ncomms])
+		(*v)[*n] = strndup(p, e - p);
+		if (!(*v)[*n])
 			return -ENOMEM;
-		f->ncomms++;
+		(*n)++;
 		p = *e ? e + 1 : e;
 		if (!*p && *e)
 			return -EINVAL; /* trailing comma */
 	}
 	return 0;
+}
+
+int filter__add_comms(struct filter *f, const char *list)
+{
+	return add_list(&f->comms, &f->ncomms, &f->comms_cap, list);
+}
+
+int filter__add_cgroups(struct filter *f, const char *list)
+{
+	return add_list(&f->cgroups, &f->ncgroups, &f->cgroups_cap, list);
+}
+
+static bool pattern_match(const char *pat, const char *s)
+{
+	if (!*s)
+		return false;
+	if (strpbrk(pat, "*?["))
+		return !fnmatch(pat, s, 0);
+	return strstr(s, pat) != NULL;
+}
+
+static bool cgroup_matches(const struct filter *f, const struct model_cgroup_info *g)
+{
+	int j;
+
+	for (j = 0; j < f->ncgroups; j++) {
+		if (pattern_match(f->cgroups[j], g->path) ||
+		    pattern_match(f->cgroups[j], g->container->id) ||
+		    pattern_match(f->cgroups[j], g->container->pod_uid))
+			return true;
+	}
+	return false;
+}
+
+static int bind_cgroups(struct filter *f, const struct model *m)
+{
+	size_t i, n = model__nr_cgroups(m);
+	struct model_cgroup_info g;
+
+	free(f->cgroup_ok);
+	f->cgroup_ok = NULL;
+	if (!f->ncgroups)
+		return 0;
+	f->cgroup_ok = calloc(n ? n : 1, 1);
+	if (!f->cgroup_ok)
+		return -ENOMEM;
+	for (i = 0; i < n && !model__cgroup(m, i, &g); i++)
+		f->cgroup_ok[i] = cgroup_matches(f, &g);
+	return 0;
+}
+
+bool filter__cgroup(const struct filter *f, const struct model *m, uint64_t cgroup)
+{
+	long i;
+
+	if (!f->cgroup_ok)
+		return true;
+	i = model__cgroup_index(m, cgroup);
+	return i >= 0 && f->cgroup_ok[i];
 }
 
 /* A time-of-day on the capture's (local) day; the next day when that is
@@ -236,7 +298,7 @@ int filter__bind(struct filter *f, const struct model *m)
 		}
 	}
 	f->bound = true;
-	return 0;
+	return bind_cgroups(f, m);
 }
 
 void filter__free(struct filter *f)
@@ -246,6 +308,10 @@ void filter__free(struct filter *f)
 	for (i = 0; i < f->ncomms; i++)
 		free(f->comms[i]);
 	free(f->comms);
+	for (i = 0; i < f->ncgroups; i++)
+		free(f->cgroups[i]);
+	free(f->cgroups);
+	free(f->cgroup_ok);
 	free(f->pids);
 	free(f->tids);
 	free(f->comm_ok);
@@ -263,7 +329,7 @@ static bool in_list(const uint32_t *v, int n, uint32_t x)
 }
 
 bool filter__task(const struct filter *f, const struct model *m, uint32_t pid,
-		  uint32_t tid, uint32_t comm, uint64_t time)
+		  uint32_t tid, uint32_t comm, uint64_t cgroup, uint64_t time)
 {
 	if (time < f->t_lo || time > f->t_hi)
 		return false;
@@ -272,6 +338,8 @@ bool filter__task(const struct filter *f, const struct model *m, uint32_t pid,
 	if (f->ntids && !in_list(f->tids, f->ntids, tid))
 		return false;
 	if (f->comm_ok && (comm >= model__nr_comms(m) || !f->comm_ok[comm]))
+		return false;
+	if (!filter__cgroup(f, m, cgroup))
 		return false;
 	if (f->threads != FILTER_THREADS_ALL &&
 	    model__is_kthread(m, tid) != (f->threads == FILTER_THREADS_KERNEL))
@@ -290,7 +358,7 @@ bool filter__offcpu(const struct filter *f, const struct model *m,
 		return false;
 	if (f->open_only && !(e->open & (CAP_OFFCPU_OPEN_START | CAP_OFFCPU_OPEN_END)))
 		return false;
-	return filter__task(f, m, e->pid, e->tid, comm, from);
+	return filter__task(f, m, e->pid, e->tid, comm, e->cgroup, from);
 }
 
 static bool any_offcpu(const struct filter *f, const struct model *m)
@@ -310,7 +378,8 @@ static bool any_cpu(const struct filter *f, const struct model *m)
 	const struct cap_cpu *e = model__cpu(m, &n);
 
 	for (i = 0; i < n; i++, e++)
-		if (filter__task(f, m, e->pid, e->tid, model__comm_id(m, e->tid, e->time), e->time))
+		if (filter__task(f, m, e->pid, e->tid, model__comm_id(m, e->tid, e->time), e->cgroup,
+				 e->time))
 			return true;
 	return false;
 }
@@ -322,7 +391,7 @@ static bool any_bio(const struct filter *f, const struct model *m)
 	const uint32_t *comms = model__bio_comms(m);
 
 	for (i = 0; i < n; i++, b++)
-		if (filter__task(f, m, b->pid, b->tid, comms[i], b->complete_time))
+		if (filter__task(f, m, b->pid, b->tid, comms[i], b->cgroup, b->complete_time))
 			return true;
 	return false;
 }

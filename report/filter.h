@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
 /*
  * Report-time filters, with the recorder's meanings: -p PIDs, -t TIDs,
- * --comm NAMEs, --time START,END, -m/-M block time, --state MASK, -u/-k
+ * --comm NAMEs, --cgroup PATTERNs, --time START,END, -m/-M block time, --state MASK, -u/-k
  * thread kind, -U/-K stack part, -e event kinds.
  *
  * Fill the fields (or call the setters), filter__bind() once against the
@@ -41,6 +41,9 @@ struct filter {
 	char **comms;          /* owned (filter__free) */
 	int ncomms;
 	size_t comms_cap;
+	char **cgroups;        /* --cgroup patterns, owned (filter__free) */
+	int ncgroups;
+	size_t cgroups_cap;
 	struct filter_when from, to;
 	uint64_t min_ns, max_ns; /* off-CPU duration bounds, of the part seen
 				  * (model__offcpu_seen()); max 0: none */
@@ -55,6 +58,7 @@ struct filter {
 	/* set by filter__bind() */
 	uint64_t t_lo, t_hi;   /* monotonic ns, [t_lo, t_hi] */
 	uint8_t *comm_ok;      /* per model comm id */
+	uint8_t *cgroup_ok;    /* per model cgroup (model__cgroup_index()) */
 	bool bound;
 };
 
@@ -67,14 +71,23 @@ int filter__parse_time(struct filter *f, const char *spec);
 /* Add comma-separated names to --comm. 0, -EINVAL or -ENOMEM. */
 int filter__add_comms(struct filter *f, const char *list);
 
+/* Add comma-separated patterns to --cgroup: an event is kept when one
+ * matches its cgroup's path, its container's ID or its pod's UID; a
+ * pattern with '*', '?' or '[' as a glob over the whole string (fnmatch(3),
+ * '*' crossing '/'), else as a substring. Events whose cgroup is unknown
+ * never match. 0, -EINVAL or -ENOMEM. */
+int filter__add_cgroups(struct filter *f, const char *list);
+/* Does cgroup id (an event's) pass --cgroup? */
+bool filter__cgroup(const struct filter *f, const struct model *m, uint64_t cgroup);
+
 /* Resolve against the model. 0, -EINVAL (START after END) or -ENOMEM. */
 int filter__bind(struct filter *f, const struct model *m);
 void filter__free(struct filter *f);
 
 bool filter__kind(const struct filter *f, enum cap_kind kind);
-/* Thread, process, name and time checks common to every kind. */
+/* Thread, process, name, cgroup and time checks common to every kind. */
 bool filter__task(const struct filter *f, const struct model *m, uint32_t pid,
-		  uint32_t tid, uint32_t comm, uint64_t time);
+		  uint32_t tid, uint32_t comm, uint64_t cgroup, uint64_t time);
 bool filter__offcpu(const struct filter *f, const struct model *m,
 		    const struct cap_offcpu *e, uint32_t comm);
 /* The capture has events of the kinds selected, and the filters pass none. */

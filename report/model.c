@@ -87,6 +87,8 @@ static int on_thread(struct model *m, const struct cap_record *r)
 		.pid = r->thread.pid,
 		.flags = r->thread.flags,
 		.seq = m->nr_threads,
+		.ns_tid = r->thread.ns_tid,
+		.ns_pid = r->thread.ns_pid,
 	};
 	struct model_exec e = { .time = r->thread.time, .pid = r->thread.pid };
 	int err;
@@ -265,6 +267,8 @@ static int on_record(struct model *m, const struct cap_record *r)
 		return model_pack_record(m, r);
 	case CAP_REC_PY_CODE:
 		return model_py_record(m, r);
+	case CAP_REC_CGROUP:
+		return model_cgroup_record(m, r);
 	}
 	return 0; /* BLOCK and unknown types carry nothing we need */
 }
@@ -283,7 +287,7 @@ static uint64_t mem_usage(const struct model *m)
 	       idmap__bytes(&m->strings) +
 	       idmap__bytes(&m->stacks) + idmap__bytes(&m->comm_ids) +
 	       idmap__bytes(&m->forks) + idmap__bytes(&m->bdev_ids) + model_pack_bytes(m) +
-	       model_py_bytes(m);
+	       model_py_bytes(m) + model_cgroup_bytes(m);
 }
 
 static void note_loss(struct model *m, struct cap_reader *rd, int ret, uint64_t limit)
@@ -425,5 +429,6 @@ void model__free(struct model *m)
 	if (m->ksymtab)
 		ksymtab__free(m->ksymtab);
 	model_pack_free(m);
+	model_cgroup_free(m);
 	free(m);
 }

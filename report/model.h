@@ -141,6 +141,32 @@ size_t model__nr_comms(const struct model *m);
 /* Kernel thread: a THREAD record flagged it, or tid 0 (idle). */
 bool model__is_kthread(const struct model *m, uint32_t tid);
 
+/* The ids tid had inside its own PID namespace at `time` (the THREAD
+ * record model__comm_id() takes): true with *ns_pid and *ns_tid set when
+ * the capture knows them (format 1.5), false (both 0) otherwise. */
+bool model__ns_ids(const struct model *m, uint32_t tid, uint64_t time, uint32_t *ns_pid,
+		   uint32_t *ns_tid);
+
+/* The cgroups (CGROUP records, FORMAT.md §4.25) in file order, the first
+ * definition of each id; pointers live as long as the model. */
+struct container;
+struct model_cgroup_info {
+	uint64_t id;
+	uint64_t time;        /* when the path was taken */
+	uint32_t flags;       /* CAP_CGROUP_F_* */
+	const char *path;     /* below the cgroup2 mount, "/" the root */
+	const struct container *container; /* kind CONTAINER_NONE without one */
+};
+size_t model__nr_cgroups(const struct model *m);
+/* Cgroup i (< model__nr_cgroups()): 0, or -ENOENT past the last. */
+int model__cgroup(const struct model *m, size_t i, struct model_cgroup_info *out);
+/* The index of cgroup id for model__cgroup(), or -1 (0, or never named). */
+long model__cgroup_index(const struct model *m, uint64_t id);
+/* The path of cgroup id, NULL when no CGROUP record names it. */
+const char *model__cgroup_path(const struct model *m, uint64_t id);
+/* Its container (report/container.h), NULL when no record names it. */
+const struct container *model__cgroup_container(const struct model *m, uint64_t id);
+
 /* The mapping of pid containing ip at `time`: the process's own mappings
  * since its last exec before `time` (the latest one at or before `time`,
  * else the earliest later one), else, before its first exec, those of its

@@ -4,6 +4,7 @@
 #define STKREC_REPORT_MODEL_INT_H
 
 #include <stdio.h>
+#include "report/container.h"
 #include "report/idmap.h"
 #include "report/model.h"
 
@@ -18,6 +19,7 @@ struct model_thread {
 	uint32_t flags;
 	uint32_t comm;
 	uint32_t seq;
+	uint32_t ns_tid, ns_pid; /* 0 unknown */
 };
 
 struct model_exec {
@@ -170,6 +172,9 @@ struct model {
 	struct model_py *pycodes; /* model_py.c: PY_CODE records as read */
 	size_t nr_pycodes, pycodes_cap;
 	struct idmap pycode_ids;  /* PY_CODE id -> index */
+	struct model_cgroup *cgroups; /* model_cgroup.c: CGROUP records, file order */
+	size_t nr_cgroups, cgroups_cap;
+	struct idmap cgroup_ids;  /* cgroup id -> index */
 
 	struct cap_offcpu *offcpu;
 	size_t nr_offcpu, offcpu_cap;
@@ -185,6 +190,14 @@ struct model {
 	struct idmap bio_by_done; /* (complete_time, sector) -> bio index */
 };
 
+/* A CGROUP record: its path in the pool, its container named. */
+struct model_cgroup {
+	uint64_t id, time;
+	uint64_t path_off;
+	uint32_t flags;
+	struct container ctr;
+};
+
 /* A PY_CODE record: its three strings in the pool. */
 struct model_py {
 	uint64_t qual_off, file_off, lt_off; /* pool offsets */
@@ -196,6 +209,11 @@ struct model_py {
 /* model_py.c: PY_CODE records (FORMAT.md §4.24). */
 int model_py_record(struct model *m, const struct cap_record *r);
 uint64_t model_py_bytes(const struct model *m);
+
+/* model_cgroup.c: CGROUP records (FORMAT.md §4.25). */
+int model_cgroup_record(struct model *m, const struct cap_record *r);
+uint64_t model_cgroup_bytes(const struct model *m);
+void model_cgroup_free(struct model *m);
 
 /* model_query.c, which the other model files call (it calls none of them): */
 /* A string into the pool at *off, read back by model__string(). */

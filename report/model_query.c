@@ -360,14 +360,17 @@ int model__stack(const struct model *m, uint32_t id, const uint64_t **ips)
 	return *v & 0xff;
 }
 
-uint32_t model__comm_id(const struct model *m, uint32_t tid, uint64_t time)
+/* The THREAD record of tid at time: the latest at or before it, else the
+ * earliest; NULL when tid has none. */
+static const struct model_thread *thread_at(const struct model *m, uint32_t tid,
+					    uint64_t time)
 {
 	const uint64_t *v = idmap__find(&m->thread_ids, tid, 0);
 	const struct model_thread *t;
 	uint32_t lo, hi;
 
 	if (!v)
-		return 0;
+		return NULL;
 	t = m->threads + RANGE_START(*v);
 	lo = 0;
 	hi = RANGE_COUNT(*v);
@@ -379,7 +382,24 @@ uint32_t model__comm_id(const struct model *m, uint32_t tid, uint64_t time)
 		else
 			hi = mid;
 	}
-	return t[lo ? lo - 1 : 0].comm;
+	return &t[lo ? lo - 1 : 0];
+}
+
+uint32_t model__comm_id(const struct model *m, uint32_t tid, uint64_t time)
+{
+	const struct model_thread *t = thread_at(m, tid, time);
+
+	return t ? t->comm : 0;
+}
+
+bool model__ns_ids(const struct model *m, uint32_t tid, uint64_t time, uint32_t *ns_pid,
+		   uint32_t *ns_tid)
+{
+	const struct model_thread *t = thread_at(m, tid, time);
+
+	*ns_pid = t ? t->ns_pid : 0;
+	*ns_tid = t ? t->ns_tid : 0;
+	return *ns_pid || *ns_tid;
 }
 
 const char *model__comm_name(const struct model *m, uint32_t comm_id)

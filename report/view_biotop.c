@@ -86,7 +86,7 @@ static int select_events(struct biotop *bt)
 		const struct cap_bio *b = &bt->bio[i];
 
 		if (filter__task(bt->ctx->filter, m, b->pid, b->tid, bt->comms[i],
-				 b->complete_time))
+				 b->cgroup, b->complete_time))
 			bt->order[bt->n++] = i;
 	}
 	qsort_r(bt->order, bt->n, sizeof(*bt->order), cmp_order, (void *)bt->bio);

@@ -93,16 +93,16 @@ static void show_frames(FILE *out, const struct rframe *fr, int from, int to)
 static int show_wait(struct chain *c, int hop, const struct cap_offcpu *e)
 {
 	const struct model *m = c->ctx->model;
-	char from_s[32], to_s[32], ec[VIEW_COMM_ESC];
+	char from_s[32], to_s[32], ec[VIEW_COMM_ESC], ns[VIEW_NS_MAX];
 	uint64_t from, seen = model__offcpu_seen(m, e, &from);
 	int n, nk, w, u;
 
 	view_fmt_reltime(m, from, from_s, sizeof(from_s));
 	view_fmt_reltime(m, end_of(e), to_s, sizeof(to_s));
-	fprintf(c->out, "%2d  %s %" PRIu32 "/%" PRIu32 " waited %" PRIu64 ".%03" PRIu64
+	fprintf(c->out, "%2d  %s %" PRIu32 "/%" PRIu32 "%s waited %" PRIu64 ".%03" PRIu64
 		" ms, %s to %s%s%s\n", hop,
 		esc__str(model__comm_name(m, model__comm_id(m, e->tid, e->start)), ec, sizeof(ec)),
-		e->pid, e->tid, seen / 1000000, seen / 1000 % 1000, from_s, to_s,
+		e->pid, e->tid, view_ns_ids(m, e->pid, e->tid, e->start, ns), seen / 1000000, seen / 1000 % 1000, from_s, to_s,
 		(e->open & CAP_OFFCPU_OPEN_START) ? " (began before the recording)" : "",
 		(e->open & CAP_OFFCPU_OPEN_END) ? " (still waiting at the end)" : "");
 	n = view_frames(c->ctx, e->pid, e->start, e->ustack, e->kstack, c->fr, &nk);
@@ -122,7 +122,7 @@ static int show_waker(struct chain *c, const struct cap_wakeup *wk, uint32_t *ne
 {
 	const struct model *m = c->ctx->model;
 	const struct cap_bio *b;
-	char at[32], label[48];
+	char at[32], label[48], ns[VIEW_NS_MAX];
 	int n, nk;
 
 	view_fmt_reltime(m, wk->time, at, sizeof(at));
@@ -132,7 +132,8 @@ static int show_waker(struct chain *c, const struct cap_wakeup *wk, uint32_t *ne
 	fprintf(c->out, "      woken at %s by ", at);
 	esc__fputs(view_waker_comm(c->ctx, wk), c->out);
 	if (wk->waker_tid)
-		fprintf(c->out, " %" PRIu32 "/%" PRIu32, wk->waker_pid, wk->waker_tid);
+		fprintf(c->out, " %" PRIu32 "/%" PRIu32 "%s", wk->waker_pid, wk->waker_tid,
+			view_ns_ids(m, wk->waker_pid, wk->waker_tid, wk->time, ns));
 	fputs(":", c->out);
 	show_frames(c->out, c->fr, nk, n);
 	if (nk)

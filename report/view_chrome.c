@@ -16,7 +16,10 @@
  *     any Linux pid): each request an async span ("b" at issue, "e" at
  *     completion; spans in flight together overlap), args its op, bytes,
  *     device number, sector, error and submitter (comm, pid, tid, stacks);
- *   - process, thread and device names as metadata ("M"), last.
+ *   - process, thread and device names as metadata ("M"), last; a process
+ *     whose cgroup is known gets "process_labels" too: its container
+ *     (container__name()'s RUNTIME:ID) and its cgroup's path, as its
+ *     main thread's (else first thread's) first event had them.
  *
  * Times are microseconds since the capture start, with nanoseconds as
  * three decimals. Events go out in the capture's order (viewers sort), as
@@ -41,6 +44,7 @@ struct cstack {
 
 struct cthread {
 	uint32_t pid, tid, comm;
+	uint64_t cgroup;      /* its first event's */
 };
 
 struct cdev {
@@ -110,7 +114,7 @@ static const struct cstack *named_stack(struct chrome *c, const struct view_evin
 /* The name of the thread's track (its first event's comm) into *comm. */
 static int note_thread(struct chrome *c, const struct view_evinfo *ev, uint32_t *comm)
 {
-	struct cthread t = { ev->pid, ev->tid, ev->comm };
+	struct cthread t = { ev->pid, ev->tid, ev->comm, ev->cgroup };
 	uint64_t *v;
 	int ret = idmap__upsert(&c->thread_ids, (uint64_t)ev->pid << 32 | ev->tid, 0,
 				c->nthreads, &v);
@@ -270,6 +274,31 @@ static const char *process_name(const struct chrome *c, const struct cthread *t)
 	return model__comm_name(m, comm ? comm : t->comm);
 }
 
+/* "process_labels" of a process with a known cgroup: "CONTAINER,PATH"
+ * (the container left out when none is named). */
+static void put_labels(struct chrome *c, const struct cthread *t)
+{
+	const struct model *m = c->ctx->model;
+	const uint64_t *v = idmap__find(&c->thread_ids, (uint64_t)t->pid << 32 | t->pid, 0);
+	uint64_t cg = v ? c->threads[*v].cgroup : t->cgroup;
+	char cbuf[VIEW_CONTAINER_MAX], gbuf[VIEW_CGROUP_MAX];
+	const char *ctr, *path;
+
+	if (!cg)
+		return;
+	ctr = view_container(m, cg, cbuf, NULL);
+	path = view_cgroup(m, cg, gbuf);
+	sep(c);
+	fprintf(c->out, "{\"ph\":\"M\",\"name\":\"process_labels\",\"pid\":%" PRIu32
+		",\"tid\":%" PRIu32 ",\"args\":{\"labels\":\"", t->pid, t->pid);
+	if (strcmp(ctr, "-")) {
+		view_json_chars(c->out, ctr);
+		fputc(',', c->out);
+	}
+	view_json_chars(c->out, path);
+	fputs("\"}}", c->out);
+}
+
 /* Process and thread names, then the devices'. */
 static int put_names(struct chrome *c)
 {
@@ -286,8 +315,10 @@ static int put_names(struct chrome *c)
 		ret = idmap__upsert(&pids, t->pid, 0, 0, &v);
 		if (ret < 0)
 			break;
-		if (ret)
+		if (ret) {
 			put_meta(c, "process_name", t->pid, t->pid, process_name(c, t), "");
+			put_labels(c, t);
+		}
 		put_meta(c, "thread_name", t->pid, t->tid, model__comm_name(m, t->comm), "");
 	}
 	idmap__fini(&pids);

@@ -4,6 +4,7 @@
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
+#include "report/container.h"
 #include "report/views_int.h"
 #include "util/array.h"
 
@@ -11,6 +12,7 @@ void agg__fini(struct agg *a)
 {
 	free(a->g);
 	idmap__fini(&a->idx);
+	idmap__fini(&a->tuples);
 	memset(a, 0, sizeof(*a));
 }
 
@@ -33,14 +35,36 @@ static void agg_max(struct agg_group *g, const struct agg_ev *ev)
 	g->max_offcpu = ev->e;
 }
 
-static int agg_add(struct agg *a, const struct agg_group *key, const struct agg_ev *ev)
+/* The second half of a group's key: its stacks, or with AGG_BY_CGROUP a
+ * number for (stacks, cgroup), which do not fit one 64-bit half. */
+static int agg_key_b(struct agg *a, const struct agg_group *key, unsigned flags,
+		     uint64_t *b)
 {
-	struct agg_group *g;
 	uint64_t *slot;
 	int ret;
 
-	ret = idmap__upsert(&a->idx, (uint64_t)key->pid << 32 | key->comm,
-			    (uint64_t)key->ustack << 32 | key->kstack, a->n, &slot);
+	*b = (uint64_t)key->ustack << 32 | key->kstack;
+	if (!(flags & AGG_BY_CGROUP))
+		return 0;
+	ret = idmap__upsert(&a->tuples, *b, key->cgroup, a->ntuples, &slot);
+	if (ret < 0)
+		return ret;
+	a->ntuples += ret;
+	*b = *slot;
+	return 0;
+}
+
+static int agg_add(struct agg *a, const struct agg_group *key, const struct agg_ev *ev,
+		   unsigned flags)
+{
+	struct agg_group *g;
+	uint64_t *slot, b;
+	int ret;
+
+	ret = agg_key_b(a, key, flags, &b);
+	if (ret)
+		return ret;
+	ret = idmap__upsert(&a->idx, (uint64_t)key->pid << 32 | key->comm, b, a->n, &slot);
 	if (ret < 0)
 		return ret;
 	if (ret == 1) {
@@ -75,6 +99,7 @@ static bool offcpu_ev(const struct report_ctx *ctx, const struct cap_offcpu *e,
 	key->pid = e->pid;
 	key->ustack = e->ustack;
 	key->kstack = e->kstack;
+	key->cgroup = e->cgroup;
 	return filter__offcpu(ctx->filter, m, e, ev->comm);
 }
 
@@ -86,7 +111,9 @@ static bool cpu_ev(const struct report_ctx *ctx, const struct cap_cpu *e,
 	key->pid = e->pid;
 	key->ustack = e->ustack;
 	key->kstack = e->kstack;
-	return filter__task(ctx->filter, ctx->model, e->pid, e->tid, ev->comm, e->time);
+	key->cgroup = e->cgroup;
+	return filter__task(ctx->filter, ctx->model, e->pid, e->tid, ev->comm, e->cgroup,
+			    e->time);
 }
 
 /* One loop for both kinds; inlined once per kind, so that each loop reads
@@ -107,7 +134,9 @@ collect(struct agg *a, const struct report_ctx *ctx, unsigned flags,
 		key.comm = (flags & AGG_ANY_COMM) ? 0 : ev.comm;
 		key.ustack = filter__ustack(f, key.ustack);
 		key.kstack = filter__kstack(f, key.kstack);
-		err = agg_add(a, &key, &ev);
+		if (!(flags & AGG_BY_CGROUP))
+			key.cgroup = 0;
+		err = agg_add(a, &key, &ev, flags);
 		if (err)
 			return err;
 	}
@@ -273,6 +302,53 @@ const char *view_srcline(const struct report_ctx *ctx, const char *file, int lin
 	return buf;
 }
 
+const char *view_cgroup(const struct model *m, uint64_t id, char *buf)
+{
+	const char *path = model__cgroup_path(m, id);
+
+	if (path)
+		return path;
+	if (!id)
+		return "[unknown]";
+	snprintf(buf, VIEW_CGROUP_MAX, "[cgroup %" PRIu64 "]", id);
+	return buf;
+}
+
+const char *view_container(const struct model *m, uint64_t id, char *buf, const char **full)
+{
+	const struct container *c = model__cgroup_container(m, id);
+	static const struct container none;
+
+	if (!c)
+		c = &none;
+	if (full)
+		*full = c->kind == CONTAINER_POD ? c->pod_uid : c->id;
+	return container__name(c, buf, VIEW_CONTAINER_MAX);
+}
+
+const char *view_ns_ids(const struct model *m, uint32_t pid, uint32_t tid, uint64_t time,
+			char *buf)
+{
+	uint32_t ns_pid, ns_tid;
+
+	if (!model__ns_ids(m, tid, time, &ns_pid, &ns_tid) || (ns_pid == pid && ns_tid == tid))
+		return "";
+	snprintf(buf, VIEW_NS_MAX, " ns %" PRIu32 "/%" PRIu32, ns_pid, ns_tid);
+	return buf;
+}
+
+void view_put_cgroup(const struct model *m, uint64_t cgroup, FILE *out)
+{
+	char buf[VIEW_CONTAINER_MAX];
+
+	if (!cgroup)
+		return;
+	view_put_name(" cgroup ", view_cgroup(m, cgroup, buf), out);
+	if (model__cgroup_container(m, cgroup) &&
+	    strcmp(view_container(m, cgroup, buf, NULL), "-"))
+		view_put_name(" container ", buf, out);
+}
+
 void view_fmt_reltime(const struct model *m, uint64_t t, char *buf, size_t len)
 {
 	uint64_t start = model__header(m)->start_time, d;
@@ -411,18 +487,20 @@ int view_events(const struct report_ctx *ctx, unsigned kinds, struct view_event 
 	}
 	for (i = 0; wanted(f, kinds, CAP_KIND_CPU) && i < n1; i++) {
 		if (filter__task(f, m, cpu[i].pid, cpu[i].tid,
-				 model__comm_id(m, cpu[i].tid, cpu[i].time), cpu[i].time))
+				 model__comm_id(m, cpu[i].tid, cpu[i].time), cpu[i].cgroup,
+				 cpu[i].time))
 			v[k++] = (struct view_event){ cpu[i].time, i, cpu[i].pid, cpu[i].tid,
 						      CAP_KIND_CPU };
 	}
 	for (i = 0; wanted(f, kinds, CAP_KIND_BIO) && i < n2; i++) {
-		if (filter__task(f, m, bio[i].pid, bio[i].tid, bcomm[i], bio[i].complete_time))
+		if (filter__task(f, m, bio[i].pid, bio[i].tid, bcomm[i], bio[i].cgroup,
+				 bio[i].complete_time))
 			v[k++] = (struct view_event){ bio[i].complete_time, i, bio[i].pid,
 						      bio[i].tid, CAP_KIND_BIO };
 	}
 	for (i = 0; wanted(f, kinds, CAP_KIND_WAKEUP) && i < n3; i++) {
 		if (filter__task(f, m, w[i].pid, w[i].tid, model__comm_id(m, w[i].tid, w[i].time),
-				 w[i].time))
+				 w[i].cgroup, w[i].time))
 			v[k++] = (struct view_event){ w[i].time, i, w[i].pid, w[i].tid,
 						      CAP_KIND_WAKEUP };
 	}
@@ -442,18 +520,18 @@ void view_event_info(const struct report_ctx *ctx, const struct view_event *e,
 		const struct cap_offcpu *o = model__offcpu(m, &n) + e->idx;
 
 		*out = (struct view_evinfo){ o->start, o->start + o->duration, o->pid, o->tid,
-					     0, o->cpu, o->ustack, o->kstack };
+					     0, o->cpu, o->ustack, o->kstack, o->cgroup };
 	} else if (e->kind == CAP_KIND_CPU) {
 		const struct cap_cpu *c = model__cpu(m, &n) + e->idx;
 
 		*out = (struct view_evinfo){ c->time, c->time, c->pid, c->tid, 0, c->cpu,
-					     c->ustack, c->kstack };
+					     c->ustack, c->kstack, c->cgroup };
 	} else {
 		const struct cap_bio *b = model__bio(m, &n) + e->idx;
 
 		*out = (struct view_evinfo){ b->issue_time, b->complete_time, b->pid, b->tid,
 					     model__bio_comms(m)[e->idx], -1, b->ustack,
-					     b->kstack };
+					     b->kstack, b->cgroup };
 	}
 	if (e->kind != CAP_KIND_BIO)
 		out->comm = model__comm_id(m, out->tid, out->start);

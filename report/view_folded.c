@@ -162,7 +162,8 @@ static int fold_bio(struct folded *fo, const struct report_ctx *ctx, struct rfra
 
 	b = model__bio(m, &n);
 	for (i = 0; i < n && !err; i++, b++) {
-		if (!filter__task(ctx->filter, m, b->pid, b->tid, comms[i], b->complete_time))
+		if (!filter__task(ctx->filter, m, b->pid, b->tid, comms[i], b->cgroup,
+				  b->complete_time))
 			continue;
 		start = fo->len;
 		err = fold_frame(fo, model__comm_name(m, comms[i]), "");

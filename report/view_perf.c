@@ -21,10 +21,12 @@
 #define GRAPH_LABEL_MAX 1024
 
 static const char *const col_names[SORT_MAX] = { "Command", "Pid", "Shared Object", "Symbol",
-						 "Wait site", "User symbol" };
+						 "Wait site", "User symbol", "Cgroup",
+						 "Container" };
 
 struct prow {
 	uint32_t grp, comm, pid;
+	uint64_t cgroup;
 	bool kernel, wkernel;
 	const char *dso, *sym;
 	const char *wait;     /* the wait's site (view_wait_site()) */
@@ -44,6 +46,7 @@ struct ptable {
 	const enum view_sort *keys;
 	int nkeys;
 	struct agg a;
+	unsigned agg_flags;   /* AGG_BY_CGROUP when a key needs it */
 	struct prow *rows;
 	struct pentry *ent;
 	size_t nent;
@@ -53,6 +56,7 @@ struct ptable {
 static int cmp_key(const struct ptable *t, const struct prow *a, const struct prow *b,
 		   enum view_sort k)
 {
+	char ba[VIEW_CONTAINER_MAX], bb[VIEW_CONTAINER_MAX];
 	int c;
 
 	switch (k) {
@@ -68,6 +72,12 @@ static int cmp_key(const struct ptable *t, const struct prow *a, const struct pr
 		return c ? c : (int)a->wkernel - (int)b->wkernel;
 	case SORT_USYM:
 		return strcmp(a->usym, b->usym);
+	case SORT_CGROUP:
+		return strcmp(view_cgroup(t->ctx->model, a->cgroup, ba),
+			      view_cgroup(t->ctx->model, b->cgroup, bb));
+	case SORT_CONTAINER:
+		return strcmp(view_container(t->ctx->model, a->cgroup, ba, NULL),
+			      view_container(t->ctx->model, b->cgroup, bb, NULL));
 	default:
 		c = strcmp(a->sym, b->sym);
 		if (c || a->kernel != b->kernel)
@@ -112,7 +122,7 @@ static int cmp_ent(const void *pa, const void *pb, void *arg)
 static void cell_raw(const struct ptable *t, const struct prow *r, enum view_sort k,
 		     char *buf, size_t len)
 {
-	char src[VIEW_SRCLINE_MAX];
+	char src[VIEW_SRCLINE_MAX], cb[VIEW_CONTAINER_MAX];
 
 	switch (k) {
 	case SORT_COMM:
@@ -129,6 +139,12 @@ static void cell_raw(const struct ptable *t, const struct prow *r, enum view_sor
 		break;
 	case SORT_USYM:
 		snprintf(buf, len, "[.] %s", r->usym);
+		break;
+	case SORT_CGROUP:
+		snprintf(buf, len, "%s", view_cgroup(t->ctx->model, r->cgroup, cb));
+		break;
+	case SORT_CONTAINER:
+		snprintf(buf, len, "%s", view_container(t->ctx->model, r->cgroup, cb, NULL));
 		break;
 	default:
 		snprintf(buf, len, "[%c] %s%s", r->kernel ? 'k' : '.', r->sym,
@@ -175,7 +191,7 @@ static int build_rows(struct ptable *t, enum cap_kind kind, struct rframe *fr)
 		n = view_frames(t->ctx, g->pid, g->first_time, g->ustack, g->kstack, fr, &nk);
 		if (n < 0)
 			return n;
-		*r = (struct prow){ .grp = i, .comm = g->comm, .pid = g->pid,
+		*r = (struct prow){ .grp = i, .comm = g->comm, .pid = g->pid, .cgroup = g->cgroup,
 				    .dso = "[unknown]", .sym = "[unknown]", .wait = "[unknown]",
 				    .usym = "[unknown]",
 				    .weight = kind == CAP_KIND_OFFCPU ? g->total : g->count };
@@ -388,7 +404,8 @@ static int bio_rows(const struct report_ctx *ctx, struct biorow **out, size_t *n
 	if (!rows)
 		return -ENOMEM;
 	for (i = 0; i < n; i++, b++) {
-		if (!filter__task(ctx->filter, m, b->pid, b->tid, comms[i], b->complete_time))
+		if (!filter__task(ctx->filter, m, b->pid, b->tid, comms[i], b->cgroup,
+				  b->complete_time))
 			continue;
 		ret = idmap__upsert(&idx, comms[i], (uint64_t)b->major << 32 | b->minor, nr,
 				    &slot);
@@ -688,10 +705,13 @@ static int stack_table(const struct report_ctx *ctx, enum cap_kind kind, FILE *o
 		t.keys = ctx->opts.sort;
 		t.nkeys = ctx->opts.nsort;
 	}
+	for (i = 0; i < (size_t)t.nkeys; i++)
+		if (t.keys[i] == SORT_CGROUP || t.keys[i] == SORT_CONTAINER)
+			t.agg_flags = AGG_BY_CGROUP;
 	fr = malloc(VIEW_MAX_FRAMES * sizeof(*fr));
 	if (!fr)
 		return -ENOMEM;
-	err = agg__collect(&t.a, ctx, kind, 0);
+	err = agg__collect(&t.a, ctx, kind, t.agg_flags);
 	if (!err)
 		err = build_rows(&t, kind, fr);
 	if (!err)

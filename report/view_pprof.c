@@ -9,7 +9,10 @@
  * sampling period), off-CPU waits and their nanoseconds (of a wait open at
  * the capture's start, the part seen, as the report), block I/O
  * requests and their bytes. comm, pid and tid are labels (block I/O adds
- * its op); a block request's disk is its innermost frame, as in --folded.
+ * its op; an event with a known cgroup adds "cgroup", its path, and
+ * where a container is named "container_id", its full ID, unit or machine
+ * name, and "pod_uid"); a block request's disk is its innermost frame, as
+ * in --folded.
  * Frames come from the resolver, as every view names them: a run of
  * inlined frames and the function they were inlined into is one location
  * with one line each. A user location's mapping is the process's mapping
@@ -26,6 +29,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <zlib.h>
+#include "report/container.h"
 #include "report/pbwrite.h"
 #include "report/views_int.h"
 #include "util/array.h"
@@ -57,6 +61,7 @@ static const char *const vt_names[CAP_KIND_SIDEBAND][2][2] = {
 struct psample {
 	uint32_t kind, pid, tid, comm, ustack, kstack, major, minor, op;
 	uint32_t epoch;
+	uint64_t cgroup;
 	uint64_t time;        /* the first event's: its stacks are named then */
 	uint64_t count, total;
 };
@@ -426,10 +431,44 @@ static void put_label(struct pprof *pp, uint64_t key, uint64_t str, uint64_t num
 	pb_end(&pp->pb, mark);
 }
 
+/* "cgroup", "container_id" and "pod_uid" where known: what a fleet
+ * profiler splits a profile by. The strings go out before the sample. */
+static void cgroup_label_ids(struct pprof *pp, uint64_t cgroup, uint64_t ids[6])
+{
+	const struct container *c = model__cgroup_container(pp->ctx->model, cgroup);
+	const char *path = model__cgroup_path(pp->ctx->model, cgroup);
+	char buf[VIEW_CGROUP_MAX];
+
+	memset(ids, 0, 6 * sizeof(*ids));
+	if (!cgroup)
+		return;
+	ids[0] = str_id(pp, "cgroup");
+	/* str_id() knows strings by address: the model's live as long, a
+	 * name made here is a new entry (an id no CGROUP record names) */
+	ids[1] = path ? str_id(pp, path) : str_new(pp, view_cgroup(pp->ctx->model, cgroup, buf));
+	if (c && c->id[0]) {
+		ids[2] = str_id(pp, "container_id");
+		ids[3] = str_id(pp, c->id);
+	}
+	if (c && c->pod_uid[0]) {
+		ids[4] = str_id(pp, "pod_uid");
+		ids[5] = str_id(pp, c->pod_uid);
+	}
+}
+
+static void put_cgroup_labels(struct pprof *pp, const uint64_t ids[6])
+{
+	int i;
+
+	for (i = 0; i < 6; i += 2)
+		if (ids[i])
+			put_label(pp, ids[i], ids[i + 1], 0);
+}
+
 static int put_sample(struct pprof *pp, const struct psample *s)
 {
 	static const char *const ops[] = { "R", "W", "F", "D", "?" };
-	uint64_t comm, kcomm, kpid, ktid, kop = 0, op = 0;
+	uint64_t comm, kcomm, kpid, ktid, kop = 0, op = 0, cg[6];
 	int n = sample_locs(pp, s), i, slot = pp->slot[s->kind];
 	size_t mark, part;
 
@@ -443,6 +482,7 @@ static int put_sample(struct pprof *pp, const struct psample *s)
 		kop = str_id(pp, "op");
 		op = str_id(pp, ops[s->op < 4 ? s->op : 4]);
 	}
+	cgroup_label_ids(pp, s->cgroup, cg);
 	mark = pb_begin(&pp->pb, P_SAMPLE);
 	part = pb_begin(&pp->pb, S_LOCATION);
 	for (i = 0; i < n; i++)
@@ -464,6 +504,7 @@ static int put_sample(struct pprof *pp, const struct psample *s)
 	put_label(pp, ktid, 0, s->tid);
 	if (kop)
 		put_label(pp, kop, op, 0);
+	put_cgroup_labels(pp, cg);
 	pb_end(&pp->pb, mark);
 	return pp_flush(pp);
 }
@@ -499,6 +540,7 @@ static int add_event(struct pprof *pp, const struct view_event *e)
 	k.pid = ev.pid, k.tid = ev.tid, k.comm = ev.comm;
 	k.ustack = ev.ustack, k.kstack = ev.kstack;
 	k.epoch = model__exec_epoch(m, ev.pid, ev.start);
+	k.cgroup = ev.cgroup;
 	if (e->kind == CAP_KIND_OFFCPU) {
 		uint64_t from;
 

@@ -33,11 +33,11 @@ static int cmp_event(const void *pa, const void *pb)
 static void print_head(const struct report_ctx *ctx, const char *comm, uint32_t pid,
 		       uint32_t tid, int64_t cpu, uint64_t time, FILE *out)
 {
-	char rel[32], ec[VIEW_COMM_ESC];
+	char rel[32], ec[VIEW_COMM_ESC], ns[VIEW_NS_MAX];
 
 	view_fmt_reltime(ctx->model, time, rel, sizeof(rel));
-	fprintf(out, "%16s %7" PRIu32 "/%-7" PRIu32 " ", esc__str(comm, ec, sizeof(ec)), pid,
-		tid);
+	fprintf(out, "%16s %7" PRIu32 "/%-7" PRIu32 "%s ", esc__str(comm, ec, sizeof(ec)), pid,
+		tid, view_ns_ids(ctx->model, pid, tid, time, ns));
 	if (cpu >= 0)
 		fprintf(out, "[%03" PRId64 "] %s: ", cpu, rel);
 	else
@@ -141,8 +141,10 @@ static int print_sampled(const struct report_ctx *ctx, const struct view_event *
 
 		fprintf(out, "offcpu: %" PRIu64 " us state 0x%" PRIx32 "%s",
 			view_ns_to_us(off->duration), off->state, open_mark(off->open));
+		view_put_cgroup(m, off->cgroup, out);
 	} else {
 		fputs("cpu:", out);
+		view_put_cgroup(m, (model__cpu(m, &nev) + e->idx)->cgroup, out);
 	}
 	n = view_frames(ctx, ev.pid, ev.start, ev.ustack, ev.kstack, fr, NULL);
 	if (n < 0)
@@ -172,6 +174,7 @@ static int print_bio(const struct report_ctx *ctx, const struct view_event *s,
 		b->sector, view_ns_to_us(lat));
 	if (b->error)
 		fprintf(out, " error %" PRId32, b->error);
+	view_put_cgroup(m, b->cgroup, out);
 	if (!b->ustack && !b->kstack) {
 		fputc('\n', out);
 		return 0;
@@ -192,13 +195,15 @@ static int print_wakeup(const struct report_ctx *ctx, const struct view_event *s
 	size_t nev;
 	const struct cap_wakeup *w = model__wakeups(m, &nev) + s->idx;
 	const struct cap_bio *b;
-	char label[48];
+	char label[48], ns[VIEW_NS_MAX];
 	int n, nk;
 
 	print_head(ctx, view_waker_comm(ctx, w), w->waker_pid, w->waker_tid, w->cpu, s->time, out);
 	fputs("wakeup: woke ", out);
 	esc__fputs(model__comm_name(m, model__comm_id(m, w->tid, w->time)), out);
-	fprintf(out, " %" PRIu32 "/%" PRIu32, w->pid, w->tid);
+	fprintf(out, " %" PRIu32 "/%" PRIu32 "%s", w->pid, w->tid,
+		view_ns_ids(m, w->pid, w->tid, w->time, ns));
+	view_put_cgroup(m, w->cgroup, out);
 	n = view_waker_frames(ctx, w, fr, &nk);
 	if (n < 0)
 		return n;

@@ -164,19 +164,23 @@ static void put_frame_events(struct ss *ss, const uint32_t *f, int n, int64_t in
 	fwrite_unlocked(ss->ebuf, 1, p - ss->ebuf, ss->out);
 }
 
-/* {"type":TYPE,"name":"COMM PID/TID: WHAT[ #LANE]","unit":..., and the
- * opening of its events or samples. COMM is the thread's name at its last
- * event of the run (a thread renames itself early, if at all). */
+/* {"type":TYPE,"name":"COMM[ (CONTAINER)] PID/TID: WHAT[ #LANE]","unit":...,
+ * and the opening of its events or samples. COMM is the thread's name at
+ * its last event of the run (a thread renames itself early, if at all),
+ * CONTAINER its container there (container__name()'s RUNTIME:ID), where
+ * one is named. */
 static void put_head(struct ss *ss, const struct view_event *run, size_t n, const char *type,
 		     const char *what, size_t lane, size_t nlanes, const char *unit,
 		     int64_t lo, int64_t hi)
 {
+	char name[128 + VIEW_CONTAINER_MAX], ctr[VIEW_CONTAINER_MAX];
 	struct view_evinfo ev;
-	char name[128];
 
 	view_event_info(ss->ctx, &run[n - 1], &ev);
-	snprintf(name, sizeof(name), "%s %" PRIu32 "/%" PRIu32 ": %s",
-		 model__comm_name(ss->ctx->model, ev.comm), ev.pid, ev.tid, what);
+	view_container(ss->ctx->model, ev.cgroup, ctr, NULL);
+	snprintf(name, sizeof(name), "%s%s%s%s %" PRIu32 "/%" PRIu32 ": %s",
+		 model__comm_name(ss->ctx->model, ev.comm), strcmp(ctr, "-") ? " (" : "",
+		 strcmp(ctr, "-") ? ctr : "", strcmp(ctr, "-") ? ")" : "", ev.pid, ev.tid, what);
 	if (nlanes > 1)
 		snprintf(name + strlen(name), sizeof(name) - strlen(name), " #%zu", lane + 1);
 	fprintf(ss->out, "%s\n{\"type\":\"%s\",\"name\":", ss->first ? "" : ",", type);

@@ -45,7 +45,7 @@ static int print_waker_text(const struct report_ctx *ctx, const struct agg_group
 {
 	const struct cap_wakeup *w = g->max_offcpu ? model__waker(ctx->model, g->max_offcpu) : NULL;
 	const struct cap_bio *b;
-	char label[48];
+	char label[48], ns[VIEW_NS_MAX];
 	int i, k, n, nk;
 
 	if (!w)
@@ -55,7 +55,8 @@ static int print_waker_text(const struct report_ctx *ctx, const struct agg_group
 		return n;
 	view_put_name("        woken by ", view_waker_comm(ctx, w), out);
 	if (w->waker_tid)
-		fprintf(out, " %" PRIu32 "/%" PRIu32, w->waker_pid, w->waker_tid);
+		fprintf(out, " %" PRIu32 "/%" PRIu32 "%s", w->waker_pid, w->waker_tid,
+			view_ns_ids(ctx->model, w->waker_pid, w->waker_tid, w->time, ns));
 	k = view_wake_site(fr, nk);
 	for (i = nk; i < n && i < nk + 3; i++)
 		view_put_name(i == nk ? ": " : " <- ", fr[i].name, out);
@@ -76,14 +77,16 @@ static void print_text(const struct report_ctx *ctx, const struct agg_group *g,
 		       const struct rframe *fr, int n, int nk, FILE *out)
 {
 	const char *open = open_name(g->max_open);
-	char when[64], src[VIEW_SRCLINE_MAX], ec[VIEW_COMM_ESC];
+	char when[64], src[VIEW_SRCLINE_MAX], ec[VIEW_COMM_ESC], nsb[VIEW_NS_MAX];
+	/* the longest wait's thread, as its PID namespace knows it */
+	const char *ns = view_ns_ids(ctx->model, g->pid, g->max_tid, g->max_time, nsb);
 	int i;
 
 	view_fmt_walltime(ctx->model, g->max_time, when, sizeof(when));
-	fprintf(out, "%-7" PRIu32 " %-16s %7" PRIu64 " %12" PRIu64 " %12" PRIu64 "  %s%s%s\n",
+	fprintf(out, "%-7" PRIu32 " %-16s %7" PRIu64 " %12" PRIu64 " %12" PRIu64 "  %s%s%s%s%s\n",
 		g->pid, esc__str(model__comm_name(ctx->model, g->max_comm), ec, sizeof(ec)), g->count,
 		view_ns_to_us(g->total), view_ns_to_us(g->max), when, open ? "  open " : "",
-		open ? open : "");
+		open ? open : "", *ns ? " " : "", ns);
 	for (i = 0; i < n; i++) {
 		if (i == nk && nk)
 			fprintf(out, "        --\n");
@@ -113,6 +116,7 @@ static void print_json_open(const struct report_ctx *ctx, const struct agg_group
 static void print_json(const struct report_ctx *ctx, const struct agg_group *g,
 		       const struct rframe *fr, int n, bool first, FILE *out)
 {
+	uint32_t ns_pid, ns_tid;
 	char when[64];
 
 	view_fmt_walltime(ctx->model, g->max_time, when, sizeof(when));
@@ -122,6 +126,8 @@ static void print_json(const struct report_ctx *ctx, const struct agg_group *g,
 		", \"count\": %" PRIu64 ", \"total_us\": %" PRIu64 ", \"max_us\": %" PRIu64
 		", \"max_time\": \"%s\"", g->pid, g->max_tid, g->count,
 		view_ns_to_us(g->total), view_ns_to_us(g->max), when);
+	if (model__ns_ids(ctx->model, g->max_tid, g->max_time, &ns_pid, &ns_tid))
+		fprintf(out, ", \"ns_pid\": %" PRIu32 ", \"max_ns_tid\": %" PRIu32, ns_pid, ns_tid);
 	print_json_open(ctx, g, out);
 	fputs(", \"stack\": ", out);
 	view_json_stack(ctx, fr, n, out);

@@ -22,7 +22,11 @@
 #include "report/model.h"
 #include "report/resolve.h"
 
-enum view_sort { SORT_COMM, SORT_PID, SORT_DSO, SORT_SYM, SORT_WAIT, SORT_USYM, SORT_MAX };
+enum view_sort {
+	SORT_COMM, SORT_PID, SORT_DSO, SORT_SYM, SORT_WAIT, SORT_USYM,
+	SORT_CGROUP, SORT_CONTAINER, /* the event's cgroup path, its container */
+	SORT_MAX
+};
 
 struct report_opts {
 	enum view_sort sort[SORT_MAX]; /* perf view columns; nsort 0: comm,dso,sym

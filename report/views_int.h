@@ -53,6 +53,7 @@ void view_put_name(const char *sep, const char *name, FILE *out);
  * when grouped with AGG_ANY_COMM. value: off-CPU ns or 1 per CPU sample. */
 struct agg_group {
 	uint32_t pid, comm, ustack, kstack;
+	uint64_t cgroup;      /* with AGG_BY_CGROUP; else 0 */
 	uint64_t count, total, max; /* off-CPU: of the parts seen */
 	uint64_t max_time;    /* event time of the maximum (a wait: its part seen) */
 	uint64_t max_start;   /* the maximum's own start (a wait open at the
@@ -69,9 +70,12 @@ struct agg {
 	struct agg_group *g;
 	size_t n, cap;
 	struct idmap idx;
+	struct idmap tuples;  /* AGG_BY_CGROUP: (stacks, cgroup) -> number */
+	uint32_t ntuples;
 };
 
 #define AGG_ANY_COMM 0x1
+#define AGG_BY_CGROUP 0x2 /* groups of one cgroup each */
 
 /* Group the filtered events of kind (CAP_KIND_OFFCPU or CAP_KIND_CPU).
  * The -U/-K filter is applied to the stack ids. 0 or -ENOMEM. */
@@ -102,6 +106,29 @@ int view_user_site(const struct rframe *fr, int nk, int n);
  * The tables, -g, the folded stacks and top-waits put it after the name. */
 #define VIEW_SRCLINE_MAX 256
 const char *view_srcline(const struct report_ctx *ctx, const char *file, int line, char *buf);
+
+/* The cgroup of an event as the views print it: its path, "[unknown]"
+ * for 0, "[cgroup ID]" when no CGROUP record names it; into buf
+ * (VIEW_CGROUP_MAX) unless it is the path. */
+#define VIEW_CGROUP_MAX 32
+const char *view_cgroup(const struct model *m, uint64_t id, char *buf);
+/* Its container, container__name()'s "RUNTIME:ID" ("-" for none), in
+ * buf (VIEW_CONTAINER_MAX); *full (may be NULL) gets the full ID ("" for
+ * none). */
+#define VIEW_CONTAINER_MAX 300
+const char *view_container(const struct model *m, uint64_t id, char *buf, const char **full);
+
+/* " ns PID/TID": the ids tid had at `time` inside its own PID namespace,
+ * printed after its host "PID/TID" where they are known and differ from
+ * them; "" otherwise (every capture before format 1.5). Into buf
+ * (VIEW_NS_MAX) unless "". */
+#define VIEW_NS_MAX 32
+const char *view_ns_ids(const struct model *m, uint32_t pid, uint32_t tid, uint64_t time,
+			char *buf);
+/* " cgroup PATH container NAME" of an event's cgroup, the container part
+ * only where there is one; "" for the unknown cgroup (0), so that older
+ * captures print as before. To out, names escaped. */
+void view_put_cgroup(const struct model *m, uint64_t cgroup, FILE *out);
 
 /* "seconds.microseconds" of a monotonic time since the capture start. */
 void view_fmt_reltime(const struct model *m, uint64_t t, char *buf, size_t len);
@@ -141,6 +168,7 @@ struct view_evinfo {
 	uint32_t comm;        /* model__comm_name() id */
 	int32_t cpu;          /* -1 for block I/O */
 	uint32_t ustack, kstack; /* with -U/-K applied */
+	uint64_t cgroup;      /* 0 unknown */
 };
 void view_event_info(const struct report_ctx *ctx, const struct view_event *e,
 		     struct view_evinfo *out);

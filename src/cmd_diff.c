@@ -1,8 +1,10 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 /*
  * stkrec diff A B: compare two captures for one event kind. The filter and
- * symbol options are report's (src/report_cli.h) and apply to both sides;
- * the comparison itself is report/diff.h. Diagnostics go to stderr here.
+ * symbol options are report's (src/report_cli.h) and apply to both sides,
+ * but for --cgroup-a and --cgroup-b, each side's own --cgroup (so that one
+ * container can be compared with another); the comparison itself is
+ * report/diff.h. Diagnostics go to stderr here.
  */
 #include <errno.h>
 #include <getopt.h>
@@ -30,10 +32,13 @@ struct diff_cli {
 	enum diff_norm norm;
 	uint32_t max_rows;
 	struct model *m[2];
+	struct filter side[2]; /* --cgroup-a, --cgroup-b: their patterns only */
+	char *label[2];        /* "PATH (--cgroup-a P,...)" for the header */
 };
 
 enum {
 	OPT_NORMALIZE = REPORT_COMMON_OPT_END, OPT_NO_NORMALIZE, OPT_SVG, OPT_ICICLE,
+	OPT_CGROUP_A, OPT_CGROUP_B,
 };
 
 static const struct option diff_opts[] = {
@@ -45,6 +50,8 @@ static const struct option diff_opts[] = {
 	{ "svg", required_argument, NULL, OPT_SVG },
 	{ "icicle", no_argument, NULL, OPT_ICICLE },
 	{ "maxrows", required_argument, NULL, 'r' },
+	{ "cgroup-a", required_argument, NULL, OPT_CGROUP_A },
+	{ "cgroup-b", required_argument, NULL, OPT_CGROUP_B },
 	{ 0 },
 };
 
@@ -79,6 +86,9 @@ static void usage(FILE *f)
 		   "  --no-normalize        never scale B\n\n"
 		   "Filters and symbol options apply to both captures. One of A and B may be\n"
 		   "'-', standard input, read once (a file named '-': ./-).\n"
+		   "  --cgroup-a PATTERN,...  --cgroup for A alone, in place of --cgroup\n"
+		   "  --cgroup-b PATTERN,...  the same for B: A and B may be one capture,\n"
+		   "                        to compare one container with another\n"
 		   "%s\n"
 		   "Exit status: 0 ok, 2 bad usage, 3 a capture damaged (output partial),\n"
 		   "4 a capture unreadable.\n\n"
@@ -88,6 +98,7 @@ static void usage(FILE *f)
 		   "    stkrec diff --folded a.cap b.cap | flamegraph.pl > diff.svg\n"
 		   "    stkrec diff --svg diff.svg a.cap b.cap     # the same, no Perl\n"
 		   "    stkrec diff -e bio --comm postgres a.cap b.cap\n"
+		   "    stkrec diff --cgroup-a 3f4e5a6b7c8d --cgroup-b 9a8b7c6d5e4f x.cap x.cap\n"
 		   "    stkrec diff --no-normalize --time 5,15 a.cap b.cap\n"
 		   "    ssh prod stkrec record -o - -d 30 | stkrec diff base.cap -\n",
 		report_common_help);
@@ -134,6 +145,11 @@ static int parse_opt(struct diff_cli *c, int opt, const char *arg)
 			return report_bad_value("diff", "-r", arg);
 		c->max_rows = v;
 		return 0;
+	case OPT_CGROUP_A:
+	case OPT_CGROUP_B:
+		return filter__add_cgroups(&c->side[opt == OPT_CGROUP_B], arg) ?
+			report_bad_value("diff", opt == OPT_CGROUP_A ? "--cgroup-a" : "--cgroup-b",
+					 arg) : 0;
 	}
 	log_usage_error("diff", "unknown option");
 	return -EINVAL;
@@ -233,17 +249,56 @@ static void warn_empty(const struct diff_cli *c, const struct diff *d, enum cap_
 			 "to compare", cap_kind_name(k));
 }
 
+/* The side's --cgroup-a/-b patterns in place of the filter's --cgroup,
+ * and back (a swap, done twice). */
+static void swap_cgroups(struct filter *f, struct filter *side)
+{
+	struct filter t = *f;
+
+	f->cgroups = side->cgroups, f->ncgroups = side->ncgroups;
+	f->cgroups_cap = side->cgroups_cap;
+	side->cgroups = t.cgroups, side->ncgroups = t.ncgroups;
+	side->cgroups_cap = t.cgroups_cap;
+}
+
+/* The side as the output names it: its path, and its own patterns. */
+static const char *side_label(struct diff_cli *c, int side)
+{
+	const struct filter *f = &c->side[side];
+	size_t len = 0;
+	FILE *mem;
+	int i;
+
+	if (!f->ncgroups)
+		return c->path[side];
+	if (c->label[side])
+		return c->label[side];
+	mem = open_memstream(&c->label[side], &len);
+	if (!mem)
+		return c->path[side];
+	fprintf(mem, "%s (--cgroup-%c ", c->path[side], side ? 'b' : 'a');
+	for (i = 0; i < f->ncgroups; i++)
+		fprintf(mem, "%s%s", i ? "," : "", f->cgroups[i]);
+	fputc(')', mem);
+	return fclose(mem) ? c->path[side] : c->label[side];
+}
+
 /* Fold one side: the filter is bound to its model again first. */
 static int add_side(struct diff_cli *c, struct diff *d, int side)
 {
 	struct report_ctx ctx = { .model = c->m[side], .filter = &c->com.flt,
 				  .opts.srcline = c->com.sym.srclines };
+	bool own = c->side[side].ncgroups > 0;
 	int err;
 
-	err = filter__bind(&c->com.flt, c->m[side]) ?: resolver__new(c->m[side], &c->com.sym,
-								    &ctx.res);
+	if (own)
+		swap_cgroups(&c->com.flt, &c->side[side]);
+	err = filter__bind(&c->com.flt, c->m[side]);
+	if (own) /* bound: the flags per cgroup stay, the patterns go back */
+		swap_cgroups(&c->com.flt, &c->side[side]);
+	err = err ?: resolver__new(c->m[side], &c->com.sym, &ctx.res);
 	if (!err)
-		err = diff__add(d, side, c->path[side], &ctx);
+		err = diff__add(d, side, side_label(c, side), &ctx);
 	if (!err)
 		report_common_sym_stats(c->path[side], ctx.res);
 	resolver__free(ctx.res);
@@ -341,6 +396,8 @@ int cmd_diff(int argc, char **argv)
 	err = parse_args(&c, argc, argv);
 	if (err) {
 		filter__free(&c.com.flt);
+		filter__free(&c.side[0]);
+		filter__free(&c.side[1]);
 		if (err == 1) {
 			usage(stdout);
 			return EXIT_OK;
@@ -351,5 +408,9 @@ int cmd_diff(int argc, char **argv)
 	model__free(c.m[0]);
 	model__free(c.m[1]);
 	filter__free(&c.com.flt);
+	filter__free(&c.side[0]);
+	filter__free(&c.side[1]);
+	free(c.label[0]);
+	free(c.label[1]);
 	return ret;
 }

@@ -12,6 +12,7 @@
 #include "format/capture.h"
 #include "report/views.h"
 #include "src/commands.h"
+#include "src/info_cgroups.h"
 #include "src/input.h"
 #include "src/log.h"
 #include "src/report_cli.h"
@@ -54,6 +55,7 @@ struct info {
 	} refused[INFO_REFUSED_MAX];
 	size_t nrefused;
 	struct hashtab comms; /* of struct info_comm */
+	struct info_cgroups cgroups;
 };
 
 /* Definition records worth counting in the summary. */
@@ -189,6 +191,7 @@ static int scan(struct cap_reader *r, struct info *in)
 			in->end = rec.end;
 		scan_stat(in, &rec);
 		scan_pack(in, &rec);
+		info_cgroups__add(&in->cgroups, &rec);
 	}
 	if (ret < 0)
 		return ret;
@@ -455,6 +458,7 @@ static void print_text(const struct info *in)
 	print_python_text(in);
 	print_pack_text(in);
 	print_refused_text(in);
+	info_cgroups__print_text(&in->cgroups);
 	print_defs_text(in);
 	print_stop_text(in);
 	printf("blocks:       %" PRIu64 "\n", st->blocks);
@@ -578,6 +582,7 @@ static void print_json(const struct info *in)
 		   CAP_KIND_BIO + 1);
 	json_defs(in);
 	json_pack(in);
+	info_cgroups__print_json(&in->cgroups);
 	if (in->st->has_end)
 		printf("\"stop_reason\":\"%s\",\"exit_status\":%d,",
 		       cap_stop_reason_name(in->end.reason), in->end.status);
@@ -673,8 +678,10 @@ int cmd_info(int argc, char **argv)
 		return err;
 	in.path = src.name;
 	hashtab__init(&in.comms, sizeof(struct info_comm));
+	info_cgroups__init(&in.cgroups);
 	err = describe(&src, &in, json);
 	input__close(&src);
 	hashtab__free(&in.comms);
+	info_cgroups__free(&in.cgroups);
 	return err;
 }

@@ -48,9 +48,11 @@ enum { VIEW_REPORT, VIEW_SCRIPT }; /* the defaults' rows */
 static const struct view_row views[] = {
 	[VIEW_REPORT] = { .fn = view_perf, .help =
 		"  -g, --call-graph      callers under each row (percent of the kind's total)\n"
-		"  -s, --sort KEYS       columns among comm,pid,dso,sym,wait,usym (default\n"
-		"                        comm,dso,sym; off-CPU comm,wait,usym, with -g\n"
-		"                        comm,dso,sym)\n" },
+		"  -s, --sort KEYS       columns among comm,pid,dso,sym,wait,usym,cgroup,\n"
+		"                        container (default comm,dso,sym; off-CPU\n"
+		"                        comm,wait,usym, with -g comm,dso,sym); cgroup is\n"
+		"                        the path, container RUNTIME:ID (docker:3f4e5a6b7c8d,\n"
+		"                        pod:UID, systemd:UNIT, machine:NAME; - for none)\n" },
 	[VIEW_SCRIPT] = { .fn = view_script },
 	{ "folded", no_argument, 'f', 0, view_folded,
 		"  -f, --folded          folded stacks for flamegraph.pl: comm;outer;...;inner\n"
@@ -87,7 +89,8 @@ static const struct view_row views[] = {
 	{ "pprof", required_argument, 0, VIEW_FILE | VIEW_EXPORT | VIEW_CPU_TIME, view_pprof,
 		"  --pprof FILE          gzip-compressed profile.proto for go tool pprof,\n"
 		"                        Pyroscope, Parca: samples per stack and thread,\n"
-		"                        labels comm, pid, tid; CPU time at the recorded\n"
+		"                        labels comm, pid, tid (and cgroup, container_id,\n"
+		"                        pod_uid where known); CPU time at the recorded\n"
 		"                        rate (the capture's, or its command line's)\n" },
 	{ "speedscope", required_argument, 0, VIEW_FILE | VIEW_EXPORT | VIEW_CPU_TIME,
 	  view_speedscope,
@@ -230,7 +233,8 @@ static void usage_script(FILE *f)
 
 static int parse_sort(const char *s, struct report_opts *o)
 {
-	static const char *const names[SORT_MAX] = { "comm", "pid", "dso", "sym", "wait", "usym" };
+	static const char *const names[SORT_MAX] = { "comm", "pid", "dso", "sym", "wait", "usym",
+						     "cgroup", "container" };
 	char *dup = strdup(s), *tok, *save = NULL;
 	unsigned seen = 0;
 	int k, err = 0;

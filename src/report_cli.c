@@ -24,6 +24,10 @@ const char report_common_help[] =
 	"  -p PID,...            only these processes\n"
 	"  -t, --tid TID,...     only these threads\n"
 	"  --comm NAME,...       only threads with these names\n"
+	"  --cgroup PATTERN,...  only events of cgroups whose path, container ID or\n"
+	"                        pod UID holds PATTERN (a substring), or matches it\n"
+	"                        whole when it has * ? [ (a glob; * crosses /):\n"
+	"                        --cgroup 3f4e5a6b7c8d, --cgroup '/system.slice/*'\n"
 	"  --time START,END      a window: seconds from the capture start (1.5,),\n"
 	"                        wall clock HH:MM:SS[.frac] on the capture's day,\n"
 	"                        or ISO 8601 (2026-11-22T14:03:07Z); either side may\n"
@@ -94,6 +98,8 @@ static int opt_filter(struct report_common *c, int opt, const char *arg)
 			       report_bad_value(c->cmd, "-t", arg) : 0;
 	case OPT_COMM:
 		return filter__add_comms(f, arg) ? report_bad_value(c->cmd, "--comm", arg) : 0;
+	case OPT_CGROUP:
+		return filter__add_cgroups(f, arg) ? report_bad_value(c->cmd, "--cgroup", arg) : 0;
 	case OPT_TIME:
 		return filter__parse_time(f, arg) ? report_bad_value(c->cmd, "--time", arg) : 0;
 	case 'm':

@@ -33,12 +33,13 @@ struct report_common {
  * start at REPORT_COMMON_OPT_END. */
 enum {
 	OPT_COMM = OPT_OWN, OPT_TIME, OPT_OPEN_WAITS, OPT_INLINE, OPT_SRCLINE,
-	OPT_MAX_MEMORY, OPT_PYTHON, REPORT_COMMON_OPT_END,
+	OPT_MAX_MEMORY, OPT_PYTHON, OPT_CGROUP, REPORT_COMMON_OPT_END,
 };
 /* The shared long options, rows for a command's getopt_long() table. */
 #define REPORT_COMMON_OPTS \
 	OPTS_TASKS, OPTS_SYMBOLS, OPTS_VERBOSE, \
 	{ "comm", required_argument, NULL, OPT_COMM }, \
+	{ "cgroup", required_argument, NULL, OPT_CGROUP }, \
 	{ "time", required_argument, NULL, OPT_TIME }, \
 	{ "open-waits", no_argument, NULL, OPT_OPEN_WAITS }, \
 	{ "inline", no_argument, NULL, OPT_INLINE }, \

@@ -185,7 +185,9 @@ def speedscope(path):
                 print(f"{who} {seconds(end)} bio {round_us(end - start)} " + ";".join(names))
 
 
-SCRIPT = re.compile(r"^ *(.*?) +(\d+)/(\d+) +\[([-\d]+)\] (-?\d+\.\d{6}): (offcpu|cpu|bio):(.*)$")
+SCRIPT = re.compile(r"^ *(.*?) +(\d+)/(\d+)(?: +ns \d+/\d+)? +\[([-\d]+)\] (-?\d+\.\d{6}): (offcpu|cpu|bio):(.*)$")
+# what script says of a known cgroup, before the stack (format 1.5)
+CGROUP = re.compile(r" cgroup \S+(?: container \S+)?(?= |$)")
 OFFCPU = re.compile(r"^ (\d+) us state 0x[0-9a-f]+(?: open:\w+\??)? (.*)$")
 BIO = re.compile(r"^ \d+ bytes \S (\S+) (\d+:\d+) sector \d+ lat (\d+) us(?: error -?\d+)?(?: (.*))?$")
 
@@ -199,7 +201,7 @@ def script(path):
             m = SCRIPT.match(line.rstrip("\n"))
             if not m:
                 fail(f"not a script --folded line: {line!r}")
-            who, secs, kind, rest = f"{m[2]}/{m[3]}", m[5], m[6], m[7]
+            who, secs, kind, rest = f"{m[2]}/{m[3]}", m[5], m[6], CGROUP.sub("", m[7], 1)
             if kind == "cpu":
                 print(f"{who} cpu {weight} {rest[1:] or '[unknown]'}")
             elif kind == "offcpu":

@@ -138,6 +138,7 @@ static struct diff *run_diff(const struct spec *a, const struct spec *b, enum ca
 		cr_assert_eq(diff__add(d, i, i ? "b.cap" : "a.cap", &ctx), 0);
 		resolver__free(ctx.res);
 		free(flt.comm_ok);
+		free(flt.cgroup_ok);
 		model__free(m);
 	}
 	cr_assert_eq(diff__join(d, norm), 0);

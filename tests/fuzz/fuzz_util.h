@@ -97,6 +97,11 @@ static void fuzz_run_views(struct report_ctx *ctx)
 	ctx->opts.callgraph = true;
 	view_perf(ctx, devnull);
 	ctx->opts = base;
+	ctx->opts.sort[0] = SORT_CONTAINER; /* cgroups named from hostile paths */
+	ctx->opts.sort[1] = SORT_CGROUP;
+	ctx->opts.nsort = 2;
+	view_perf(ctx, devnull);
+	ctx->opts = base;
 	ctx->opts.delimited = ctx->opts.annotate = ctx->opts.with_pid = true;
 	view_folded(ctx, devnull);
 	ctx->opts = base;
