@@ -438,6 +438,38 @@ Test(python_exports, speedscope_frames_are_functions_with_file_and_line)
 	py_done(&r);
 }
 
+/* A recording of one command reads no other process's interpreter: a
+ * Python program running beside it is neither tracked nor counted. */
+Test(python_scope, a_python_beside_a_command_is_not_read)
+{
+	struct pyrec r = { .py = test_python_or_skip(0) };
+	char *bg = rc_tmpname("py-bg"), *out = rc_tmpname("py-out"), *info;
+	int i;
+
+	cr_assert(bg && out);
+	cr_assert_eq(e2e_shell("%s %s/py/cpu2deep.py 20 >%s 2>&1 &", r.py->path,
+			       e2e_env("STKREC_WORKLOADS", "build/workloads"), bg), 0);
+	for (i = 0; i < 600 && !(r.ready && strstr(r.ready, "ready ")); i++) {
+		free(r.ready);
+		usleep(50000);
+		r.ready = rc_slurp(bg, NULL);
+	}
+	cr_assert(r.ready && strstr(r.ready, "ready "), "the Python program beside did not start");
+	snprintf(r.cap, sizeof(r.cap), "%s", out);
+	strcat(r.cap, ".cap");
+	e2e_record(stkrec_bin(), r.cap, "-q -e cpu,offcpu", "", "sleeper", "300", out);
+	e2e_shell("kill %lld", e2e_value_of(r.ready, "pid"));
+	info = stkrec_on(&r, "info");
+	cr_assert_not_null(strstr(info, "python:       0 processes, 0 of a version not read"),
+			   "%s", info);
+	free(info);
+	unlink(bg);
+	unlink(out);
+	free(bg);
+	free(out);
+	py_done(&r);
+}
+
 /* A CPython this recorder does not read (pyenv's 3.7): native frames only,
  * never wrong ones, and the process counted once. */
 Test(python_unsupported, pyenv_3_7_native_frames_counted)
