@@ -438,6 +438,35 @@ Test(python_exports, speedscope_frames_are_functions_with_file_and_line)
 	py_done(&r);
 }
 
+/* `stkrec scrub` and `stkrec pack` copy the code objects (PY_CODE) whole:
+ * their captures name the Python frames as the recording does. */
+Test(python_exports, scrubbed_and_repacked_name_the_same)
+{
+	static const char *const cmds[] = { "scrub %s -o %s", "pack %s -o %s" };
+	char cmd[2 * PATH_MAX + 32], *want, *got;
+	struct pyrec r, copy;
+	size_t i;
+
+	py_record(&r, 0, "cpu2deep", "2", "-q -e cpu -F 499");
+	want = stkrec_on(&r, "report --folded -e cpu");
+	cr_assert_not_null(strstr(want, "handle (cpu2deep.py:"), "%.2000s", want);
+	copy = r;
+	cr_assert_lt(strlen(r.cap) + 5, sizeof(copy.cap));
+	strcat(copy.cap, ".copy");
+	for (i = 0; i < sizeof(cmds) / sizeof(cmds[0]); i++) {
+		unlink(copy.cap);
+		snprintf(cmd, sizeof(cmd), cmds[i], r.cap, copy.cap);
+		cr_assert_eq(e2e_shell("%s %s >/dev/null 2>&1", stkrec_bin(), cmd), 0, "stkrec %s",
+			     cmd);
+		got = stkrec_on(&copy, "report --folded -e cpu");
+		cr_assert_str_eq(got, want, "stkrec %s", cmd);
+		free(got);
+	}
+	unlink(copy.cap);
+	free(want);
+	py_done(&r);
+}
+
 /* A recording of one command reads no other process's interpreter: a
  * Python program running beside it is neither tracked nor counted. */
 Test(python_scope, a_python_beside_a_command_is_not_read)
