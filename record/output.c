@@ -449,14 +449,28 @@ int recorder__open_output(struct recorder *r, const char **step)
 	return err;
 }
 
+/* A process of the recorded scope (-p, a command and its children; any
+ * process when the recording is system-wide). */
+static bool sink_traced(const struct recorder *r, uint32_t pid)
+{
+	uint8_t v;
+
+	return !r->skel->rodata->filter_tgid ||
+	       !bpf_map_lookup_elem(bpf_map__fd(r->skel->maps.tgids), &pid, &v);
+}
+
 /* The threads and mappings of every process, as MAPPING and THREAD
  * records, and the table that keeps them current from then on: the
- * unwinder's tables follow it, and an exiting process's JIT map is read. */
+ * unwinder's tables and the Python tracker follow it for the processes of
+ * the scope, and an exiting process's JIT map is read. */
 static int sink_map(void *ctx, const struct cap_mapping *m, int fd, const char *path)
 {
 	struct recorder *r = ctx;
-	int err = r->uw ? unwind__map(r->uw, m->pid, m, fd) : 0;
+	int err;
 
+	if (!sink_traced(r, m->pid))
+		return 0;
+	err = r->uw ? unwind__map(r->uw, m->pid, m, fd) : 0;
 	return err ?: r->py ? pytrack__map(r->py, m->pid, m, fd, path) : 0;
 }
 
@@ -473,8 +487,11 @@ static void sink_gone(void *ctx, uint32_t pid)
 static int sink_fork(void *ctx, uint32_t parent, uint32_t child)
 {
 	struct recorder *r = ctx;
-	int err = r->uw ? unwind__fork(r->uw, parent, child) : 0;
+	int err;
 
+	if (!sink_traced(r, child))
+		return 0;
+	err = r->uw ? unwind__fork(r->uw, parent, child) : 0;
 	return err ?: r->py ? pytrack__fork(r->py, parent, child) : 0;
 }
 

@@ -54,6 +54,7 @@ struct pytrack {
 	struct interp interps[MAX_INTERPS];
 	int nr_interps;
 	struct hashtab procs;   /* of struct proc */
+	uint64_t purge_at;      /* the first gone process is due then; 0: none */
 	struct pytrack_stats st;
 };
 
@@ -230,18 +231,30 @@ int pytrack__map(struct pytrack *t, uint32_t pid, const struct cap_mapping *m, i
 	return proc_mark(t, pid, ip, m);
 }
 
-/* Drop the processes gone for GONE_KEEP_NS. */
+/* Drop the processes gone for GONE_KEEP_NS, once the first of them is due:
+ * a pass collects a batch of them, so that a storm of exits does not scan
+ * the table at each exit. */
 static void procs_purge(struct pytrack *t, uint64_t now)
 {
-	size_t pos = 0;
+	uint32_t due[256];
+	uint64_t next = 0, at;
+	size_t pos = 0, n = 0, i;
 	struct proc *p;
 
+	if (!t->purge_at || now < t->purge_at)
+		return;
 	while ((p = hashtab__next(&t->procs, &pos))) {
-		if (p->gone_ns && now - p->gone_ns > GONE_KEEP_NS) {
-			proc_drop(t, p);
-			pos = 0; /* deletion moves entries: start over */
-		}
+		if (!p->gone_ns)
+			continue;
+		at = p->gone_ns + GONE_KEEP_NS + 1;
+		if (now >= at && n < sizeof(due) / sizeof(due[0]))
+			due[n++] = p->pid;
+		else if (!next || at < next)
+			next = at; /* past due when the batch was full: the next call */
 	}
+	for (i = 0; i < n; i++)
+		proc_drop(t, proc_find(t, due[i]));
+	t->purge_at = next;
 }
 
 void pytrack__forget(struct pytrack *t, uint32_t pid)
@@ -256,6 +269,8 @@ void pytrack__forget(struct pytrack *t, uint32_t pid)
 	now = ts.tv_sec * 1000000000ull + ts.tv_nsec;
 	bpf_map_delete_elem(t->pyprocs_fd, &pid);
 	p->gone_ns = now;
+	if (!t->purge_at)
+		t->purge_at = now + GONE_KEEP_NS + 1;
 	procs_purge(t, now);
 }
 

@@ -313,8 +313,6 @@ static int setup_bpf(struct recorder *r, const char **step)
 			.rows_max = r->opts.unwind_rows,
 			.umaps_fd = bpf_map__fd(r->skel->maps.umaps),
 			.ufiles_fd = bpf_map__fd(r->skel->maps.ufiles),
-			.tgids_fd = r->skel->rodata->filter_tgid ?
-				    bpf_map__fd(r->skel->maps.tgids) : -1,
 		};
 
 		err = unwind__new(&um, &r->uw);

@@ -46,7 +46,7 @@ struct ufile {
 };
 
 struct unwind {
-	int rows_fd, umaps_fd, ufiles_fd, tgids_fd;
+	int rows_fd, umaps_fd, ufiles_fd;
 	struct stkrec_cfi_row *rows;
 	size_t rows_len;
 	struct hashtab files; /* of struct ufile */
@@ -75,7 +75,6 @@ int unwind__new(const struct unwind_maps *maps, struct unwind **out)
 	u->rows_fd = maps->rows_fd;
 	u->umaps_fd = maps->umaps_fd;
 	u->ufiles_fd = maps->ufiles_fd;
-	u->tgids_fd = maps->tgids_fd;
 	u->rows_len = (size_t)maps->rows_max * sizeof(struct stkrec_cfi_row);
 	u->rows = mmap(NULL, u->rows_len, PROT_READ | PROT_WRITE, MAP_SHARED, u->rows_fd, 0);
 	if (u->rows == MAP_FAILED) {
@@ -103,13 +102,6 @@ void unwind__free(struct unwind *u)
 void unwind__stats(const struct unwind *u, struct unwind_stats *st)
 {
 	*st = u->st;
-}
-
-static bool traced(const struct unwind *u, uint32_t pid)
-{
-	uint8_t v;
-
-	return u->tgids_fd < 0 || !bpf_map_lookup_elem(u->tgids_fd, &pid, &v);
 }
 
 /* The executable PT_LOAD segments: how file offsets become addresses. */
@@ -269,7 +261,7 @@ int unwind__map(struct unwind *u, uint32_t pid, const struct cap_mapping *m, int
 	struct stkrec_umap e = { .start = m->start, .end = m->end };
 	const struct ufile *f;
 
-	if (fd < 0 || !traced(u, pid))
+	if (fd < 0)
 		return 0;
 	f = file_get(u, fd);
 	if (!f)

@@ -32,7 +32,6 @@ struct unwind_maps {
 	uint32_t rows_max;
 	int umaps_fd;      /* per process: its executable mappings */
 	int ufiles_fd;     /* per file: its rows */
-	int tgids_fd;      /* the traced processes, or -1 when all are */
 };
 
 int unwind__new(const struct unwind_maps *maps, struct unwind **out);

@@ -81,6 +81,51 @@ static char *stkrec_on(const struct pyrec *r, const char *args)
 	return text;
 }
 
+/*
+ * The capture's time (seconds from its start, as `script` and --time
+ * count) of the first event of `kind` whose stack holds a Python frame.
+ * The recorder walks a process's Python frames from when it has read its
+ * interpreter (Debian's python3.11 with its -dbg package: DWARF, which
+ * takes from 0.2 s to over a second on a busy host); shares of named
+ * events count from there, the interpreter's start before it being native
+ * frames only.
+ */
+static double first_python_event(const struct pyrec *r, const char *kind)
+{
+	char args[64], *text, *line, *save = NULL;
+	double t = -1, at = -1;
+
+	snprintf(args, sizeof(args), "script -e %s", kind);
+	text = stkrec_on(r, args);
+	for (line = strtok_r(text, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
+		const char *colon = strstr(line, ": ");
+
+		if (line[0] != '\t' && colon) {
+			const char *p = colon;
+
+			while (p > line && p[-1] != ' ')
+				p--;
+			at = strtod(p, NULL);
+		} else if (line[0] == '\t' && strstr(line, ".py:") && at >= 0) {
+			t = at;
+			break;
+		}
+	}
+	free(text);
+	cr_assert_geq(t, 0, "%s: no %s event names a Python function", r->py->name, kind);
+	return t;
+}
+
+/* `report ARGS` over the events from the first that names Python on. */
+static char *report_named(const struct pyrec *r, const char *kind, const char *args)
+{
+	char buf[256];
+
+	snprintf(buf, sizeof(buf), "report %s --time %.6f,", args,
+		 first_python_event(r, kind) - 1e-6);
+	return stkrec_on(r, buf);
+}
+
 /* The value of one folded line (its last field). */
 static unsigned long long folded_value(const char *line, const char *end)
 {
@@ -154,10 +199,10 @@ static void at_lines(char *buf, size_t len, const struct pyrec *r, const char *s
 }
 
 /* A CPU loop two calls deep: the samples that ran Python code (an eval
- * frame in the stack) name handle, at a line of its body, called by serve,
- * called by main, each at the line of its call: at least 90% of them (the
- * rest is the interpreter's start, whose Python frames are the import
- * system's). */
+ * frame in the stack), from the first one the recorder walked on, name
+ * handle, at a line of its body, called by serve, called by main, each at
+ * the line of its call: at least 90% of them (the rest is the
+ * interpreter's start, whose Python frames are the import system's). */
 static void cpu_two_deep(int i)
 {
 	char main_re[256], serve_re[256], handle_re[512], want[1400];
@@ -170,7 +215,7 @@ static void cpu_two_deep(int i)
 	lines_of(serve_re, sizeof(serve_re), &r, "cpu2deep", "serve", true);
 	lines_of(handle_re, sizeof(handle_re), &r, "cpu2deep", "handle", true);
 	snprintf(want, sizeof(want), ";%s;(.*;)?%s;(.*;)?%s(;| )", main_re, serve_re, handle_re);
-	folded = stkrec_on(&r, "report --folded -e cpu");
+	folded = report_named(&r, "cpu", "--folded -e cpu");
 	t = tally(folded, "_PyEval_EvalFrameDefault", want);
 	cr_assert_geq(t.hit, 20, "%s: %llu of %llu samples name main, serve, handle:\n%s",
 		      r.py->name, t.hit, t.all, folded);
@@ -194,10 +239,10 @@ static void waits_named(int i)
 	py_record(&r, i, "waits", "3", "-q -e offcpu");
 	for (k = 0; k < 3; k++) {
 		snprintf(key, sizeof(key), "%s_tid", who[k]);
-		snprintf(args, sizeof(args), "report --folded -e offcpu -t %lld",
+		snprintf(args, sizeof(args), "--folded -e offcpu -t %lld",
 			 e2e_value_of(r.ready, key));
 		at_lines(re, sizeof(re), &r, "waits", who[k]);
-		folded = stkrec_on(&r, args);
+		folded = report_named(&r, "offcpu", args);
 		t = tally(folded, NULL, re);
 		cr_assert_gt(t.all, 0, "%s: %s never waited", r.py->name, who[k]);
 		cr_assert_geq(t.hit * 10, t.all * 9, "%s: %s: %llu of %llu us named:\n%.3000s",
@@ -207,8 +252,9 @@ static void waits_named(int i)
 	py_done(&r);
 }
 
-/* Two threads, two stacks: alpha's samples name alpha_leaf under alpha,
- * beta's beta_leaf under beta, never the other's. */
+/* Two threads, two stacks: alpha's samples (from the first one walked)
+ * name alpha_leaf under alpha, beta's beta_leaf under beta, never the
+ * other's. */
 static void two_threads(int i)
 {
 	char a[256], al[256], b[256], bl[256], want[600], args[128];
@@ -224,9 +270,9 @@ static void two_threads(int i)
 	at_lines(b, sizeof(b), &r, "twothreads", "beta");
 	at_lines(bl, sizeof(bl), &r, "twothreads", "beta_leaf");
 	for (k = 0; k < 2; k++) {
-		snprintf(args, sizeof(args), "report --folded -e cpu -t %lld",
+		snprintf(args, sizeof(args), "--folded -e cpu -t %lld",
 			 e2e_value_of(r.ready, tid[k]));
-		folded = stkrec_on(&r, args);
+		folded = report_named(&r, "cpu", args);
 		snprintf(want, sizeof(want), "%s;(.*;)?%s", k ? b : a, k ? bl : al);
 		t = tally(folded, "_PyEval_EvalFrameDefault", want);
 		other = tally(folded, NULL, k ? "alpha" : "beta");
@@ -389,6 +435,67 @@ Test(python_exports, speedscope_frames_are_functions_with_file_and_line)
 		 path);
 	cr_assert_not_null(strstr(json, want), "%s: no %s in %.2000s", r.py->name, want, json);
 	free(json);
+	py_done(&r);
+}
+
+/* `stkrec scrub` and `stkrec pack` copy the code objects (PY_CODE) whole:
+ * their captures name the Python frames as the recording does. */
+Test(python_exports, scrubbed_and_repacked_name_the_same)
+{
+	static const char *const cmds[] = { "scrub %s -o %s", "pack %s -o %s" };
+	char cmd[2 * PATH_MAX + 32], *want, *got;
+	struct pyrec r, copy;
+	size_t i;
+
+	py_record(&r, 0, "cpu2deep", "2", "-q -e cpu -F 499");
+	want = stkrec_on(&r, "report --folded -e cpu");
+	cr_assert_not_null(strstr(want, "handle (cpu2deep.py:"), "%.2000s", want);
+	copy = r;
+	cr_assert_lt(strlen(r.cap) + 5, sizeof(copy.cap));
+	strcat(copy.cap, ".copy");
+	for (i = 0; i < sizeof(cmds) / sizeof(cmds[0]); i++) {
+		unlink(copy.cap);
+		snprintf(cmd, sizeof(cmd), cmds[i], r.cap, copy.cap);
+		cr_assert_eq(e2e_shell("%s %s >/dev/null 2>&1", stkrec_bin(), cmd), 0, "stkrec %s",
+			     cmd);
+		got = stkrec_on(&copy, "report --folded -e cpu");
+		cr_assert_str_eq(got, want, "stkrec %s", cmd);
+		free(got);
+	}
+	unlink(copy.cap);
+	free(want);
+	py_done(&r);
+}
+
+/* A recording of one command reads no other process's interpreter: a
+ * Python program running beside it is neither tracked nor counted. */
+Test(python_scope, a_python_beside_a_command_is_not_read)
+{
+	struct pyrec r = { .py = test_python_or_skip(0) };
+	char *bg = rc_tmpname("py-bg"), *out = rc_tmpname("py-out"), *info;
+	int i;
+
+	cr_assert(bg && out);
+	cr_assert_eq(e2e_shell("%s %s/py/cpu2deep.py 20 >%s 2>&1 &", r.py->path,
+			       e2e_env("STKREC_WORKLOADS", "build/workloads"), bg), 0);
+	for (i = 0; i < 600 && !(r.ready && strstr(r.ready, "ready ")); i++) {
+		free(r.ready);
+		usleep(50000);
+		r.ready = rc_slurp(bg, NULL);
+	}
+	cr_assert(r.ready && strstr(r.ready, "ready "), "the Python program beside did not start");
+	snprintf(r.cap, sizeof(r.cap), "%s", out);
+	strcat(r.cap, ".cap");
+	e2e_record(stkrec_bin(), r.cap, "-q -e cpu,offcpu", "", "sleeper", "300", out);
+	e2e_shell("kill %lld", e2e_value_of(r.ready, "pid"));
+	info = stkrec_on(&r, "info");
+	cr_assert_not_null(strstr(info, "python:       0 processes, 0 of a version not read"),
+			   "%s", info);
+	free(info);
+	unlink(bg);
+	unlink(out);
+	free(bg);
+	free(out);
 	py_done(&r);
 }
 
