@@ -52,24 +52,33 @@ static __always_inline __u64 current_cgroup(void)
 	return record_cgroups ? bpf_get_current_cgroup_id() : 0;
 }
 
+/* 5.x: the id at ancestor_ids[level]. A subprogram of its own: inline,
+ * the compiler may hoist its offset (a failed CO-RE relocation on 6.0+)
+ * above the test that rules it out, and the verifier rejects it. */
+static __noinline __u64 old_ancestor_id(__u64 cg, __u32 level)
+{
+	struct cgroup___old *old = (void *)cg;
+	__u64 id = 0;
+
+	bpf_probe_read_kernel(&id, sizeof(id),
+			      (void *)old + bpf_core_field_offset(old->ancestor_ids) +
+				      (level & 0xff) * sizeof(id));
+	return id;
+}
+
 /* The id of cg's ancestor at level (cg itself at its own level), 0 when
  * cg is above it. */
 static __always_inline __u64 cgroup_ancestor(struct cgroup *cg, __u32 level)
 {
-	struct cgroup___old *old = (void *)cg;
 	struct cgroup *a = NULL;
-	__u64 id = 0;
 
 	if (level > (__u32)BPF_CORE_READ(cg, level))
 		return 0;
-	if (bpf_core_field_exists(cg->ancestors)) {
-		bpf_probe_read_kernel(&a, sizeof(a), (void *)cg + bpf_core_field_offset(cg->ancestors) +
+	if (!bpf_core_field_exists(cg->ancestors))
+		return old_ancestor_id((__u64)cg, level);
+	bpf_probe_read_kernel(&a, sizeof(a), (void *)cg + bpf_core_field_offset(cg->ancestors) +
 					       level * sizeof(a));
-		return a ? cgroup_id_of(a) : 0;
-	}
-	bpf_probe_read_kernel(&id, sizeof(id), (void *)old + bpf_core_field_offset(old->ancestor_ids) +
-				       level * sizeof(id));
-	return id;
+	return a ? cgroup_id_of(a) : 0;
 }
 
 /* -G: t (any task) is in one of the cgroups or below. */
