@@ -40,6 +40,7 @@ static const void *tail_of(const struct cap_record *r, size_t *len)
 	case CAP_REC_STRING:
 	case CAP_REC_KSYM:
 	case CAP_REC_PACK_JIT:
+	case CAP_REC_CGROUP:
 		*len = r->tail_len;
 		return r->tail;
 	case CAP_REC_STACK:
