@@ -7,6 +7,7 @@
  * cgroup id, the CGROUP records naming them, THREAD's namespace ids.
  */
 #include <criterion/criterion.h>
+#include <glob.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -36,6 +37,8 @@ static struct capture {
 	size_t nr_cg;
 	struct cap_thread threads[MAX_CG];
 	size_t nr_threads;
+	struct cap_bio bio[4096];
+	size_t nr_bio;
 	size_t used_before_named; /* events whose cgroup had no record yet */
 	size_t jit_named;         /* PACK_JIT "jit_spin_loop" */
 } cap;
@@ -69,6 +72,14 @@ static void on_record(const struct cap_record *r)
 		break;
 	case CAP_REC_WAKEUP:
 		add_ev(r->wakeup.pid, r->wakeup.tid, r->wakeup.cgroup);
+		if (r->wakeup.waker_cgroup && !cg_named(r->wakeup.waker_cgroup))
+			cap.used_before_named++;
+		break;
+	case CAP_REC_BIO:
+		if (r->bio.cgroup && !cg_named(r->bio.cgroup))
+			cap.used_before_named++;
+		if (cap.nr_bio < sizeof(cap.bio) / sizeof(cap.bio[0]))
+			cap.bio[cap.nr_bio++] = r->bio;
 		break;
 	case CAP_REC_CGROUP:
 		cr_assert_lt(cap.nr_cg, MAX_CG);
@@ -289,4 +300,65 @@ Test(cgroup_e2e, jit_map_inside_the_container_is_read, .timeout = 120)
 	cr_assert_geq(cap.nr_ev, 20, "%zu CPU samples", cap.nr_ev);
 	cr_assert_str_eq(cg_path(a.id), a.rel);
 	cr_assert_geq(cap.jit_named, 1, "no PACK_JIT names jit_spin_loop");
+}
+
+Test(cgroup_e2e, block_io_carries_the_submitters_cgroup, .timeout = 180)
+{
+	struct container a;
+	char ca[8192], ropts[8192 + 64];
+	uint64_t bytes = 0;
+	uint32_t pid = 0;
+	size_t i;
+
+	container__make(&a, CONTAINER_KUBEPOD, 6, "odirect");
+	/* the root file system is on the root disk: real block I/O */
+	container__cmd(&a, "odirect", "/tmp/data 64 65536", ca, sizeof(ca));
+	snprintf(ropts, sizeof(ropts), "-e bio -- %s", ca);
+	record("/tmp/stkrec-cg-bio.cap", "/tmp/stkrec-cg-bio.err", ropts);
+	container__remove(&a);
+	load("/tmp/stkrec-cg-bio.cap");
+	for (i = 0; i < cap.nr_threads; i++)
+		if (!strcmp(cap.threads[i].comm, "odirect"))
+			pid = cap.threads[i].pid;
+	cr_assert_neq(pid, 0, "no THREAD names odirect");
+	for (i = 0; i < cap.nr_bio; i++) {
+		if (cap.bio[i].pid != pid)
+			continue;
+		cr_assert_eq(cap.bio[i].cgroup, a.id, "a request of odirect in cgroup %llu",
+			     (unsigned long long)cap.bio[i].cgroup);
+		if (cap.bio[i].op == CAP_BIO_WRITE)
+			bytes += cap.bio[i].bytes;
+	}
+	/* its data, and the file system's metadata fsync writes in its context */
+	cr_assert_geq(bytes, 64 * 65536, "odirect wrote %llu bytes", (unsigned long long)bytes);
+	cr_assert_str_eq(cg_path(a.id), a.rel);
+}
+
+/* Each --switch-output file stands alone: its own CGROUP records. */
+Test(cgroup_e2e, each_switch_output_file_names_its_cgroups, .timeout = 180)
+{
+	struct container a;
+	char ca[8192], ropts[8192 + 128];
+	size_t i, files = 0, na;
+	glob_t g;
+
+	container__make(&a, CONTAINER_DOCKER, 7, "sleeper");
+	container__cmd(&a, "sleeper", "3000 5", ca, sizeof(ca));
+	e2e_shell("rm -f /tmp/stkrec-cg-sw.cap.*");
+	snprintf(ropts, sizeof(ropts), "-e offcpu --call-graph fp --switch-output 1s -- %s", ca);
+	record("/tmp/stkrec-cg-sw.cap", "/tmp/stkrec-cg-sw.err", ropts);
+	container__remove(&a);
+	cr_assert_eq(glob("/tmp/stkrec-cg-sw.cap.*", 0, NULL, &g), 0);
+	cr_assert_geq(g.gl_pathc, 2, "%zu files", g.gl_pathc);
+	for (i = 0; i < g.gl_pathc; i++) {
+		load(g.gl_pathv[i]); /* no event before its CGROUP record */
+		if (!cg_named(a.id))
+			continue;
+		cr_assert_str_eq(cg_path(a.id), a.rel);
+		workload_pid(a.id, "sleeper", &na);
+		files++;
+	}
+	globfree(&g);
+	e2e_shell("rm -f /tmp/stkrec-cg-sw.cap.*");
+	cr_assert_geq(files, 2, "the container's events in %zu files", files);
 }
