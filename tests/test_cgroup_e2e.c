@@ -97,7 +97,7 @@ static void on_record(const struct cap_record *r)
 	}
 }
 
-static void load(const char *path)
+static void load_any(const char *path)
 {
 	struct cap_reader *rd;
 	struct cap_record r;
@@ -110,6 +110,12 @@ static void load(const char *path)
 		on_record(&r);
 	cr_assert_eq(err, 0, "reader: %s", cap_strerror(err));
 	cap_reader__close(rd);
+}
+
+/* A capture with cgroups: every id named before its first use. */
+static void load(const char *path)
+{
+	load_any(path);
 	cr_assert(cap.features & CAP_FEAT_CGROUP, "no CAP_FEAT_CGROUP");
 	cr_assert_eq(cap.used_before_named, 0, "%zu events before their CGROUP record",
 		     cap.used_before_named);
@@ -361,4 +367,50 @@ Test(cgroup_e2e, each_switch_output_file_names_its_cgroups, .timeout = 180)
 	globfree(&g);
 	e2e_shell("rm -f /tmp/stkrec-cg-sw.cap.*");
 	cr_assert_geq(files, 2, "the container's events in %zu files", files);
+}
+
+/* A host without cgroup2 (here: a mount namespace where it is unmounted):
+ * one line says so, events carry no cgroup, and -G is a usage error. */
+Test(cgroup_e2e, without_cgroup2_one_line_and_no_ids, .timeout = 120)
+{
+	const char *bin = e2e_env("STKREC", "build/stkrec");
+	const char *wl = e2e_env("STKREC_WORKLOADS", "build/workloads");
+	char mount[PATH_MAX];
+	size_t i;
+	int st;
+
+	container_need(mount, sizeof(mount));
+	st = e2e_shell("unshare --mount sh -c 'umount -l %s && %s record -q -e offcpu "
+		       "-o /tmp/stkrec-cg-none.cap -- %s/sleeper 300 5 >/dev/null "
+		       "2>/tmp/stkrec-cg-none.err'", mount, bin, wl);
+	cr_assert_eq(st, 0, "record without cgroup2: exit %d", st);
+	cr_assert_eq(e2e_shell("test $(wc -l < /tmp/stkrec-cg-none.err) = 1 && grep -q "
+			       "'^stkrec: warning: record: no cgroup2 file system is mounted' "
+			       "/tmp/stkrec-cg-none.err"), 0, "not the one warning line");
+	load_any("/tmp/stkrec-cg-none.cap");
+	cr_assert_not(cap.features & CAP_FEAT_CGROUP);
+	cr_assert_eq(cap.nr_cg, 0);
+	cr_assert_geq(cap.nr_ev, 30, "%zu events", cap.nr_ev);
+	for (i = 0; i < cap.nr_ev; i++)
+		cr_assert_eq(cap.ev[i].cgroup, 0);
+	st = e2e_shell("unshare --mount sh -c 'umount -l %s && %s record -G /x -d 1 "
+		       "-o /tmp/stkrec-cg-none.cap 2>/tmp/stkrec-cg-none.err'", mount, bin);
+	cr_assert_eq(st, 2, "-G without cgroup2: exit %d", st);
+}
+
+/* A -G PATH that is no cgroup: one line naming it, exit 2, nothing run. */
+Test(cgroup_e2e, bad_G_path_is_a_usage_error)
+{
+	const char *bin = e2e_env("STKREC", "build/stkrec");
+	char mount[PATH_MAX];
+	int st;
+
+	container_need(mount, sizeof(mount));
+	st = e2e_shell("%s record -G /,/no-such.slice -d 1 -o /tmp/stkrec-cg-bad.cap "
+		       "2>/tmp/stkrec-cg-bad.err", bin);
+	cr_assert_eq(st, 2, "exit %d", st);
+	cr_assert_eq(e2e_shell("grep -q \"'/no-such.slice' is not a cgroup\" /tmp/stkrec-cg-bad.err"),
+		     0, "the message does not name the path");
+	st = e2e_shell("%s record -G /etc -d 1 -o /tmp/stkrec-cg-bad.cap 2>/dev/null", bin);
+	cr_assert_eq(st, 2, "-G /etc (below the mount: none): exit %d", st);
 }
