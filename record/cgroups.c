@@ -10,7 +10,7 @@
  */
 #include <errno.h>
 #include <fcntl.h>
-#include <ftw.h>
+#include <dirent.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -18,6 +18,7 @@
 #include <sys/stat.h>
 #include <sys/vfs.h>
 #include <time.h>
+#include <unistd.h>
 #include "record/cgroups.h"
 #include "util/hashtab.h"
 
@@ -135,36 +136,57 @@ static int set_path(struct cgroup_ent *e, const char *path, size_t len, uint64_t
 	return 0;
 }
 
-/* nftw() has no context argument: the walk in progress. */
-static struct cgroups *walking;
-static uint64_t walk_time;
-
-static int walk_one(const char *path, const struct stat *st, int type, struct FTW *ftw)
+/* Every directory below dir (fd, its path rel below the mount), depth
+ * first; a directory gone meanwhile is skipped. rel has PATH_MAX room. */
+static int walk_dir(struct cgroups *c, int fd, char *rel, size_t len, uint64_t now)
 {
-	struct cgroups *c = walking;
-	const char *rel = path + c->mount_len;
-	struct cgroup_ent *e;
+	struct cgroup_ent *e = NULL;
+	struct dirent *de;
+	struct stat st;
+	int err = 0, sub;
+	DIR *d;
 
-	(void)ftw;
-	if (type != FTW_D)
+	if (fstat(fd, &st)) {
+		close(fd);
 		return 0;
-	e = entry(c, st->st_ino);
-	if (!e)
-		return -1;
-	if (e->path)
-		return 0; /* named already: the first name stays */
-	return set_path(e, rel, strlen(rel), walk_time) ? -1 : 0;
+	}
+	e = entry(c, st.st_ino);
+	if (!e || (!e->path && set_path(e, rel, len, now))) {
+		close(fd);
+		return -ENOMEM;
+	}
+	d = fdopendir(fd);
+	if (!d) {
+		close(fd);
+		return 0;
+	}
+	while (!err && (de = readdir(d))) {
+		size_t n = strlen(de->d_name);
+
+		if (de->d_type != DT_DIR || !strcmp(de->d_name, ".") || !strcmp(de->d_name, "..") ||
+		    len + 1 + n >= PATH_MAX)
+			continue;
+		sub = openat(dirfd(d), de->d_name, O_RDONLY | O_DIRECTORY | O_CLOEXEC | O_NOFOLLOW);
+		if (sub < 0)
+			continue;
+		rel[len] = '/';
+		memcpy(rel + len + 1, de->d_name, n + 1);
+		err = walk_dir(c, sub, rel, len + 1 + n, now);
+		rel[len] = '\0';
+	}
+	closedir(d);
+	return err;
 }
 
+/* The hierarchy below the mount; a path already known keeps its name. */
 static int walk(struct cgroups *c, uint64_t now)
 {
-	int err;
+	char rel[PATH_MAX] = "";
+	int fd = open(c->mount, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 
-	walking = c;
-	walk_time = now;
-	err = nftw(c->mount, walk_one, 16, FTW_PHYS | FTW_MOUNT);
-	walking = NULL;
-	return err ? -ENOMEM : 0;
+	if (fd < 0)
+		return -errno;
+	return walk_dir(c, fd, rel, 0, now);
 }
 
 int cgroups__new(const char *mount, struct cgroups **out)
@@ -235,8 +257,9 @@ int cgroups__ensure(struct cgroups *c, struct cap_writer *w, unsigned file, uint
 		return 0;
 	if (!e->path && !e->time) {
 		e->time = now; /* walked for once */
-		if (walk(c, now))
-			return -ENOMEM;
+		err = walk(c, now);
+		if (err)
+			return err;
 		e = entry(c, id); /* the walk may have moved it */
 		if (!e)
 			return -ENOMEM;
