@@ -34,10 +34,15 @@ static int note_thread(struct recorder *r, const struct stkrec_stack_ev *e, uint
 	err = cap_writer__append(r->w, CAP_REC_THREAD, &t, sizeof(t), NULL, 0);
 	if (err < 0)
 		return err;
+	if (e->flags & STKREC_F_KTHREAD)
+		return 0;
+	/* a container's process, new or exec'd (chroot then exec): its JIT
+	 * map is in the root it has now */
+	if (r->jr && e->ns_pid != e->pid)
+		jitroots__watch(r->jr, e->pid);
 	/* A process gone or unreadable is not fatal (the side band may have
 	 * its maps); a failing writer shows up at the next append anyway. */
-	if (!(e->flags & STKREC_F_KTHREAD) && !procmaps__known(r->pm, e->pid) &&
-	    procmaps__ensure(r->pm, e->pid, time) < 0)
+	if (!procmaps__known(r->pm, e->pid) && procmaps__ensure(r->pm, e->pid, time) < 0)
 		r->maps_missed++;
 	return 0;
 }

@@ -498,7 +498,10 @@ static int sink_fork(void *ctx, uint32_t parent, uint32_t child)
  * cleanup of /tmp; a map too large to keep is counted by jitmaps. */
 static void sink_exit(void *ctx, uint32_t pid)
 {
-	jitmaps__read(((struct recorder *)ctx)->jm, NULL, pid, now_ns());
+	struct recorder *r = ctx;
+
+	if (jitroots__read(r->jr, r->jm, pid, now_ns()) == -ENOENT)
+		jitmaps__read(r->jm, NULL, pid, now_ns());
 }
 
 int recorder__scan_proc(struct recorder *r, uint64_t now)

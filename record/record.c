@@ -110,8 +110,8 @@ static void set_cgroup_tunables(struct recorder *r, struct stkrec_bpf *s)
 		s->rodata->cgroup_filter_level[i] = o->cgroup_levels[i];
 		s->rodata->cgroup_filter_id[i] = o->cgroup_ids[i];
 	}
-	bpf_program__set_autoload(s->progs.stkrec_cgroup_mkdir, r->cg);
-	bpf_program__set_autoload(s->progs.stkrec_cgroup_rmdir, r->cg);
+	bpf_program__set_autoload(s->progs.stkrec_cgroup_mkdir, r->cg != NULL);
+	bpf_program__set_autoload(s->progs.stkrec_cgroup_rmdir, r->cg != NULL);
 }
 
 static void set_tunables(struct recorder *r, struct stkrec_bpf *s)
@@ -351,6 +351,8 @@ static int setup_bpf(struct recorder *r, const char **step)
 	if (!r->opts.no_pack) {
 		*step = "symbol pack";
 		err = jitmaps__new(&r->jm);
+		if (!err)
+			err = jitroots__new(&r->jr);
 		if (err)
 			return err;
 	}
@@ -643,6 +645,7 @@ void recorder__free(struct recorder *r)
 	unwind__free(r->uw);
 	pytrack__free(r->py);
 	jitmaps__free(r->jm);
+	jitroots__free(r->jr);
 	cgroups__free(r->cg);
 	intern__free(r->in);
 	ksyms__free(r->ks);

@@ -52,6 +52,7 @@ struct recorder {
 	struct pytrack *py;      /* CPython frames, else NULL */
 	struct bpf_link *waits_start, *waits_stop; /* waits.c's iterators */
 	struct jitmaps *jm;      /* JIT maps for the symbol pack; NULL: --no-pack */
+	struct jitroots *jr;     /* ... where those of other mount namespaces are */
 	struct cgroups *cg;      /* cgroup v2 paths; NULL: no cgroup2 mount */
 	struct cap_pack_info pack; /* the last file's symbol pack */
 	uint64_t pack_ns;        /* time spent writing symbol packs */
