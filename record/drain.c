@@ -62,6 +62,7 @@ void recorder__progress(const struct recorder *r, struct record_progress *p)
 	p->pack_ns = r->pack_ns;
 	p->pack_err = r->pack_err;
 	p->no_cgroup2 = !r->cg;
+	p->cgroups_unnamed = cgroups__unnamed(r->cg);
 	memcpy(p->cgroup_filtered, r->cgroup_filtered, sizeof(p->cgroup_filtered));
 }
 

@@ -58,6 +58,7 @@ struct record_progress {
 	uint64_t pack_ns;              /* time spent writing packs, all files */
 	int pack_err;                  /* why the last pack failed, or 0 */
 	bool no_cgroup2;               /* no cgroup2 mount: events carry no cgroup */
+	uint64_t cgroups_unnamed;      /* cgroup ids written without a path */
 	uint64_t cgroup_filtered[CAP_KIND_MAX]; /* -G: events of other cgroups */
 };
 
