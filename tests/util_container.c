@@ -111,9 +111,12 @@ void container__remove(struct container *c)
 	int tries;
 
 	/* a cgroup empties once its last task is reaped: a moment after */
-	for (i = c->nr_made - 1; i >= 0; i--)
+	for (i = c->nr_made - 1; i >= 0; i--) {
 		for (tries = 0; rmdir(c->made[i]) && errno == EBUSY && tries < 100; tries++)
 			usleep(20000);
+		cr_expect(access(c->made[i], F_OK), "%s left behind: %s", c->made[i],
+			  strerror(errno));
+	}
 	if (c->root[0])
 		e2e_shell("rm -rf %s", c->root);
 	c->nr_made = 0;
