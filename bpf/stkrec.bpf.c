@@ -203,6 +203,8 @@ static __always_inline bool state_allowed(__u32 state)
 	return state & (__u32)state_filter;
 }
 
+#include "bpf/cgroup.bpf.h"
+
 /* User registers an unwinder starts from. */
 struct user_regs {
 	__u64 pc, sp, fp;
@@ -356,7 +358,8 @@ static __always_inline void switch_out(void *ctx, bool preempt, struct task_stru
 	if (!state_allowed(state))
 		return;
 	pflags = BPF_CORE_READ(prev, flags);
-	if (!task_allowed(tgid, tid, pflags))
+	if (!task_allowed(tgid, tid, pflags) ||
+	    !cgroup_keeps(current_cgroup_allowed(), STKREC_KIND_OFFCPU))
 		return;
 	e = out_slot(prev, tid, btf);
 	if (!e) {
@@ -370,7 +373,10 @@ static __always_inline void switch_out(void *ctx, bool preempt, struct task_stru
 	e->duration = 0;
 	e->state = state;
 	e->flags = (pflags & STKREC_PF_KTHREAD) ? STKREC_F_KTHREAD : 0;
-	bpf_get_current_comm(e->comm, sizeof(e->comm)); /* current is prev */
+	e->cgroup = current_cgroup(); /* current is prev */
+	task_ev_ids(e, prev);
+	e->woken_cgroup = 0;
+	bpf_get_current_comm(e->comm, sizeof(e->comm));
 	take_stacks(ctx, e, STKREC_KIND_OFFCPU, pflags & STKREC_PF_KTHREAD, false, NULL);
 	e->time = now; /* last: a nonzero time marks the slot complete */
 }
@@ -450,6 +456,8 @@ int stkrec_cpu(struct bpf_perf_event_data *ctx)
 	pflags = BPF_CORE_READ(t, flags);
 	if (tid && !task_allowed(tgid, tid, pflags))
 		return 0;
+	if (!cgroup_keeps(current_cgroup_allowed(), STKREC_KIND_CPU))
+		return 0;
 	e = bpf_map_lookup_elem(&scratch, &zero);
 	if (!e)
 		return 0;
@@ -461,6 +469,9 @@ int stkrec_cpu(struct bpf_perf_event_data *ctx)
 	e->duration = 0;
 	e->state = 0;
 	e->flags = (pflags & STKREC_PF_KTHREAD) ? STKREC_F_KTHREAD : 0;
+	e->cgroup = current_cgroup();
+	task_ev_ids(e, t);
+	e->woken_cgroup = 0;
 	bpf_get_current_comm(e->comm, sizeof(e->comm));
 	if (sampled_in_user(ctx)) {
 		u.pc = PT_REGS_IP(&ctx->regs);
@@ -514,9 +525,13 @@ int BPF_PROG(stkrec_exit, struct task_struct *p)
 
 static __always_inline bool bio_allowed(const struct stkrec_bio_state *s)
 {
+	if (s->issuer_flags & STKREC_F_CGROUP_OUT)
+		return false;
 	if (!s->tid)
-		return !filter_tgid && !filter_tid && !user_only && !kernel_only;
-	return task_allowed(s->pid, s->tid, s->issuer_flags ? STKREC_PF_KTHREAD : 0);
+		return !filter_tgid && !filter_tid && !user_only && !kernel_only &&
+		       !nr_cgroup_filter;
+	return task_allowed(s->pid, s->tid,
+			    (s->issuer_flags & STKREC_F_KTHREAD) ? STKREC_PF_KTHREAD : 0);
 }
 
 /* Which use of a request an entry belongs to: the block layer stamps
@@ -571,6 +586,9 @@ static __always_inline void submit_stacks(void *ctx, struct stkrec_bio_state *s)
 	e->duration = s->seq;
 	e->state = 0;
 	e->flags = s->issuer_flags;
+	e->cgroup = s->cgroup;
+	task_ev_ids(e, (void *)bpf_get_current_task()); /* the issuer */
+	e->woken_cgroup = 0;
 	__builtin_memcpy(e->comm, s->comm, sizeof(e->comm));
 	take_stacks(ctx, e, STKREC_KIND_BIO, s->issuer_flags & STKREC_F_KTHREAD, false, NULL);
 	/* Not a lost event when the ring buffer is full: the completion then
@@ -591,6 +609,9 @@ static __always_inline void current_issuer(void *ctx, struct stkrec_bio_state *s
 	s->pid = id >> 32;
 	if (BPF_CORE_READ(t, flags) & STKREC_PF_KTHREAD)
 		s->issuer_flags = STKREC_F_KTHREAD;
+	s->cgroup = current_cgroup();
+	if (!current_cgroup_allowed())
+		s->issuer_flags |= STKREC_F_CGROUP_OUT;
 	bpf_get_current_comm(s->comm, sizeof(s->comm));
 	submit_stacks(ctx, s);
 }
@@ -737,6 +758,7 @@ static __always_inline void bio_fill(struct stkrec_bio_ev *ev, const struct stkr
 	ev->issuer_flags = s->issuer_flags;
 	__builtin_memcpy(ev->comm, s->comm, sizeof(ev->comm));
 	ev->seq = s->seq;
+	ev->cgroup = s->cgroup;
 	ev->last = nr_bytes >= BPF_CORE_READ(rq, __data_len);
 }
 

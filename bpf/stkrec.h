@@ -25,6 +25,7 @@ enum stkrec_ev_type {
 	STKREC_EV_BIO = 3,
 	STKREC_EV_BIO_SUBMIT = 4, /* the stacks of a block request's submitter */
 	STKREC_EV_WAKEUP = 5,     /* a traced thread woken, the waker's stacks */
+	STKREC_EV_CGROUP = 6,     /* a cgroup v2 directory made or removed */
 };
 
 /* stkrec_stack_ev.flags */
@@ -38,6 +39,8 @@ enum stkrec_ev_type {
 				     * when the recorder found it */
 #define STKREC_F_OPEN_END 0x20   /* still off CPU at the stop: the interval
 				  * ends there (duration up to it) */
+/* stkrec_bio_state.issuer_flags only: the issuer is outside -G's cgroups */
+#define STKREC_F_CGROUP_OUT 0x40
 
 /* stkrec_stack_ev.py_flags: how the Python stack (nr_pystack frames) ended */
 #define STKREC_PY_F_DEPTH 0x1      /* STKREC_MAX_PYSTACK reached, more frames */
@@ -54,7 +57,12 @@ enum stkrec_ev_type {
  * flags and stacks are the waker's (the current task, also when an
  * interrupt woke the thread: user space tells from the kernel stack),
  * time when it woke, duration the woken thread (tgid << 32 | tid), state
- * STKREC_WAKE_IO when a struct stkrec_wake_io follows the frames.
+ * STKREC_WAKE_IO when a struct stkrec_wake_io follows the frames,
+ * woken_cgroup the woken thread's cgroup.
+ *
+ * cgroup is the task's cgroup v2 id (0: recorded without cgroups), ns_tid
+ * and ns_pid its ids in its own PID namespace, read where the event is
+ * taken, so a process gone before user space sees the event keeps them.
  */
 struct stkrec_stack_ev {
 	__u32 type;      /* STKREC_EV_OFFCPU or STKREC_EV_CPU */
@@ -72,10 +80,14 @@ struct stkrec_stack_ev {
 	__u8 nr_ustack;
 	__u8 nr_kstack;
 	char comm[STKREC_COMM_LEN];
+	__u64 cgroup;       /* cgroup v2 id of tid */
+	__u32 ns_tid;       /* tid, pid in the task's own PID namespace */
+	__u32 ns_pid;
+	__u64 woken_cgroup; /* WAKEUP: the woken thread's cgroup; else 0 */
 	/* frames, then a struct stkrec_wake_io */
 	__u64 ips[2 * STKREC_MAX_STACK + 2 * STKREC_MAX_PYSTACK + 3];
 };
-#define STKREC_STACK_EV_HDR_SIZE 56u
+#define STKREC_STACK_EV_HDR_SIZE 80u
 _Static_assert(sizeof(struct stkrec_stack_ev) ==
 	       STKREC_STACK_EV_HDR_SIZE + (2 * STKREC_MAX_STACK + 2 * STKREC_MAX_PYSTACK + 3) * 8,
 	       "stkrec_stack_ev layout");
@@ -204,8 +216,9 @@ struct stkrec_bio_ev {
 	__u64 seq;       /* submission number: its BIO_SUBMIT record's, 0 none */
 	__u32 last;      /* the request's last completion */
 	__u32 reserved;
+	__u64 cgroup;    /* the issuer's cgroup v2 id at submission, 0 unknown */
 };
-_Static_assert(sizeof(struct stkrec_bio_ev) == 88, "stkrec_bio_ev layout");
+_Static_assert(sizeof(struct stkrec_bio_ev) == 96, "stkrec_bio_ev layout");
 
 /*
  * Map `bio_inflight`, key the request's address: a block request between
@@ -217,12 +230,37 @@ struct stkrec_bio_state {
 	__u64 gen;          /* request::start_time_ns at entry: which use of rq */
 	__u32 tid;          /* issuer, 0 when unknown */
 	__u32 pid;
-	__u32 issuer_flags; /* STKREC_F_KTHREAD */
+	__u32 issuer_flags; /* STKREC_F_KTHREAD, STKREC_F_CGROUP_OUT */
 	__u32 traced;       /* the issuer passed the filters when it issued */
 	char comm[STKREC_COMM_LEN];
 	__u64 seq;          /* submission number, 0 when no stacks were sent */
+	__u64 cgroup;       /* the issuer's cgroup v2 id, 0 unknown */
 };
-_Static_assert(sizeof(struct stkrec_bio_state) == 56, "stkrec_bio_state layout");
+_Static_assert(sizeof(struct stkrec_bio_state) == 64, "stkrec_bio_state layout");
+
+/*
+ * CGROUP records (tp_btf/cgroup_mkdir, cgroup_rmdir): a directory of the
+ * cgroup v2 hierarchy made or removed, with its path below the root ("/"
+ * the root), so a cgroup gone before user space looks keeps its name.
+ * The record is sent with path_len bytes of path.
+ */
+#define STKREC_CGROUP_PATH_MAX 512
+#define STKREC_CGROUP_RMDIR 0x1
+struct stkrec_cgroup_ev {
+	__u32 type;     /* STKREC_EV_CGROUP */
+	__u32 flags;    /* STKREC_CGROUP_RMDIR */
+	__u64 id;
+	__u64 time;
+	__u32 path_len; /* without a NUL */
+	__u32 reserved;
+	char path[STKREC_CGROUP_PATH_MAX];
+};
+#define STKREC_CGROUP_EV_HDR_SIZE 32u
+_Static_assert(sizeof(struct stkrec_cgroup_ev) == STKREC_CGROUP_EV_HDR_SIZE + STKREC_CGROUP_PATH_MAX,
+	       "stkrec_cgroup_ev layout");
+
+/* record -G: at most this many cgroups (each with its subtree) */
+#define STKREC_MAX_CGROUPS 16
 
 /*
  * Per-CPU drop counters: array index kind * STKREC_LOST_NR + reason. The
@@ -261,7 +299,10 @@ enum stkrec_stat {
 				       * no CFI covers: frame pointers */
 	STKREC_STAT_PY_CUT = STKREC_STAT_UNWIND_FP_FRAMES + STKREC_KIND_NR,
 				      /* Python stack cut: STKREC_PY_F_* set */
-	STKREC_STAT_NR = STKREC_STAT_PY_CUT + STKREC_KIND_NR,
+	STKREC_STAT_CGROUP_FILTERED = STKREC_STAT_PY_CUT + STKREC_KIND_NR,
+				      /* -G: event of a task outside the cgroups
+				       * (BIO: counted as STKREC_STAT_BIO_FILTERED) */
+	STKREC_STAT_NR = STKREC_STAT_CGROUP_FILTERED + STKREC_KIND_NR,
 };
 
 /*

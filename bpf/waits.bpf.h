@@ -87,7 +87,8 @@ static __always_inline bool waiting_in_scope(struct task_struct *t, __u32 *state
 	*state = task_state(t);
 	if ((*state & STKREC_TASK_DEAD) || !state_allowed(*state))
 		return false;
-	return task_allowed(BPF_CORE_READ(t, tgid), tid, BPF_CORE_READ(t, flags));
+	return task_allowed(BPF_CORE_READ(t, tgid), tid, BPF_CORE_READ(t, flags)) &&
+	       task_cgroup_allowed(t);
 }
 
 static __always_inline __u64 nr_switches(struct task_struct *t)
@@ -145,6 +146,9 @@ static __always_inline void found_waiting(struct task_struct *t, bool btf, const
 	e->state = state;
 	e->flags = STKREC_F_OPEN_START | ((pflags & STKREC_PF_KTHREAD) ? STKREC_F_KTHREAD : 0);
 	BPF_CORE_READ_STR_INTO(&e->comm, t, comm);
+	e->cgroup = task_cgroup(t);
+	task_ev_ids(e, t);
+	e->woken_cgroup = 0;
 	/* at most 127 = 0x7f frames: the mask keeps the verifier's bound */
 	nu = waiting_ustack(e, t, pflags, user) & STKREC_MAX_STACK;
 	e->nr_ustack = nu;

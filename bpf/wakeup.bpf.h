@@ -78,6 +78,8 @@ static __always_inline void on_waking(void *ctx, struct task_struct *p, bool btf
 
 	if (!tid || !task_allowed(tgid, tid, BPF_CORE_READ(p, flags)))
 		return;
+	if (!cgroup_keeps(task_cgroup_allowed(p), STKREC_KIND_WAKEUP))
+		return;
 	if (wakeups_need_slot) {
 		slot = in_slot(p, tid, btf);
 		if (!slot || !slot->time || now - slot->time < min_ns)
@@ -95,6 +97,9 @@ static __always_inline void on_waking(void *ctx, struct task_struct *p, bool btf
 	e->duration = (__u64)tgid << 32 | tid;
 	e->state = 0;
 	e->flags = (pflags & STKREC_PF_KTHREAD) ? STKREC_F_KTHREAD : 0;
+	e->cgroup = current_cgroup();
+	task_ev_ids(e, cur);
+	e->woken_cgroup = task_cgroup(p);
 	bpf_get_current_comm(e->comm, sizeof(e->comm));
 	take_stacks(ctx, e, STKREC_KIND_WAKEUP, pflags & STKREC_PF_KTHREAD, false, NULL);
 	wake_io(e, now);

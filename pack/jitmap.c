@@ -291,16 +291,14 @@ static int refuse(struct jitmaps *jm, uint32_t pid, enum cap_jit_refusal why)
 	return -EPERM;
 }
 
-/* The map's fd, open without following a symlink, if it is to be trusted;
- * 0 when there is none, -EPERM refused (counted), or -errno. */
-static int open_map(struct jitmaps *jm, const char *root, uint32_t pid, struct stat *st)
+/* The map's fd (path, from dirfd when relative), open without following a
+ * symlink, if it is to be trusted: 0 when there is none, -EPERM refused
+ * (counted), or -errno. */
+static int open_map(struct jitmaps *jm, int dirfd, const char *path, long owner, uint32_t pid,
+		    struct stat *st)
 {
-	char path[PATH_MAX];
-	long owner;
-	int fd;
+	int fd = openat(dirfd, path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOFOLLOW);
 
-	map_path(root, pid, path, sizeof(path), &owner);
-	fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOFOLLOW);
 	if (fd < 0 && errno == ELOOP)
 		return refuse(jm, pid, CAP_JIT_REFUSED_NOT_REGULAR);
 	if (fd < 0)
@@ -316,16 +314,15 @@ static int open_map(struct jitmaps *jm, const char *root, uint32_t pid, struct s
 	return fd;
 }
 
-int jitmaps__read(struct jitmaps *jm, const char *root, uint32_t pid, uint64_t time)
+/* The map open as fd (open_map()) into jm. */
+static int read_map(struct jitmaps *jm, int fd, const struct stat *st_, uint32_t pid,
+		    uint64_t time)
 {
-	struct stat st;
+	struct stat st = *st_;
 	char *buf;
 	ssize_t n;
-	int fd, err;
+	int err;
 
-	fd = open_map(jm, root, pid, &st);
-	if (fd <= 0)
-		return fd;
 	if ((uint64_t)st.st_size > JITMAPS_MAX_BYTES - jm->bytes) {
 		close(fd);
 		jm->dropped++;
@@ -339,6 +336,106 @@ int jitmaps__read(struct jitmaps *jm, const char *root, uint32_t pid, uint64_t t
 		err = jitmaps__parse(jm, pid, time, buf, n);
 	free(buf);
 	return err;
+}
+
+int jitmaps__read(struct jitmaps *jm, const char *root, uint32_t pid, uint64_t time)
+{
+	char path[PATH_MAX];
+	struct stat st;
+	long owner;
+	int fd;
+
+	map_path(root, pid, path, sizeof(path), &owner);
+	fd = open_map(jm, AT_FDCWD, path, owner, pid, &st);
+	return fd <= 0 ? fd : read_map(jm, fd, &st, pid, time);
+}
+
+/*
+ * The roots of processes in other mount namespaces, kept while they run:
+ * a process that exits before its map is read (a short-lived container
+ * process: its namespace's init reaps it at once, and its root may go
+ * with it) still has its map read in its own /tmp, under its namespace
+ * pid, owned by its user or root.
+ */
+struct jit_root {
+	uint32_t pid, nspid, uid;
+	int fd; /* O_PATH of /proc/PID/root */
+};
+
+struct jitroots {
+	struct hashtab tab; /* of struct jit_root */
+};
+
+static bool root_eq(const void *ent, const void *key)
+{
+	return ((const struct jit_root *)ent)->pid == *(const uint32_t *)key;
+}
+
+int jitroots__new(struct jitroots **out)
+{
+	struct jitroots *jr = calloc(1, sizeof(*jr));
+
+	if (!jr)
+		return -ENOMEM;
+	hashtab__init(&jr->tab, sizeof(struct jit_root));
+	*out = jr;
+	return 0;
+}
+
+void jitroots__free(struct jitroots *jr)
+{
+	struct jit_root *r;
+	size_t pos;
+
+	if (!jr)
+		return;
+	hashtab__for_each(&jr->tab, pos, r)
+		close(r->fd);
+	hashtab__free(&jr->tab);
+	free(jr);
+}
+
+int jitroots__watch(struct jitroots *jr, uint32_t pid)
+{
+	struct jit_root n = { .pid = pid }, *r;
+	char path[64];
+	int err;
+
+	r = hashtab__find(&jr->tab, pid_hash(pid), &pid, root_eq);
+	if ((!r && jr->tab.nr >= JITROOTS_MAX) || !other_mnt_ns(pid))
+		return 0;
+	err = proc_status(pid, &n.uid, &n.nspid);
+	if (err)
+		return err;
+	snprintf(path, sizeof(path), "/proc/%u/root", pid);
+	n.fd = open(path, O_PATH | O_DIRECTORY | O_CLOEXEC);
+	if (n.fd < 0)
+		return -errno;
+	if (r) { /* its root now: an exec may follow a chroot */
+		close(r->fd);
+		*r = n;
+		return 1;
+	}
+	err = hashtab__insert(&jr->tab, pid_hash(pid), &n, NULL);
+	if (err)
+		close(n.fd);
+	return err ? err : 1;
+}
+
+int jitroots__read(struct jitroots *jr, struct jitmaps *jm, uint32_t pid, uint64_t time)
+{
+	struct jit_root *r = hashtab__find(&jr->tab, pid_hash(pid), &pid, root_eq);
+	char path[64];
+	struct stat st;
+	int fd;
+
+	if (!r)
+		return -ENOENT;
+	snprintf(path, sizeof(path), "tmp/perf-%u.map", r->nspid);
+	fd = open_map(jm, r->fd, path, r->uid, pid, &st);
+	close(r->fd);
+	hashtab__delete(&jr->tab, r);
+	return fd <= 0 ? fd : read_map(jm, fd, &st, pid, time);
 }
 
 size_t jitmaps__nr_refused(const struct jitmaps *jm)

@@ -78,6 +78,23 @@ size_t jitmaps__nr_refused(const struct jitmaps *jm);
 const struct jit_refused *jitmaps__refused(const struct jitmaps *jm, size_t i);
 void jitmaps__clear_refused(struct jitmaps *jm);
 
+/*
+ * Roots of live processes in other mount namespaces (a container's), so
+ * that the map of one gone before jitmaps__read() ran is still read where
+ * it wrote it. Kept apart from struct jitmaps, which each capture file
+ * has its own of: a process outlives files.
+ */
+#define JITROOTS_MAX 256 /* roots held open at once: one fd each */
+struct jitroots;
+int jitroots__new(struct jitroots **out);
+void jitroots__free(struct jitroots *jr);
+/* pid is new: hold its root if it runs in another mount namespace. 1 held,
+ * 0 not (ours, known already, or JITROOTS_MAX held), -errno (gone). */
+int jitroots__watch(struct jitroots *jr, uint32_t pid);
+/* pid exited: its map into jm as jitmaps__read() would have read it alive,
+ * and its root let go. -ENOENT when its root was not held. */
+int jitroots__read(struct jitroots *jr, struct jitmaps *jm, uint32_t pid, uint64_t time);
+
 /* Maps not kept because of the memory bound; lines skipped. */
 uint64_t jitmaps__dropped(const struct jitmaps *jm);
 uint64_t jitmaps__bad_lines(const struct jitmaps *jm);

@@ -61,6 +61,9 @@ void recorder__progress(const struct recorder *r, struct record_progress *p)
 	p->packs = r->packs;
 	p->pack_ns = r->pack_ns;
 	p->pack_err = r->pack_err;
+	p->no_cgroup2 = !r->cg;
+	p->cgroups_unnamed = cgroups__unnamed(r->cg);
+	memcpy(p->cgroup_filtered, r->cgroup_filtered, sizeof(p->cgroup_filtered));
 }
 
 /* One pass over both sources, the side band first: an exec's or mmap's

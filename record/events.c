@@ -19,7 +19,10 @@ _Static_assert(STKREC_BIO_F_SYNC == CAP_BIO_F_SYNC && STKREC_BIO_F_FUA == CAP_BI
 
 static int note_thread(struct recorder *r, const struct stkrec_stack_ev *e, uint64_t time)
 {
-	struct cap_thread t = { .time = time, .tid = e->tid, .pid = e->pid };
+	struct cap_thread t = {
+		.time = time, .tid = e->tid, .pid = e->pid,
+		.ns_tid = e->ns_tid, .ns_pid = e->ns_pid,
+	};
 	int err;
 
 	/* tid 0 is each CPU's idle task ("swapper/N"): not a thread to name */
@@ -31,12 +34,23 @@ static int note_thread(struct recorder *r, const struct stkrec_stack_ev *e, uint
 	err = cap_writer__append(r->w, CAP_REC_THREAD, &t, sizeof(t), NULL, 0);
 	if (err < 0)
 		return err;
+	if (e->flags & STKREC_F_KTHREAD)
+		return 0;
+	/* a container's process, new or exec'd (chroot then exec): its JIT
+	 * map is in the root it has now */
+	if (r->jr && e->ns_pid != e->pid)
+		jitroots__watch(r->jr, e->pid);
 	/* A process gone or unreadable is not fatal (the side band may have
 	 * its maps); a failing writer shows up at the next append anyway. */
-	if (!(e->flags & STKREC_F_KTHREAD) && !procmaps__known(r->pm, e->pid) &&
-	    procmaps__ensure(r->pm, e->pid, time) < 0)
+	if (!procmaps__known(r->pm, e->pid) && procmaps__ensure(r->pm, e->pid, time) < 0)
 		r->maps_missed++;
 	return 0;
+}
+
+/* The CGROUP record of id, before the first event of the file using it. */
+static int note_cgroup(struct recorder *r, uint64_t id, uint64_t time)
+{
+	return r->cg ? cgroups__ensure(r->cg, r->w, r->files, id, time) : 0;
 }
 
 /* A user stack with Python frames: merged, then interned. */
@@ -109,6 +123,8 @@ static int take_stack_ev(struct recorder *r, const struct stkrec_stack_ev *e, si
 	}
 	err = note_thread(r, e, e->time);
 	if (!err)
+		err = note_cgroup(r, e->cgroup, e->time);
+	if (!err)
 		err = stack_ids(r, e, ustack, kstack);
 	return err ? err : 1;
 }
@@ -157,13 +173,14 @@ static int on_stack_ev(struct recorder *r, const struct stkrec_stack_ev *e, size
 			.start = e->time, .duration = e->duration, .tid = e->tid,
 			.pid = e->pid, .cpu = e->cpu, .state = e->state,
 			.ustack = ustack, .kstack = kstack, .open = open_flags(r, e),
+			.cgroup = e->cgroup,
 		};
 
 		return append_event(r, CAP_KIND_OFFCPU, CAP_REC_OFFCPU, &o, sizeof(o));
 	} else {
 		struct cap_cpu c = {
 			.time = e->time, .tid = e->tid, .pid = e->pid, .cpu = e->cpu,
-			.ustack = ustack, .kstack = kstack,
+			.ustack = ustack, .kstack = kstack, .cgroup = e->cgroup,
 		};
 
 		return append_event(r, CAP_KIND_CPU, CAP_REC_CPU, &c, sizeof(c));
@@ -205,6 +222,7 @@ static int irq_waker(struct recorder *r, const struct stkrec_stack_ev *e, struct
 	if (!n)
 		return 0;
 	w->waker_tid = w->waker_pid = 0;
+	w->waker_cgroup = 0;
 	w->flags = softirq ? CAP_WAKEUP_F_SOFTIRQ : CAP_WAKEUP_F_HARDIRQ;
 	w->ustack = CAP_STACK_NONE;
 	return intern__stack(r->in, CAP_STACK_KERNEL, k, n, &w->kstack) ?: 1;
@@ -225,6 +243,11 @@ static int on_wakeup_ev(struct recorder *r, const struct stkrec_stack_ev *e, siz
 	w.waker_tid = e->tid;
 	w.waker_pid = e->pid;
 	w.cpu = e->cpu;
+	w.cgroup = e->woken_cgroup;
+	w.waker_cgroup = e->cgroup;
+	err = note_cgroup(r, w.cgroup, w.time);
+	if (err)
+		return err;
 	err = irq_waker(r, e, &w);
 	if (!err) {
 		w.flags = (e->flags & STKREC_F_KTHREAD) ? CAP_WAKEUP_F_KTHREAD : 0;
@@ -234,7 +257,7 @@ static int on_wakeup_ev(struct recorder *r, const struct stkrec_stack_ev *e, siz
 	}
 	if (err < 0)
 		return err;
-	wakeup_io(e, &w);
+	wakeup_io(e, &w); /* the waker's cgroup was noted with its stacks */
 	return append_event(r, CAP_KIND_WAKEUP, CAP_REC_WAKEUP, &w, sizeof(w));
 }
 
@@ -294,12 +317,17 @@ static void bio_stacks(struct recorder *r, const struct stkrec_bio_ev *e, struct
 static int on_bio_ev(struct recorder *r, const struct stkrec_bio_ev *e, size_t size)
 {
 	struct cap_bio b = {};
+	int err;
 
 	if (size < sizeof(*e)) {
 		r->bad_records++;
 		return 0;
 	}
+	err = note_cgroup(r, e->cgroup, e->complete_time);
+	if (err)
+		return err;
 	bio_stacks(r, e, &b);
+	b.cgroup = e->cgroup;
 	b.issue_time = e->issue_time;
 	b.complete_time = e->complete_time;
 	b.sector = e->sector;
@@ -313,6 +341,20 @@ static int on_bio_ev(struct recorder *r, const struct stkrec_bio_ev *e, size_t s
 	b.error = blk_errno(e->status);
 	memcpy(b.comm, e->comm, sizeof(b.comm));
 	return append_event(r, CAP_KIND_BIO, CAP_REC_BIO, &b, sizeof(b));
+}
+
+/* A cgroup directory made or removed (bpf/cgroup.bpf.h). */
+static int on_cgroup_ev(struct recorder *r, const struct stkrec_cgroup_ev *e, size_t size)
+{
+	if (size < STKREC_CGROUP_EV_HDR_SIZE || e->path_len > STKREC_CGROUP_PATH_MAX ||
+	    size < STKREC_CGROUP_EV_HDR_SIZE + e->path_len) {
+		r->bad_records++;
+		return 0;
+	}
+	if (!r->cg)
+		return 0;
+	return cgroups__note(r->cg, e->id, e->path, e->path_len,
+			     e->flags & STKREC_CGROUP_RMDIR, e->time);
 }
 
 int recorder__convert(struct recorder *r, const void *data, size_t size)
@@ -334,6 +376,8 @@ int recorder__convert(struct recorder *r, const void *data, size_t size)
 		return on_bio_submit(r, data, size);
 	case STKREC_EV_WAKEUP:
 		return on_wakeup_ev(r, data, size);
+	case STKREC_EV_CGROUP:
+		return on_cgroup_ev(r, data, size);
 	default:
 		r->bad_records++;
 		return 0;

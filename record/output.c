@@ -77,6 +77,8 @@ static void fill_header(const struct recorder *r, struct cap_header *h)
 		h->features |= CAP_FEAT_DWARF_UNWIND;
 	if (record_wants_python(&r->opts))
 		h->features |= CAP_FEAT_PYTHON;
+	if (r->cg)
+		h->features |= CAP_FEAT_CGROUP;
 	/* the CPU time a sample stands for, as the perf event was opened */
 	if (r->opts.events & RECORD_EV_CPU) {
 		h->sample_clock = CAP_CLOCK_CPU;
@@ -322,6 +324,19 @@ static struct unwind_stats unwind_numbers(const struct recorder *r)
 	return us;
 }
 
+/* -G's counts so far, for the summary (no STAT key holds them yet). */
+static void cgroup_counts(struct recorder *r)
+{
+	static const int kinds[] = { STKREC_KIND_OFFCPU, STKREC_KIND_CPU, STKREC_KIND_WAKEUP };
+	size_t i;
+
+	if (!r->opts.nr_cgroups)
+		return;
+	for (i = 0; i < sizeof(kinds) / sizeof(kinds[0]); i++)
+		r->cgroup_filtered[kinds[i]] = bpf_stat(r, STKREC_STAT_CGROUP_FILTERED + kinds[i]);
+	r->cgroup_filtered[STKREC_KIND_BIO] = bpf_stat(r, STKREC_STAT_BIO_FILTERED);
+}
+
 static int write_stats(struct recorder *r, uint64_t now)
 {
 	const struct cap_totals *t = cap_writer__totals(r->w);
@@ -384,6 +399,7 @@ static int write_stats(struct recorder *r, uint64_t now)
 	};
 	int k, err;
 
+	cgroup_counts(r);
 	for (k = 0; k < CAP_STAT_PY_PROCESSES; k++) {
 		err = write_stat(r, cap_stat_key_name(k), v[k]);
 		if (err < 0)
@@ -499,7 +515,10 @@ static int sink_fork(void *ctx, uint32_t parent, uint32_t child)
  * cleanup of /tmp; a map too large to keep is counted by jitmaps. */
 static void sink_exit(void *ctx, uint32_t pid)
 {
-	jitmaps__read(((struct recorder *)ctx)->jm, NULL, pid, now_ns());
+	struct recorder *r = ctx;
+
+	if (jitroots__read(r->jr, r->jm, pid, now_ns()) == -ENOENT)
+		jitmaps__read(r->jm, NULL, pid, now_ns());
 }
 
 int recorder__scan_proc(struct recorder *r, uint64_t now)

@@ -28,6 +28,7 @@
 #include "record/buildid.h"
 #include "record/fileid.h"
 #include "record/procmaps.h"
+#include "record/threads.h"
 #include "util/hashtab.h"
 
 #define PF_KTHREAD 0x00200000u
@@ -347,6 +348,7 @@ static int write_thread(struct procmaps *pm, int taskdir, uint32_t pid, uint32_t
 		return 0; /* the thread exited meanwhile */
 	comm[strcspn(comm, "\n")] = '\0';
 	memcpy(t.comm, comm, strnlen(comm, sizeof(t.comm) - 1));
+	threads__ns_ids(tid, &t.ns_tid, &t.ns_pid); /* 0 when gone */
 	return cap_writer__append(pm->w, CAP_REC_THREAD, &t, sizeof(t), NULL, 0);
 }
 

@@ -97,6 +97,23 @@ bad:
 }
 
 
+_Static_assert(RECORD_MAX_CGROUPS == STKREC_MAX_CGROUPS, "-G entries");
+
+static void set_cgroup_tunables(struct recorder *r, struct stkrec_bpf *s)
+{
+	const struct record_opts *o = &r->opts;
+	int i;
+
+	s->rodata->record_cgroups = r->cg != NULL;
+	s->rodata->nr_cgroup_filter = o->nr_cgroups;
+	for (i = 0; i < o->nr_cgroups && i < RECORD_MAX_CGROUPS; i++) {
+		s->rodata->cgroup_filter_level[i] = o->cgroup_levels[i];
+		s->rodata->cgroup_filter_id[i] = o->cgroup_ids[i];
+	}
+	bpf_program__set_autoload(s->progs.stkrec_cgroup_mkdir, r->cg != NULL);
+	bpf_program__set_autoload(s->progs.stkrec_cgroup_rmdir, r->cg != NULL);
+}
+
 static void set_tunables(struct recorder *r, struct stkrec_bpf *s)
 {
 	const struct record_opts *o = &r->opts;
@@ -121,6 +138,7 @@ static void set_tunables(struct recorder *r, struct stkrec_bpf *s)
 	s->rodata->test_skip_minor = o->test_skip_minor;
 	s->rodata->dwarf_unwind = o->call_graph == RECORD_CG_DWARF;
 	s->rodata->want_python = record_wants_python(o);
+	set_cgroup_tunables(r, s);
 }
 
 /* Open, size and load the skeleton as the policy (policy.h) decided;
@@ -231,6 +249,8 @@ static int attach_tracepoints(struct recorder *r, const char **step)
 		P(stkrec_switch_raw, "sched_switch (raw_tp)"),
 		P(stkrec_waking, "sched_waking"),
 		P(stkrec_waking_raw, "sched_waking (raw_tp)"),
+		P(stkrec_cgroup_mkdir, "cgroup_mkdir"),
+		P(stkrec_cgroup_rmdir, "cgroup_rmdir"),
 #undef P
 	};
 	struct bpf_program *p;
@@ -329,6 +349,8 @@ static int setup_bpf(struct recorder *r, const char **step)
 	if (!r->opts.no_pack) {
 		*step = "symbol pack";
 		err = jitmaps__new(&r->jm);
+		if (!err)
+			err = jitroots__new(&r->jr);
 		if (err)
 			return err;
 	}
@@ -428,6 +450,19 @@ static void preload_tables(struct recorder *r)
 		fclose(f);
 }
 
+/* No cgroup2 mount: recorded without cgroups (ids 0, no feature bit). */
+static int open_cgroups(struct recorder *r)
+{
+	char mount[PATH_MAX];
+	int err = cgroups__find_mount(mount, sizeof(mount));
+
+	if (err == -ENOENT && !r->opts.nr_cgroups)
+		return 0;
+	if (!err)
+		err = cgroups__new(mount, &r->cg);
+	return err;
+}
+
 static int start(struct recorder *r, const char **step)
 {
 	int err;
@@ -441,6 +476,10 @@ static int start(struct recorder *r, const char **step)
 		return r->ncpus_possible ? r->ncpus_possible : -ENODEV;
 	*step = "read kernel symbols";
 	err = ksyms__load(&r->ks);
+	if (err)
+		return err;
+	*step = "read the cgroup v2 hierarchy";
+	err = open_cgroups(r);
 	if (err)
 		return err;
 	err = recorder__open_output(r, step);
@@ -604,6 +643,8 @@ void recorder__free(struct recorder *r)
 	unwind__free(r->uw);
 	pytrack__free(r->py);
 	jitmaps__free(r->jm);
+	jitroots__free(r->jr);
+	cgroups__free(r->cg);
 	intern__free(r->in);
 	ksyms__free(r->ks);
 	cap_writer__free(r->w); /* NULL once recorder__run() finished it */

@@ -30,6 +30,7 @@
 #define RECORD_DEFAULT_RINGBUF (16u << 20)
 #define RECORD_DEFAULT_STORAGE 16384
 #define RECORD_DEFAULT_MIN_US 1
+#define RECORD_MAX_CGROUPS 16 /* -G entries */
 #define RECORD_DEFAULT_UNWIND_ROWS (4u << 20) /* 32 MiB of unwind rows */
 
 /* opts->call_graph: how user stacks are walked */
@@ -56,6 +57,9 @@ struct record_progress {
 	unsigned packs;                /* files closed with a pack */
 	uint64_t pack_ns;              /* time spent writing packs, all files */
 	int pack_err;                  /* why the last pack failed, or 0 */
+	bool no_cgroup2;               /* no cgroup2 mount: events carry no cgroup */
+	uint64_t cgroups_unnamed;      /* cgroup ids written without a path */
+	uint64_t cgroup_filtered[CAP_KIND_MAX]; /* -G: events of other cgroups */
 };
 
 struct record_opts {
@@ -73,6 +77,11 @@ struct record_opts {
 	bool all_cpus;               /* -a: whole system, even with a command */
 	bool user_threads;           /* -u */
 	bool kernel_threads;         /* -k */
+	/* -G: only these cgroups and their subtrees, as cgroups__resolve()
+	 * (record/cgroups.h) gives them: depth below the root and id */
+	int nr_cgroups;
+	uint32_t cgroup_levels[RECORD_MAX_CGROUPS];
+	uint64_t cgroup_ids[RECORD_MAX_CGROUPS];
 	bool user_stacks_only;       /* -U */
 	bool kernel_stacks_only;     /* -K */
 	enum record_call_graph call_graph; /* --call-graph (default dwarf) */

@@ -12,6 +12,7 @@
 #include "format/intern.h"
 #include "pack/jitmap.h"
 #include "record/record.h"
+#include "record/cgroups.h"
 #include "record/command.h"
 #include "record/ksyms.h"
 #include "record/procmaps.h"
@@ -51,6 +52,8 @@ struct recorder {
 	struct pytrack *py;      /* CPython frames, else NULL */
 	struct bpf_link *waits_start, *waits_stop; /* waits.c's iterators */
 	struct jitmaps *jm;      /* JIT maps for the symbol pack; NULL: --no-pack */
+	struct jitroots *jr;     /* ... where those of other mount namespaces are */
+	struct cgroups *cg;      /* cgroup v2 paths; NULL: no cgroup2 mount */
 	struct cap_pack_info pack; /* the last file's symbol pack */
 	uint64_t pack_ns;        /* time spent writing symbol packs */
 	unsigned packs;          /* files with a pack */
@@ -84,6 +87,7 @@ struct recorder {
 	uint64_t events[CAP_KIND_MAX];
 	uint64_t bad_records; /* ringbuf records too short for their type */
 	uint64_t maps_missed; /* processes whose /proc maps could not be read */
+	uint64_t cgroup_filtered[CAP_KIND_MAX]; /* -G, as of the last file's end */
 	uint64_t lost_seen[STKREC_NR_COUNTERS]; /* counter sums written so far */
 	uint64_t *percpu_buf; /* ncpus_possible u64 for counter reads */
 	struct bio_stacks_slot *bio_stacks; /* -e bio: submitter stacks in flight */

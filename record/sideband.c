@@ -22,6 +22,7 @@
 #include <unistd.h>
 
 #include "record/sideband.h"
+#include "record/threads.h"
 
 #define SB_MAX_RECORD 65536 /* perf_event_header.size is 16 bits */
 
@@ -272,6 +273,7 @@ static int on_comm(const struct perf_event_header *h, struct cap_writer *w,
 	t.pid = r->pid;
 	memcpy(t.comm, r->comm, strnlen(r->comm, (size_t)n < sizeof(t.comm) - 1 ?
 					  (size_t)n : sizeof(t.comm) - 1));
+	threads__ns_ids(t.tid, &t.ns_tid, &t.ns_pid); /* 0 when gone */
 	if (h->misc & PERF_RECORD_MISC_COMM_EXEC) {
 		t.flags |= CAP_THREAD_EXEC;
 		procmaps__exec(pm, r->pid, t.time);

@@ -5,6 +5,9 @@
  * A util/hashtab.h table keyed by tid; tids are dense small integers, so a
  * multiplicative hash spreads them well.
  */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include "record/threads.h"
 
@@ -59,4 +62,35 @@ bool threads__changed(struct thread_table *t, uint32_t tid, uint32_t pid, const 
 	s->pid = pid;
 	memcpy(s->comm, comm, STKREC_COMM_LEN);
 	return true;
+}
+
+/* The last number of a "Key:\t1\t2" line. */
+static uint32_t last_field(const char *line)
+{
+	const char *p = strrchr(line, '\t');
+
+	return strtoul(p ? p + 1 : line, NULL, 10);
+}
+
+int threads__ns_ids(uint32_t tid, uint32_t *ns_tid, uint32_t *ns_pid)
+{
+	char path[48], line[256];
+	int found = 0;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/%u/status", tid);
+	f = fopen(path, "re");
+	if (!f)
+		return -errno;
+	while (found != 3 && fgets(line, sizeof(line), f)) {
+		if (!strncmp(line, "NStgid:", 7)) {
+			*ns_pid = last_field(line);
+			found |= 1;
+		} else if (!strncmp(line, "NSpid:", 6)) {
+			*ns_tid = last_field(line);
+			found |= 2;
+		}
+	}
+	fclose(f);
+	return found == 3 ? 0 : -ENOENT;
 }

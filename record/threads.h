@@ -25,5 +25,10 @@ int threads__init(struct thread_table *t);
 void threads__free(struct thread_table *t);
 /* true when tid is new or its comm/pid changed; the table is updated. */
 bool threads__changed(struct thread_table *t, uint32_t tid, uint32_t pid, const char *comm);
+/* A live thread's tid and pid in its own PID namespace, from the last
+ * fields of NSpid and NStgid in /proc/TID/status: 0, or -errno (gone). The
+ * THREAD records of the /proc scan and the side band take them so; events
+ * carry them from the kernel. */
+int threads__ns_ids(uint32_t tid, uint32_t *ns_tid, uint32_t *ns_pid);
 
 #endif

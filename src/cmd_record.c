@@ -283,6 +283,14 @@ static void summary(const struct recorder *r, const struct record_opts *o)
 	fprintf(stderr, "\n  stacks: %" PRIu64 " distinct; missed %" PRIu64 " user, %" PRIu64
 		" kernel\n  wrote %s: %s, %.1f bytes/event\n", p.stacks, p.ustack_missed,
 		p.kstack_missed, p.path, size, ev ? (double)p.bytes / ev : 0.0);
+	if (o->nr_cgroups)
+		fprintf(stderr, "  -G kept out: %" PRIu64 " off-CPU, %" PRIu64 " CPU, %" PRIu64
+			" block I/O, %" PRIu64 " wakeups\n", p.cgroup_filtered[CAP_KIND_OFFCPU],
+			p.cgroup_filtered[CAP_KIND_CPU], p.cgroup_filtered[CAP_KIND_BIO],
+			p.cgroup_filtered[CAP_KIND_WAKEUP]);
+	if (p.cgroups_unnamed)
+		fprintf(stderr, "  cgroups: %" PRIu64 " ids found nowhere (gone before the "
+			"recorder saw them): written without a path\n", p.cgroups_unnamed);
 	if (p.files > 1)
 		fprintf(stderr, "  %u files: the last one above, the others %s.<timestamp>\n",
 			p.files, o->output);
@@ -340,6 +348,8 @@ static void print_scope(FILE *f, const struct record_opts *o, int cmd_pid)
 		fprintf(f, "kernel threads");
 	else
 		fprintf(f, "the whole system");
+	if (o->nr_cgroups)
+		fprintf(f, " in %d cgroup%s (-G)", o->nr_cgroups, o->nr_cgroups > 1 ? "s" : "");
 	if (o->cpu >= 0)
 		fprintf(f, " on CPU %d", o->cpu);
 }
@@ -451,6 +461,10 @@ static int record(struct record_opts *o, const struct record_policy *pol)
 		return EXIT_FAIL;
 	}
 	active = r;
+	recorder__progress(r, &p);
+	if (p.no_cgroup2)
+		log_warn("record: no cgroup2 file system is mounted (cgroup v1 only): "
+			 "events are recorded without their cgroup");
 	if (stop_pending) /* Ctrl-C while loading: stop at once, cleanly */
 		recorder__stop(r);
 	else if (!o->quiet)

@@ -4,10 +4,12 @@
 #include <errno.h>
 #include <getopt.h>
 #include <inttypes.h>
+#include <limits.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include "record/cgroups.h"
 #include "src/opts.h"
 #include "src/record_opts.h"
 #include "src/util.h"
@@ -29,6 +31,7 @@ static const struct option long_opts[] = {
 	OPTS_VERBOSE,
 	{ "all-cpus", no_argument, NULL, 'a' },
 	{ "pid", required_argument, NULL, 'p' },
+	{ "cgroup", required_argument, NULL, 'G' },
 	{ "frequency", required_argument, NULL, 'F' },
 	{ "count", required_argument, NULL, 'c' },
 	{ "include-idle", no_argument, NULL, 'I' },
@@ -46,13 +49,13 @@ static const struct option long_opts[] = {
 };
 
 /* '+': stop at the first non-option, which starts the command (as perf). */
-static const char short_opts[] = "+:ho:e:ap:t:ukUKF:c:IC:m:M:d:vq";
+static const char short_opts[] = "+:ho:e:ap:t:G:ukUKF:c:IC:m:M:d:vq";
 
 void record_opts__usage(FILE *f)
 {
 	fprintf(f,
 "usage: stkrec record [-o FILE] [-e offcpu,cpu,bio,wakeup] [-a] [-p PID,...|-t TID,...]\n"
-"                     [-u|-k] [-U|-K] [--call-graph fp|dwarf] [-F HZ|-c N] [-I]\n"
+"                     [-G CGROUP,...] [-u|-k] [-U|-K] [--call-graph fp|dwarf] [-F HZ|-c N] [-I]\n"
 "                     [-C CPU]\n"
 "                     [-m MIN_US] [-M MAX_US]\n"
 "                     [--state MASK] [--stack-storage-size N] [--ringbuf-size BYTES]\n"
@@ -76,6 +79,10 @@ void record_opts__usage(FILE *f)
 "  -a, --all-cpus           whole system (default); with COMMAND: until it exits\n"
 "  -p, --pid PID,...        only these processes\n"
 "  -t, --tid TID,...        only these threads\n"
+"  -G, --cgroup PATH,...    only these cgroups (v2) and the cgroups below them,\n"
+"                           filtered in the kernel: a path below the cgroup2\n"
+"                           mount (/system.slice/docker-ID.scope) or in full\n"
+"                           (/sys/fs/cgroup/...); at most %d\n"
 "  -u, --user-threads-only  only user threads (no kernel threads)\n"
 "  -k, --kernel-threads-only  only kernel threads\n"
 "  -U, --user-stacks-only   take user stacks only (no kernel stacks)\n"
@@ -131,6 +138,7 @@ void record_opts__usage(FILE *f)
 "  stkrec record --state 2 -e offcpu   # uninterruptible sleeps (D state) only\n"
 "  stkrec record -e cpu -F 99 -C 0     # CPU profile of CPU 0 at 99 Hz\n"
 "  stkrec record -e bio -d 30          # block I/O latency, by issuing process\n"
+"  stkrec record -G /system.slice/docker-ID.scope -d 30  # one container\n"
 "  stkrec record -o make.cap -- make -j2  # a command and its children\n"
 "  stkrec record --call-graph fp -- ./app   # frame pointers: a faster start\n"
 "  stkrec record --switch-output 60s   # one file a minute: stkrec.cap.2026...\n"
@@ -138,7 +146,7 @@ void record_opts__usage(FILE *f)
 "  stkrec record -o - -d 30 | stkrec report -i -  # record and report at once\n"
 "  stkrec record -- node --perf-basic-prof app.js  # JavaScript functions named\n"
 "  stkrec report -i make.cap           # then explain it\n",
-		RECORD_DEFAULT_OUTPUT, RECORD_DEFAULT_FREQ, RECORD_DEFAULT_MIN_US,
+		RECORD_DEFAULT_OUTPUT, RECORD_MAX_CGROUPS, RECORD_DEFAULT_FREQ, RECORD_DEFAULT_MIN_US,
 		RECORD_DEFAULT_STORAGE, RECORD_DEFAULT_RINGBUF >> 20);
 }
 
@@ -187,6 +195,34 @@ static int parse_list(const char *name, const char *arg, uint32_t **out, int *n,
 	if (parse_u32_list(arg, 1, INT32_MAX, out, n))
 		return fail(err, len, "%s: '%s' is not a list of ids like 1,2,3", name, arg);
 	return 0;
+}
+
+/* -G: each PATH to its depth and id, as the kernel compares them. */
+static int parse_cgroups(const char *arg, struct record_opts *o, char *err, size_t len)
+{
+	char mount[PATH_MAX], *list = strdup(arg), *save = NULL, *p;
+	int e = 0;
+
+	if (!list)
+		return fail(err, len, "-G: out of memory");
+	if (cgroups__find_mount(mount, sizeof(mount))) {
+		free(list);
+		return fail(err, len, "-G: no cgroup2 file system is mounted (cgroup v1 only)");
+	}
+	for (p = strtok_r(list, ",", &save); p && !e; p = strtok_r(NULL, ",", &save)) {
+		if (o->nr_cgroups == RECORD_MAX_CGROUPS)
+			e = fail(err, len, "-G: more than %d cgroups", RECORD_MAX_CGROUPS);
+		else if (cgroups__resolve(mount, p, &o->cgroup_levels[o->nr_cgroups],
+					  &o->cgroup_ids[o->nr_cgroups]))
+			e = fail(err, len, "-G: '%s' is not a cgroup (a directory below %s)", p,
+				 mount);
+		else
+			o->nr_cgroups++;
+	}
+	if (!e && !o->nr_cgroups)
+		e = fail(err, len, "-G: no cgroup given");
+	free(list);
+	return e;
 }
 
 static int parse_sizes(int c, const char *arg, struct record_opts *o, char *err, size_t len)
@@ -291,6 +327,8 @@ static int parse_one(int c, const char *arg, struct record_opts *o, struct seen 
 		free(o->tids);
 		o->tids = NULL;
 		return parse_list("-t", arg, &o->tids, &o->nr_tids, err, len);
+	case 'G':
+		return parse_cgroups(arg, o, err, len);
 	case 'u':
 		s->targets++;
 		o->user_threads = true;

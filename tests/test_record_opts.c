@@ -9,6 +9,9 @@
 #include <string.h>
 #include <sys/wait.h>
 #include <unistd.h>
+#include <limits.h>
+#include <sys/stat.h>
+#include "record/cgroups.h"
 #include "src/commands.h"
 #include "src/record_opts.h"
 #include "tests/util_e2e.h"
@@ -106,6 +109,35 @@ Test(record_opts, long_forms_and_threads)
 	cr_assert_eq(PARSE("--call-graph", "dwarf"), 0, "%s", err);
 	cr_assert_eq(o.call_graph, RECORD_CG_DWARF);
 	cr_assert(o.call_graph_set);
+}
+
+/* -G: each PATH below the cgroup2 mount or in full, to depth and id. */
+Test(record_opts, cgroup_paths)
+{
+	char mount[PATH_MAX], sixteen[64] = "/", full[PATH_MAX + 2];
+	struct stat st;
+	int i;
+
+	if (cgroups__find_mount(mount, sizeof(mount)))
+		cr_skip_test("no cgroup2 file system mounted");
+	cr_assert_eq(stat(mount, &st), 0);
+	snprintf(full, sizeof(full), "%s/", mount);
+	cr_assert_eq(PARSE("--cgroup", "/", "-G", full), 0, "%s", err);
+	cr_assert_eq(o.nr_cgroups, 2); /* -G adds to the list */
+	for (i = 0; i < 2; i++) {
+		cr_assert_eq(o.cgroup_levels[i], 0);
+		cr_assert_eq(o.cgroup_ids[i], st.st_ino);
+	}
+	for (i = 1; i < 16; i++)
+		strcat(sixteen, ",/");
+	cr_assert_eq(PARSE("-G", sixteen), 0, "%s", err);
+	cr_assert_eq(o.nr_cgroups, 16);
+	strcat(sixteen, ",/");
+	cr_assert_eq(PARSE("-G", sixteen), -EINVAL);
+	cr_assert_str_eq(err, "-G: more than 16 cgroups");
+	cr_assert_eq(PARSE("-G", "system.slice"), -EINVAL);
+	cr_assert_eq(PARSE("-G", ","), -EINVAL);
+	cr_assert_str_eq(err, "-G: no cgroup given");
 }
 
 Test(record_opts, command_after_double_dash)

@@ -21,8 +21,9 @@
 # wakeup costs), BENCH_EXPORT (0 skips section 9, the exports for other
 # viewers), BENCH_STOP (0 skips section 10, how soon the recorder stops:
 # its -o - reader gone, a SIGKILL's lost events), BENCH_PYTHON (0 skips
-# section 11, Python frames); each of
-# tests/bench/{pack,wakeup,export,stop,python}.sh also runs alone.
+# section 11, Python frames), BENCH_CGROUP (0 skips section 12, cgroup ids
+# and record -G on 50 busy cgroups); each of
+# tests/bench/{pack,wakeup,export,stop,python,cgroup}.sh also runs alone.
 set -euo pipefail
 
 STKREC=$(realpath "${STKREC:-build/stkrec}")
@@ -345,6 +346,8 @@ section_run 9 export
 section_run 10 stop
 # --- 11. Python frames: named shares and their cost, perf's dwarf mode beside --------
 section_run 11 python
+# --- 12. cgroups: the ids' cost, bytes per event, -G on one cgroup of 50 ------------
+section_run 12 cgroup
 
 jq -n \
 	--arg kernel "$(uname -r)" --arg model "$MODEL" --argjson cpus "$(nproc)" \
@@ -364,6 +367,7 @@ jq -n \
 	--slurpfile unwind "$TMP/unwind.json" --slurpfile pack "$TMP/pack.json" \
 	--slurpfile wakeup "$TMP/wakeup.json" --slurpfile export "$TMP/export.json" \
 	--slurpfile stop "$TMP/stop.json" --slurpfile python "$TMP/python.json" \
+	--slurpfile cgroup "$TMP/cgroup.json" \
 	--argjson uloops "$ULOOPS" --argjson ua "$UA" --argjson ub "$UB" --argjson uc "$UC" \
 	--argjson ulb "$ULB" --argjson ulc "$ULC" --argjson ublost "$UBLOST" --argjson uclost "$UCLOST" \
 	--argjson uev "$UEV" --argjson ucb "$UCB" --argjson ubpe "$UBPE" --argjson upn "$UPN" \
@@ -398,6 +402,7 @@ jq -n \
 	wakeup: $wakeup[0],
 	export: $export[0],
 	stop: $stop[0],
-	python: $python[0]
+	python: $python[0],
+	cgroup: $cgroup[0]
 }' > "$RES"
 echo "results: $RES, table: $TABLE"
