@@ -497,6 +497,11 @@ enum cap_stat_key {
 	CAP_STAT_PY_CUT_BIO,
 	CAP_STAT_PY_CUT_WAKEUP,
 	CAP_STAT_PY_TOO_DEEP,
+	/* 1.5, written with the CGROUP feature only: */
+	CAP_STAT_CGROUP_FILTERED_OFFCPU,
+	CAP_STAT_CGROUP_FILTERED_CPU,
+	CAP_STAT_CGROUP_FILTERED_WAKEUP,
+	CAP_STAT_CGROUPS_UNNAMED,
 	CAP_STAT_MAX,
 };
 /* What a key says of the recording's completeness (§4.15 "Class"). */

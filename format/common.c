@@ -165,6 +165,10 @@ static const struct {
 	[CAP_STAT_PY_CUT_BIO] = { "py.cut.bio", CAP_STAT_COUNT },
 	[CAP_STAT_PY_CUT_WAKEUP] = { "py.cut.wakeup", CAP_STAT_COUNT },
 	[CAP_STAT_PY_TOO_DEEP] = { "py.stacks_too_deep", CAP_STAT_COUNT },
+	[CAP_STAT_CGROUP_FILTERED_OFFCPU] = { "cgroup.filtered.offcpu", CAP_STAT_COUNT },
+	[CAP_STAT_CGROUP_FILTERED_CPU] = { "cgroup.filtered.cpu", CAP_STAT_COUNT },
+	[CAP_STAT_CGROUP_FILTERED_WAKEUP] = { "cgroup.filtered.wakeup", CAP_STAT_COUNT },
+	[CAP_STAT_CGROUPS_UNNAMED] = { "cgroups.unnamed", CAP_STAT_COUNT },
 };
 
 /* §4.15: the keys of refused JIT maps, and why. */

@@ -305,8 +305,30 @@ static int write_py_stats(struct recorder *r)
 	v[CAP_STAT_PY_CUT_BIO] = bpf_stat(r, STKREC_STAT_PY_CUT + STKREC_KIND_BIO);
 	v[CAP_STAT_PY_CUT_WAKEUP] = bpf_stat(r, STKREC_STAT_PY_CUT + STKREC_KIND_WAKEUP);
 	v[CAP_STAT_PY_TOO_DEEP] = ps.merged_cut;
-	for (k = CAP_STAT_PY_PROCESSES; k < CAP_STAT_MAX; k++) {
+	for (k = CAP_STAT_PY_PROCESSES; k <= CAP_STAT_PY_TOO_DEEP; k++) {
 		err = write_stat(r, cap_stat_key_name(k), v[k]);
+		if (err < 0)
+			return err;
+	}
+	return 0;
+}
+
+/* The cgroup.* keys (FORMAT.md §4.15), with cgroup ids only. */
+static int write_cgroup_stats(struct recorder *r)
+{
+	const uint64_t v[] = {
+		r->cgroup_filtered[STKREC_KIND_OFFCPU],
+		r->cgroup_filtered[STKREC_KIND_CPU],
+		r->cgroup_filtered[STKREC_KIND_WAKEUP],
+		cgroups__unnamed(r->cg),
+	};
+	size_t i;
+	int err;
+
+	if (!r->cg)
+		return 0;
+	for (i = 0; i < sizeof(v) / sizeof(v[0]); i++) {
+		err = write_stat(r, cap_stat_key_name(CAP_STAT_CGROUP_FILTERED_OFFCPU + i), v[i]);
 		if (err < 0)
 			return err;
 	}
@@ -324,7 +346,7 @@ static struct unwind_stats unwind_numbers(const struct recorder *r)
 	return us;
 }
 
-/* -G's counts so far, for the summary (no STAT key holds them yet). */
+/* -G's counts so far, for the summary and the cgroup.* keys. */
 static void cgroup_counts(struct recorder *r)
 {
 	static const int kinds[] = { STKREC_KIND_OFFCPU, STKREC_KIND_CPU, STKREC_KIND_WAKEUP };
@@ -406,7 +428,7 @@ static int write_stats(struct recorder *r, uint64_t now)
 			return err;
 	}
 	err = write_refused(r);
-	return err ?: write_py_stats(r);
+	return err ?: write_py_stats(r) ?: write_cgroup_stats(r);
 }
 
 static int write_defs(struct recorder *r, const char **step)

@@ -392,14 +392,40 @@ uint32_t model__comm_id(const struct model *m, uint32_t tid, uint64_t time)
 	return t ? t->comm : 0;
 }
 
+/* A record of the same process that knows its namespace ids, nearest to
+ * t among tid's records [first, end): a thread's ids never change, and a
+ * record written after the thread was gone holds 0 (FORMAT.md §4.4). */
+static const struct model_thread *ns_known(const struct model_thread *first,
+					   const struct model_thread *end,
+					   const struct model_thread *t)
+{
+	size_t i = t - first, n = end - first, d;
+
+	for (d = 0; d <= i || i + d < n; d++) {
+		if (d <= i && first[i - d].pid == t->pid && first[i - d].ns_tid)
+			return &first[i - d];
+		if (i + d < n && first[i + d].pid == t->pid && first[i + d].ns_tid)
+			return &first[i + d];
+	}
+	return NULL;
+}
+
 bool model__ns_ids(const struct model *m, uint32_t tid, uint64_t time, uint32_t *ns_pid,
 		   uint32_t *ns_tid)
 {
-	const struct model_thread *t = thread_at(m, tid, time);
+	const struct model_thread *t = thread_at(m, tid, time), *first;
+	const uint64_t *v = idmap__find(&m->thread_ids, tid, 0);
 
-	*ns_pid = t ? t->ns_pid : 0;
-	*ns_tid = t ? t->ns_tid : 0;
-	return *ns_pid || *ns_tid;
+	*ns_pid = *ns_tid = 0;
+	if (!t || !v)
+		return false;
+	first = m->threads + RANGE_START(*v);
+	t = ns_known(first, first + RANGE_COUNT(*v), t);
+	if (!t)
+		return false;
+	*ns_pid = t->ns_pid;
+	*ns_tid = t->ns_tid;
+	return true;
 }
 
 const char *model__comm_name(const struct model *m, uint32_t comm_id)

@@ -428,7 +428,9 @@ Test(cgroup_e2e, jit_map_of_a_container_process_gone_is_read, .timeout = 120)
 	cr_skip_test("jitspin's loop is x86-64 code");
 #endif
 	container__make(&a, CONTAINER_DOCKER, 8, "jitspin");
-	container__cmd(&a, "jitspin", "self 1500", ca, sizeof(ca));
+	/* 3 s: the drain sees its first event (and holds its root) long
+	 * before it exits, even beside a load */
+	container__cmd(&a, "jitspin", "self 3000", ca, sizeof(ca));
 	snprintf(ropts, sizeof(ropts), "-e cpu -F 199 --call-graph fp -- %s", ca);
 	record("/tmp/stkrec-cg-jit2.cap", "/tmp/stkrec-cg-jit2.err", ropts);
 	container__remove(&a);

@@ -25,6 +25,7 @@ static const char *const checks[] = {
 	"waits.record", "waits.lost0", "waits.warnings", "waits.open_both",
 	"wakeup.record", "wakeup.lost0", "wakeup.warnings", "wakeup.pipe_writer",
 	"wakeio.record", "wakeup.io_request",
+	"cgroup.record", "cgroup.lost0", "cgroup.warnings", "cgroup.events",
 };
 /* --call-graph dwarf on a program without frame pointers: x86-64 unwinds
  * it (whole chains, which fp on the same program lacks); other

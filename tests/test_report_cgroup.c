@@ -30,14 +30,20 @@
 #define CG_B 22
 #define CG_C 33
 
-static int cg_thread(struct cap_writer *w, uint32_t tid, uint32_t pid, const char *comm,
-		     uint32_t ns_tid, uint32_t ns_pid)
+static int cg_thread_at(struct cap_writer *w, uint64_t time, uint32_t tid, uint32_t pid,
+			const char *comm, uint32_t ns_tid, uint32_t ns_pid)
 {
-	struct cap_thread r = { .time = RC_T0, .tid = tid, .pid = pid, .ns_tid = ns_tid,
+	struct cap_thread r = { .time = time, .tid = tid, .pid = pid, .ns_tid = ns_tid,
 				.ns_pid = ns_pid };
 
 	memcpy(r.comm, comm, strlen(comm));
 	return cap_writer__append(w, CAP_REC_THREAD, &r, sizeof(r), NULL, 0);
+}
+
+static int cg_thread(struct cap_writer *w, uint32_t tid, uint32_t pid, const char *comm,
+		     uint32_t ns_tid, uint32_t ns_pid)
+{
+	return cg_thread_at(w, RC_T0, tid, pid, comm, ns_tid, ns_pid);
 }
 
 static int cg_cgroup(struct cap_writer *w, uint64_t id, uint32_t flags, const char *path)
@@ -97,6 +103,8 @@ static int cg_scene(const char *path, bool wakeup)
 	err = rc_string(w, 1, "/usr/bin/worker") ?: rc_string(w, 2, "/usr/bin/host") ?:
 	      cap_writer__stack(w, 1, 1, u1, 2) ?: cap_writer__stack(w, 2, 1, u2, 2) ?:
 	      cg_thread(w, 1000, 1000, "worker", 1, 1) ?: cg_thread(w, 1001, 1000, "worker", 7, 1) ?:
+	      /* the side band's record of a thread already gone: ids unknown */
+	      cg_thread_at(w, RC_T0 + 1, 1001, 1000, "worker", 0, 0) ?:
 	      cg_thread(w, 2000, 2000, "worker", 1, 1) ?: cg_thread(w, 3000, 3000, "host", 0, 0) ?:
 	      rc_map(w, RC_T0, 1000, 0x400000, 0x500000, 0, 1) ?:
 	      rc_map(w, RC_T0, 2000, 0x400000, 0x500000, 0, 1) ?:

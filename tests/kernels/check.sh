@@ -321,6 +321,37 @@ check_waits() {
 	fi
 }
 
+# cgroup v2 (init.sh mounts it in a guest): a sleeper in a cgroup named
+# as Docker names one, recorded with -G that cgroup: its waits carry it,
+# info lists it with its events and names the container, and -G kept the
+# rest of the system out.
+check_cgroup() {
+	mnt=$(awk '$3 == "cgroup2" { print $2; exit }' /proc/mounts)
+	id=cccccccccccccccccccccccccccccccccccccccccccccccccccccccccccccccc
+	rel=/system.slice/docker-$id.scope
+	if [ -z "$mnt" ]; then
+		fail cgroup.record "no cgroup2 mount"
+		return
+	fi
+	made=
+	[ -d "$mnt/system.slice" ] || made=$mnt/system.slice
+	mkdir -p "$mnt$rel" || { fail cgroup.record "mkdir $mnt$rel"; return; }
+	record cgroup -e offcpu -G "$rel" -- sh -c \
+		"echo \$\$ >$mnt$rel/cgroup.procs && exec $W/sleeper 500 10"
+	st=$?
+	rmdir "$mnt$rel" ${made:+"$made"}
+	[ $st = 0 ] || return
+	check_lost cgroup
+	line=$(grep "^cgroup: *$rel: offcpu [1-9][0-9]*, cpu 0, bio 0, wakeup 0; docker:cccccccccccc\$" \
+		"$T/cgroup.info")
+	others=$(grep -c '^cgroup:' "$T/cgroup.info")
+	if [ -n "$line" ] && [ "$others" = 1 ]; then
+		ok cgroup.events
+	else
+		fail cgroup.events "$others cgroups: $(grep '^cgroup:' "$T/cgroup.info" | head -3 | tr '\n' '|')"
+	fi
+}
+
 # Who woke each wait (sched_waking): the pipe reader by the writer, and an
 # O_DIRECT writer's waits by the completion of its own 64 KiB requests.
 check_wakeup() {
@@ -387,6 +418,7 @@ check_default
 check_waits
 check_wakeup
 check_btf
+check_cgroup
 check_offcpu
 check_cpu
 check_dwarf

@@ -1,7 +1,7 @@
 #!/bin/busybox sh
 # SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 # /init of the kernel matrix's guest: mount what the recorder reads (/proc,
-# /sys for BTF and block devices), load the disk drivers, run the checks on
+# /sys for BTF and block devices, cgroup2), load the disk drivers, run the checks on
 # the virtio disk, power off.
 /bin/busybox --install -s /bin
 export PATH=/bin
@@ -12,6 +12,9 @@ mount -t proc proc /proc
 mount -t devtmpfs dev /dev
 while :; do echo "<3>stkrec-alive" >/dev/kmsg; sleep 5; done &
 mount -t sysfs sys /sys
+# cgroup v2, as a systemd host mounts it: the recorder takes each event's
+# cgroup from it (check.sh's cgroup checks)
+mount -t cgroup2 cgroup2 /sys/fs/cgroup
 mount -t tmpfs tmp /tmp
 for m in $(cat /modules.load); do
 	modprobe "$m" || echo "modprobe $m failed"
