@@ -10,6 +10,10 @@ with `stkrec script --folded` of the same capture, one line per event:
                                    samples as "PID/TID cpu WEIGHT STACK"
   export_lines.py script FILE      script --folded output, reduced the same
                                    way (a CPU sample weighs WEIGHT=$PERIOD)
+  export_lines.py stripped FILE    script --folded output without its
+                                   per-event cgroup (" cgroup PATH
+                                   container NAME"), which the Chrome
+                                   trace gives per process, not per event
 
 Checks what it reads on the way (exits 1, saying why): the Trace Event
 Format's phases and pairs, speedscope's nesting, order and weights.
@@ -214,8 +218,18 @@ def script(path):
                 print(f"{who} {secs} bio {b[3]} {stack}{disk}")
 
 
+def stripped(path):
+    """script --folded lines as they are, less their cgroup."""
+    with open(path, encoding="utf-8") as f:
+        for line in f:
+            m = SCRIPT.match(line.rstrip("\n"))
+            if not m:
+                fail(f"not a script --folded line: {line!r}")
+            print(line.rstrip("\n")[:m.start(7)] + CGROUP.sub("", m[7], 1))
+
+
 def main():
-    if len(sys.argv) != 3 or sys.argv[1] not in ("chrome", "speedscope", "script"):
+    if len(sys.argv) != 3 or sys.argv[1] not in ("chrome", "speedscope", "script", "stripped"):
         fail("usage: export_lines.py chrome|speedscope|script FILE")
     globals()[sys.argv[1]](sys.argv[2])
 

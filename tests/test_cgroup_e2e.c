@@ -196,6 +196,62 @@ static void assert_ns_ids(uint32_t pid)
 	cr_assert_geq(known, 2, "%zu THREAD records of the sleeper with ns ids", known);
 }
 
+/* The first 12 hex digits of the container ID in c's cgroup (its last
+ * component, RUNTIME-<64 hex>.scope), as the views print it. */
+static void short_id(const struct container *c, char out[13])
+{
+	const char *dash = strrchr(c->rel, '-');
+
+	cr_assert_not_null(dash);
+	snprintf(out, 13, "%s", dash + 1);
+}
+
+/* Lines of `stkrec ARGS` (stdout) that contain `has`, end with `end`
+ * (NULL: anything) and do not contain `hasnt` (NULL: nothing). */
+static size_t lines_of(const char *args, const char *has, const char *end, const char *hasnt)
+{
+	char cmd[1024], line[4096];
+	size_t n = 0;
+	FILE *f;
+
+	snprintf(cmd, sizeof(cmd), "%s %s 2>/dev/null", e2e_env("STKREC", "build/stkrec"), args);
+	f = popen(cmd, "r");
+	cr_assert_not_null(f);
+	while (fgets(line, sizeof(line), f)) {
+		size_t len = strcspn(line, "\n"), el = end ? strlen(end) : 0;
+
+		n += strstr(line, has) && (!hasnt || !strstr(line, hasnt)) &&
+		     (!end || (len >= el && !strncmp(line + len - el, end, el)));
+	}
+	cr_assert_eq(pclose(f), 0, "stkrec %s", args);
+	return n;
+}
+
+/* The views tell the two apart: -s container has a row for each one's
+ * sleeper, and --cgroup with one's ID keeps exactly its off-CPU events
+ * (script: one line each, naming it). */
+static void views_tell_apart(const struct container *a, const struct container *b)
+{
+	char ia[13], ib[13], want[64], args[256];
+	const char *cap_path = "/tmp/stkrec-cg-two.cap";
+	size_t i, n = 0;
+
+	short_id(a, ia);
+	short_id(b, ib);
+	snprintf(args, sizeof(args), "report -i %s -e offcpu -s container,comm", cap_path);
+	snprintf(want, sizeof(want), "  docker:%s ", ia);
+	cr_assert_eq(lines_of(args, want, " sleeper", NULL), 1, "no row '%s sleeper'", want);
+	snprintf(want, sizeof(want), "  containerd:%s ", ib);
+	cr_assert_eq(lines_of(args, want, " sleeper", NULL), 1, "no row '%s sleeper'", want);
+	for (i = 0; i < cap.nr_ev; i++)
+		n += cap.ev[i].cgroup == a->id;
+	snprintf(args, sizeof(args), "script -i %s --folded -e offcpu,cpu,wakeup --cgroup %s",
+		 cap_path, ia);
+	snprintf(want, sizeof(want), " container docker:%s ", ia);
+	cr_assert_eq(lines_of(args, want, NULL, NULL), n, "--cgroup %s: not its %zu events", ia, n);
+	cr_assert_eq(lines_of(args, "container ", NULL, want), 0, "--cgroup %s: another's", ia);
+}
+
 Test(cgroup_e2e, two_containers_same_binary_told_apart, .timeout = 180)
 {
 	struct container a, b;
@@ -224,6 +280,7 @@ Test(cgroup_e2e, two_containers_same_binary_told_apart, .timeout = 180)
 	cr_assert_geq(nb, 50, "%zu events in %s", nb, b.rel);
 	assert_ns_ids(pa);
 	assert_ns_ids(pb);
+	views_tell_apart(&a, &b);
 }
 
 Test(cgroup_e2e, cgroup_removed_during_recording_keeps_its_path, .timeout = 120)

@@ -80,19 +80,16 @@ static char *pprof(const char *args, const char *file)
 	return output_of("go tool pprof %s %s 2>/dev/null", args, file);
 }
 
-/* tests/export_lines.py MODE FILE into out, sorted ("sorted" sorts FILE);
- * script's CPU samples weigh period. */
+/* tests/export_lines.py MODE FILE into out, sorted; script's CPU samples
+ * weigh period. */
 static void lines(const char *mode, const char *file, const char *out,
 			 unsigned long long period)
 {
 	need_python();
-	if (!strcmp(mode, "sorted"))
-		cr_assert_eq(e2e_shell("LC_ALL=C sort %s > %s", file, out), 0);
-	else
-		cr_assert_eq(e2e_shell("PERIOD=%llu python3 %s/tests/export_lines.py %s %s > %s.u && "
-				       "LC_ALL=C sort %s.u > %s && rm %s.u", period, srcdir(),
-				       mode, file, out, out, out, out),
-			     0, "export_lines.py %s %s failed", mode, file);
+	cr_assert_eq(e2e_shell("PERIOD=%llu python3 %s/tests/export_lines.py %s %s > %s.u && "
+			       "LC_ALL=C sort %s.u > %s && rm %s.u", period, srcdir(),
+			       mode, file, out, out, out, out),
+		     0, "export_lines.py %s %s failed", mode, file);
 }
 
 
@@ -119,7 +116,7 @@ static void read_back(const char *mode, const char *path, const char *script,
 		      unsigned long long period)
 {
 	lines(mode, path, files[2], period);
-	lines(strcmp(mode, "chrome") ? "script" : "sorted", script, files[3], period);
+	lines(strcmp(mode, "chrome") ? "script" : "stripped", script, files[3], period);
 	same_lines(files[2], files[3]);
 }
 

@@ -25,6 +25,7 @@ struct container {
 	char rel[PATH_MAX];    /* the cgroup below it */
 	char root[PATH_MAX];   /* the root file system */
 	char made[4][PATH_MAX]; /* cgroup directories made, outermost first */
+	bool shared[4];        /* made[i] may be another test's too */
 	int nr_made;
 	uint64_t id;           /* the cgroup's id: its directory's inode */
 };
