@@ -339,14 +339,15 @@ const char *view_ns_ids(const struct model *m, uint32_t pid, uint32_t tid, uint6
 
 void view_put_cgroup(const struct model *m, uint64_t cgroup, FILE *out)
 {
-	char buf[VIEW_CONTAINER_MAX];
+	const struct container *c = model__cgroup_container(m, cgroup);
+	char name[VIEW_CONTAINER_MAX], path[VIEW_CGROUP_MAX];
 
-	if (!cgroup)
+	/* the host's own cgroups say nothing here: -s cgroup, info */
+	if (!c || c->kind == CONTAINER_NONE)
 		return;
-	view_put_name(" cgroup ", view_cgroup(m, cgroup, buf), out);
-	if (model__cgroup_container(m, cgroup) &&
-	    strcmp(view_container(m, cgroup, buf, NULL), "-"))
-		view_put_name(" container ", buf, out);
+	view_container(m, cgroup, name, NULL);
+	view_put_name(" cgroup ", view_cgroup(m, cgroup, path), out);
+	view_put_name(" container ", name, out);
 }
 
 void view_fmt_reltime(const struct model *m, uint64_t t, char *buf, size_t len)

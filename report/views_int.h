@@ -125,9 +125,10 @@ const char *view_container(const struct model *m, uint64_t id, char *buf, const 
 #define VIEW_NS_MAX 32
 const char *view_ns_ids(const struct model *m, uint32_t pid, uint32_t tid, uint64_t time,
 			char *buf);
-/* " cgroup PATH container NAME" of an event's cgroup, the container part
- * only where there is one; "" for the unknown cgroup (0), so that older
- * captures print as before. To out, names escaped. */
+/* " cgroup PATH container NAME" of an event in a container (a named one:
+ * report/container.h); nothing for the host's own cgroups and the unknown
+ * one (0), so that script prints the host's events, and older captures,
+ * as before. To out, names escaped. */
 void view_put_cgroup(const struct model *m, uint64_t cgroup, FILE *out);
 
 /* "seconds.microseconds" of a monotonic time since the capture start. */
