@@ -20,6 +20,7 @@
 #include "util/ranges.h"
 #include "util/array.h"
 #include "util/hashtab.h"
+#include "util/procstatus.h"
 
 #define NAME_MAX_LEN 4096u /* FORMAT.md §4.21, CAP_MAX_STRING */
 
@@ -212,30 +213,16 @@ int jitmaps__parse(struct jitmaps *jm, uint32_t pid, uint64_t time, const char *
 }
 
 /* What /proc/PID/status says of a live process: its real uid and its pid
- * in its own PID namespace (the last NSpid field). 0 or -errno. */
+ * in its own PID namespace (pid itself where the kernel does not say). 0
+ * or -errno. */
 static int proc_status(uint32_t pid, uint32_t *uid, uint32_t *nspid)
 {
-	char path[64], line[256];
-	int found = 0;
-	FILE *f;
+	struct proc_status st;
+	int err = proc_status__read(pid, &st);
 
-	snprintf(path, sizeof(path), "/proc/%u/status", pid);
-	f = fopen(path, "re");
-	if (!f)
-		return -errno;
-	*nspid = pid;
-	while (fgets(line, sizeof(line), f)) {
-		if (sscanf(line, "Uid: %u", uid) == 1) {
-			found = 1;
-		} else if (!strncmp(line, "NSpid:", 6)) {
-			char *p = strrchr(line, '\t') ?: strrchr(line, ' ');
-
-			if (p)
-				*nspid = strtoul(p + 1, NULL, 10);
-		}
-	}
-	fclose(f);
-	return found ? 0 : -ENOENT;
+	*uid = st.uid;
+	*nspid = st.ns_tid ? st.ns_tid : pid;
+	return err;
 }
 
 /* Is pid in another mount namespace than ours? */

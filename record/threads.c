@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "record/threads.h"
+#include "util/procstatus.h"
 
 #define THREADS_MIN 2048u /* entries before the first growth */
 
@@ -64,33 +65,12 @@ bool threads__changed(struct thread_table *t, uint32_t tid, uint32_t pid, const 
 	return true;
 }
 
-/* The last number of a "Key:\t1\t2" line. */
-static uint32_t last_field(const char *line)
-{
-	const char *p = strrchr(line, '\t');
-
-	return strtoul(p ? p + 1 : line, NULL, 10);
-}
-
 int threads__ns_ids(uint32_t tid, uint32_t *ns_tid, uint32_t *ns_pid)
 {
-	char path[48], line[256];
-	int found = 0;
-	FILE *f;
+	struct proc_status st;
+	int err = proc_status__read(tid, &st);
 
-	snprintf(path, sizeof(path), "/proc/%u/status", tid);
-	f = fopen(path, "re");
-	if (!f)
-		return -errno;
-	while (found != 3 && fgets(line, sizeof(line), f)) {
-		if (!strncmp(line, "NStgid:", 7)) {
-			*ns_pid = last_field(line);
-			found |= 1;
-		} else if (!strncmp(line, "NSpid:", 6)) {
-			*ns_tid = last_field(line);
-			found |= 2;
-		}
-	}
-	fclose(f);
-	return found == 3 ? 0 : -ENOENT;
+	*ns_tid = st.ns_tid;
+	*ns_pid = st.ns_pid;
+	return err ? err : st.ns_tid && st.ns_pid ? 0 : -ENOENT;
 }
