@@ -1,6 +1,5 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 /* util/procstatus: the uid and namespace ids /proc/TID/status gives. */
-#define _GNU_SOURCE /* gettid */
 #include <criterion/criterion.h>
 #include <errno.h>
 #include <sys/wait.h>
