@@ -371,6 +371,7 @@ static void perf_header(const struct report_ctx *ctx, FILE *out)
 
 struct biorow {
 	uint32_t comm, major, minor;
+	uint64_t cgroup; /* with -s cgroup or container; else 0 */
 	uint64_t io, bytes;
 };
 
@@ -386,7 +387,21 @@ static int cmp_biorow(const void *pa, const void *pb, void *arg)
 		return c;
 	if (a->major != b->major)
 		return a->major < b->major ? -1 : 1;
-	return a->minor < b->minor ? -1 : a->minor > b->minor;
+	if (a->minor != b->minor)
+		return a->minor < b->minor ? -1 : 1;
+	return a->cgroup < b->cgroup ? -1 : a->cgroup > b->cgroup;
+}
+
+/* The cgroup column -s asks of the block I/O table: SORT_CGROUP or
+ * SORT_CONTAINER (the first one given), else SORT_MAX (none). */
+static enum view_sort bio_cgroup_key(const struct report_ctx *ctx)
+{
+	int i;
+
+	for (i = 0; i < ctx->opts.nsort; i++)
+		if (ctx->opts.sort[i] == SORT_CGROUP || ctx->opts.sort[i] == SORT_CONTAINER)
+			return ctx->opts.sort[i];
+	return SORT_MAX;
 }
 
 static int bio_rows(const struct report_ctx *ctx, struct biorow **out, size_t *nout)
@@ -394,10 +409,11 @@ static int bio_rows(const struct report_ctx *ctx, struct biorow **out, size_t *n
 	const struct model *m = ctx->model;
 	const uint32_t *comms = model__bio_comms(m);
 	struct idmap idx = { 0 };
+	bool by_cgroup = bio_cgroup_key(ctx) != SORT_MAX;
 	struct biorow *rows;
 	size_t i, n, nr = 0;
 	const struct cap_bio *b = model__bio(m, &n);
-	uint64_t *slot;
+	uint64_t *slot, cg;
 	int ret = 0;
 
 	rows = calloc(n ? n : 1, sizeof(*rows));
@@ -407,12 +423,14 @@ static int bio_rows(const struct report_ctx *ctx, struct biorow **out, size_t *n
 		if (!filter__task(ctx->filter, m, b->pid, b->tid, comms[i], b->cgroup,
 				  b->complete_time))
 			continue;
-		ret = idmap__upsert(&idx, comms[i], (uint64_t)b->major << 32 | b->minor, nr,
-				    &slot);
+		/* a row per command, disk (MKDEV's 12 + 20 bits) and cgroup */
+		cg = by_cgroup ? b->cgroup : 0;
+		ret = idmap__upsert(&idx, cg, (uint64_t)comms[i] << 32 | b->major << 20 | b->minor,
+				    nr, &slot);
 		if (ret < 0)
 			break;
 		if (ret == 1)
-			rows[nr++] = (struct biorow){ comms[i], b->major, b->minor, 0, 0 };
+			rows[nr++] = (struct biorow){ comms[i], b->major, b->minor, cg, 0, 0 };
 		rows[*slot].io++;
 		rows[*slot].bytes += b->bytes;
 		ret = 0;
@@ -426,6 +444,35 @@ static int bio_rows(const struct report_ctx *ctx, struct biorow **out, size_t *n
 	*out = rows;
 	*nout = nr;
 	return 0;
+}
+
+/* The block I/O table's head: Command, Device, I/Os, Bytes, after the
+ * cgroup or container -s asks for. */
+static void print_bio_columns(const struct report_ctx *ctx, FILE *out)
+{
+	enum view_sort k = bio_cgroup_key(ctx);
+
+	fputs("# Overhead  ", out);
+	if (k != SORT_MAX)
+		fprintf(out, "%-24s  ", k == SORT_CGROUP ? "Cgroup" : "Container");
+	fprintf(out, "%-16s  %-20s  %8s  %14s\n", "Command", "Device", "I/Os", "Bytes");
+	fputs("# ........  ", out);
+	if (k != SORT_MAX)
+		fputs("........................  ", out);
+	fputs("................  ....................  ........  ..............\n#\n", out);
+}
+
+static void put_bio_cgroup(const struct report_ctx *ctx, uint64_t cg, FILE *out)
+{
+	enum view_sort k = bio_cgroup_key(ctx);
+	char buf[VIEW_CONTAINER_MAX], ec[VIEW_CONTAINER_MAX * 4];
+	const char *v;
+
+	if (k == SORT_MAX)
+		return;
+	v = k == SORT_CGROUP ? view_cgroup(ctx->model, cg, buf) :
+			       view_container(ctx->model, cg, buf, NULL);
+	fprintf(out, "%-24s  ", esc__str(v, ec, sizeof(ec)));
 }
 
 static int perf_bio_table(const struct report_ctx *ctx, FILE *out)
@@ -446,14 +493,14 @@ static int perf_bio_table(const struct report_ctx *ctx, FILE *out)
 	}
 	fprintf(out, "#\n# Samples: %" PRIu64 " of event 'bio'\n"
 		"# Event count (bytes): %" PRIu64 "\n#\n", ios, total);
-	fprintf(out, "# Overhead  %-16s  %-20s  %8s  %14s\n", "Command", "Device", "I/Os", "Bytes");
-	fprintf(out, "# ........  ................  ....................  ........  ..............\n#\n");
+	print_bio_columns(ctx, out);
 	for (i = 0; i < n; i++) {
 		name = model__blockdev(ctx->model, rows[i].major, rows[i].minor);
 		snprintf(dev, sizeof(dev), "%s (%" PRIu32 ":%" PRIu32 ")", name ? name : "?",
 			 rows[i].major, rows[i].minor);
-		fprintf(out, "%9.2f%%  %-16s  %-20s  %8" PRIu64 "  %14" PRIu64 "\n",
-			total ? 100.0 * rows[i].bytes / total : 0.0,
+		fprintf(out, "%9.2f%%  ", total ? 100.0 * rows[i].bytes / total : 0.0);
+		put_bio_cgroup(ctx, rows[i].cgroup, out);
+		fprintf(out, "%-16s  %-20s  %8" PRIu64 "  %14" PRIu64 "\n",
 			esc__str(model__comm_name(ctx->model, rows[i].comm), ec, sizeof(ec)), dev,
 			rows[i].io, rows[i].bytes);
 	}

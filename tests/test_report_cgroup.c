@@ -281,6 +281,18 @@ Test(report_cgroup, sort_container)
 	free(s);
 }
 
+/* The block I/O table takes the container (or cgroup) as a column too. */
+Test(report_cgroup, sort_container_bio)
+{
+	static const enum view_sort keys[] = { SORT_CONTAINER, SORT_COMM };
+	char *s = perf_sorted(keys, 2, 1u << CAP_KIND_BIO), *row;
+
+	cr_assert_not_null(strstr(s, "# Overhead  Container                 Command "), "%s", s);
+	row = strstr(s, "   100.00%  containerd:b2b2b2b2b2b2   worker ");
+	cr_assert_not_null(row, "%s", s);
+	free(s);
+}
+
 Test(report_cgroup, sort_cgroup_offcpu)
 {
 	static const enum view_sort keys[] = { SORT_CGROUP, SORT_PID };
