@@ -87,6 +87,7 @@ enum cap_rec_type {
 	CAP_REC_PACK_INFO = 15,
 	CAP_REC_PY_CODE = 16,  /* 1.4: a Python code object (§4.24) */
 	CAP_REC_CGROUP = 17,   /* 1.5: a cgroup v2 id and its path (§4.25) */
+	CAP_REC_TRIGGER = 18,  /* 1.6: why a flight recorder's dump was written (§4.26) */
 	CAP_REC_OFFCPU = 32,
 	CAP_REC_CPU = 33,
 	CAP_REC_BIO = 34,
@@ -255,6 +256,32 @@ struct cap_cgroup {
 	/* char path[path_len] */
 };
 #define CAP_CGROUP_F_REMOVED 0x1 /* removed while the recording ran */
+
+/* §4.26 TRIGGER (1.6): a file that `record --flight-recorder` dumped from
+ * its window in memory: what made it write the file, and the window of
+ * time the file holds. One per file, after LOST and STAT. */
+struct cap_trigger {
+	uint64_t time;          /* monotonic ns of the trigger: the wait's end,
+				 * the signal's arrival, the recording's stop */
+	uint64_t window_start;  /* monotonic ns: events that ended before it
+				 * fell out of the window (they are not lost) */
+	uint64_t window_end;    /* monotonic ns: the dump's moment (time + post) */
+	uint64_t wait_start;    /* WAIT: the wait's OFFCPU start */
+	uint64_t wait_duration; /* WAIT: its duration, ns */
+	uint64_t threshold;     /* WAIT: --trigger's DURATION, ns */
+	uint64_t post;          /* --post, ns (0: none) */
+	uint32_t kind;          /* CAP_TRIGGER_* */
+	uint32_t tid;           /* WAIT: the thread that waited; 0 otherwise */
+	uint32_t pid;
+	uint32_t ustack;        /* WAIT: the wait's STACK ids (as its OFFCPU) */
+	uint32_t kstack;
+	uint32_t triggers;      /* triggers this dump covers (>= 1) */
+	uint32_t dump;          /* 1: the recording's first dump, 2, ... */
+	uint32_t reserved;
+};
+#define CAP_TRIGGER_SIGNAL 1 /* SIGUSR2 */
+#define CAP_TRIGGER_WAIT 2   /* --trigger wait>=DURATION: a wait that long ended */
+#define CAP_TRIGGER_END 3    /* the recording stopped, no --trigger given */
 
 /* §4.10 BLOCKDEV */
 struct cap_blockdev {
@@ -712,7 +739,8 @@ struct cap_record {
 		struct cap_pack_info pack_info;
 		struct cap_py_code py_code;
 		struct cap_cgroup cgroup;
-		uint8_t raw[64];
+		struct cap_trigger trigger;
+		uint8_t raw[96];
 	};
 	const char *tail;       /* STRING data, KSYM and PACK_JIT names, PY_CODE's
 				 * three parts, CGROUP's path; a NUL-terminated copy */
