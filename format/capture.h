@@ -679,6 +679,13 @@ int cap_writer__fdopen(int fd, const struct cap_header *hdr,
 int cap_writer__append(struct cap_writer *w, uint16_t type, const void *fixed,
 		       size_t fixed_len, const void *tail, size_t tail_len);
 
+/* A record as cap_reader__next() decoded it, appended again with its
+ * fixed part `fixed` bytes long (copies: stkrec pack and scrub, the flight
+ * recorder's dumps); cap_record_fixed_len() is how long the file had it. */
+struct cap_record;
+int cap_writer__append_record(struct cap_writer *w, const struct cap_record *rec, size_t fixed);
+size_t cap_record_fixed_len(const struct cap_record *rec);
+
 /* Convenience wrappers around cap_writer__append(). */
 int cap_writer__string(struct cap_writer *w, uint32_t id, const char *s, size_t len);
 int cap_writer__stack(struct cap_writer *w, uint32_t id, uint8_t kind,

@@ -56,7 +56,7 @@ struct intern {
 	size_t klen, kcap;
 	intern_kstack_fn kstack_fn;
 	void *kstack_ctx;
-	uint32_t string_base; /* ids of new strings start above it */
+	struct intern_ids base; /* ids of new values start above these */
 };
 
 #define ITABLE_MIN 512u /* entries before the first growth */
@@ -165,12 +165,19 @@ void intern__free(struct intern *in)
 	free(in);
 }
 
-int intern__set_string_base(struct intern *in, uint32_t base)
+int intern__set_bases(struct intern *in, const struct intern_ids *base)
 {
-	if (in->strs.t.nr)
+	if (in->strs.t.nr || in->stacks.nr || in->codes.t.nr)
 		return CAP_ERR_INVAL;
-	in->string_base = base;
+	in->base = *base;
 	return 0;
+}
+
+void intern__last_ids(const struct intern *in, struct intern_ids *ids)
+{
+	ids->string = in->base.string + in->strs.t.nr;
+	ids->stack = in->base.stack + in->stacks.nr;
+	ids->code = in->base.code + in->codes.t.nr;
 }
 
 void intern__set_kstack_hook(struct intern *in, intern_kstack_fn fn, void *ctx)
@@ -210,10 +217,10 @@ static void btable_add(struct btable *b, uint64_t hash, const char *s, size_t le
 static __attribute__((noinline)) int string_add(struct intern *in, uint64_t hash,
 						const char *s, size_t len, uint32_t *id)
 {
-	uint32_t nid = in->string_base + in->strs.t.nr + 1;
+	uint32_t nid = in->base.string + in->strs.t.nr + 1;
 	int err;
 
-	if (nid <= in->string_base) /* wrapped */
+	if (nid <= in->base.string) /* wrapped */
 		return -E2BIG;
 	err = btable_reserve(&in->strs, len);
 	if (err)
@@ -288,7 +295,9 @@ int intern__pycode(struct intern *in, const struct cap_py_code *code, const char
 	err = btable_reserve(&in->codes, n);
 	if (err)
 		return err;
-	c.id = in->codes.t.nr + 1;
+	c.id = in->base.code + in->codes.t.nr + 1;
+	if (c.id <= in->base.code)
+		return -E2BIG;
 	err = cap_writer__append(in->w, CAP_REC_PY_CODE, &c, sizeof(c),
 				 in->code_buf + sizeof(c), n - sizeof(c));
 	if (err < 0)
@@ -318,9 +327,12 @@ static __attribute__((noinline)) int stack_add(struct intern *in, uint64_t hash,
 					       uint16_t nr, uint32_t *id)
 {
 	struct ientry e = {
-		.off = in->klen, .len = nr, .id = in->stacks.nr + 1, .kind = kind,
+		.off = in->klen, .len = nr, .id = in->base.stack + in->stacks.nr + 1, .kind = kind,
 	};
 	int err;
+
+	if (e.id <= in->base.stack || e.id == CAP_STACK_LOST) /* wrapped */
+		return -E2BIG;
 
 	err = itable_reserve(&in->stacks) ?:
 	      ARRAY_RESERVE(in->karena, in->kcap, in->klen + nr);

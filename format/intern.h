@@ -21,9 +21,17 @@ typedef int (*intern_kstack_fn)(void *ctx, const uint64_t *ips, uint16_t nr);
 int intern__new(struct cap_writer *w, struct intern **out);
 void intern__free(struct intern *in);
 void intern__set_kstack_hook(struct intern *in, intern_kstack_fn fn, void *ctx);
-/* New strings get ids above base (strings of a capture being rewritten
- * keep theirs); only before the first string. */
-int intern__set_string_base(struct intern *in, uint32_t base);
+/* Ids of each kind of definition: the last given out, or a base. */
+struct intern_ids {
+	uint32_t string, stack, code;
+};
+/* New values get ids above these (the strings of a capture being rewritten
+ * keep theirs; a flight recorder's next segment continues the ids of the
+ * last, so that segments merge without renumbering); only before the
+ * first value. */
+int intern__set_bases(struct intern *in, const struct intern_ids *base);
+/* The highest id of each kind given out (the base when none was). */
+void intern__last_ids(const struct intern *in, struct intern_ids *ids);
 
 /* Id (>= 1) of string s[0..len), writing its STRING record when new. */
 int intern__string(struct intern *in, const char *s, size_t len, uint32_t *id);

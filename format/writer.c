@@ -457,6 +457,49 @@ int cap_writer__stack(struct cap_writer *w, uint32_t id, uint8_t kind,
 				  (size_t)nr * sizeof(*ips));
 }
 
+/* Bytes and pointer of a decoded record's variable tail. */
+static const void *tail_of(const struct cap_record *r, size_t *len)
+{
+	switch (r->type) {
+	case CAP_REC_STRING:
+	case CAP_REC_KSYM:
+	case CAP_REC_PACK_JIT:
+	case CAP_REC_PY_CODE:
+	case CAP_REC_CGROUP:
+		*len = r->tail_len;
+		return r->tail;
+	case CAP_REC_STACK:
+		*len = r->stack.nr * sizeof(*r->ips);
+		return r->ips;
+	case CAP_REC_PACK_ADDR:
+		*len = r->pack_addr.nr * sizeof(*r->frames);
+		return r->frames;
+	}
+	*len = 0;
+	return NULL;
+}
+
+/* Its fixed part as long as the file had it (a 72-byte BIO stays one), an
+ * OFFCPU whole (the writer packs it again). */
+size_t cap_record_fixed_len(const struct cap_record *rec)
+{
+	size_t tlen, body = rec->size - CAP_REC_HDR_SIZE, fixed;
+
+	if (rec->type == CAP_REC_OFFCPU)
+		return sizeof(rec->offcpu);
+	tail_of(rec, &tlen);
+	fixed = body > tlen ? body - tlen : 0;
+	return fixed > cap_rec_fixed_size(rec->type) ? cap_rec_fixed_size(rec->type) : fixed;
+}
+
+int cap_writer__append_record(struct cap_writer *w, const struct cap_record *rec, size_t fixed)
+{
+	size_t tlen;
+	const void *tail = tail_of(rec, &tlen);
+
+	return cap_writer__append(w, rec->type, &rec->block, fixed, tail, tlen);
+}
+
 int cap_writer__tick(struct cap_writer *w, uint64_t now)
 {
 	if (!w)

@@ -33,55 +33,20 @@ struct repack {
 	bool in_pack;         /* the old pack's first record was met */
 };
 
-/* Bytes and pointer of a decoded record's variable tail. */
-static const void *tail_of(const struct cap_record *r, size_t *len)
-{
-	switch (r->type) {
-	case CAP_REC_STRING:
-	case CAP_REC_KSYM:
-	case CAP_REC_PACK_JIT:
-	case CAP_REC_PY_CODE:
-	case CAP_REC_CGROUP:
-		*len = r->tail_len;
-		return r->tail;
-	case CAP_REC_STACK:
-		*len = r->stack.nr * sizeof(*r->ips);
-		return r->ips;
-	case CAP_REC_PACK_ADDR:
-		*len = r->pack_addr.nr * sizeof(*r->frames);
-		return r->frames;
-	}
-	*len = 0;
-	return NULL;
-}
-
-/* The record as the file had it: its fixed part as long as it was (a
- * 72-byte BIO stays one), an OFFCPU whole (the writer packs it again). */
+/* The record as the file had it (scrubbed: its addresses or paths changed,
+ * its fixed part as long). */
 static int copy_record(struct repack *rp, const struct cap_record *rec)
 {
-	const struct cap_record *r = rec;
-	size_t tlen, body = rec->size - sizeof(struct cap_rec_hdr), fixed;
-	const void *tail = tail_of(rec, &tlen);
+	size_t fixed = cap_record_fixed_len(rec);
 	struct cap_record tmp;
 	int err;
 
-	if (rec->type == CAP_REC_OFFCPU) {
-		fixed = sizeof(rec->offcpu);
-	} else {
-		fixed = body > tlen ? body - tlen : 0;
-		if (fixed > cap_rec_fixed_size(rec->type))
-			fixed = cap_rec_fixed_size(rec->type);
-	}
-	if (rp->scrub) { /* the same record, its addresses or paths changed */
-		tmp = *rec;
-		err = scrub__record(rp->scrub, &tmp);
-		if (err)
-			return err;
-		r = &tmp;
-		tail = tail_of(r, &tlen);
-	}
 	rp->res->records++;
-	return cap_writer__append(rp->w, r->type, &r->block, fixed, tail, tlen);
+	if (!rp->scrub)
+		return cap_writer__append_record(rp->w, rec, fixed);
+	tmp = *rec;
+	err = scrub__record(rp->scrub, &tmp);
+	return err ?: cap_writer__append_record(rp->w, &tmp, fixed);
 }
 
 static int on_record(struct repack *rp, const struct cap_record *r)
@@ -151,7 +116,7 @@ static int write_pack(struct repack *rp)
 	err = intern__new(rp->w, &in);
 	if (err)
 		return err;
-	err = intern__set_string_base(in, rp->p->max_string);
+	err = intern__set_bases(in, &(struct intern_ids){ .string = rp->p->max_string });
 	if (!err)
 		err = pack__write(rp->p, rp->w, in, &rp->res->info);
 	intern__free(in);
