@@ -57,6 +57,8 @@ void recorder__progress(const struct recorder *r, struct record_progress *p)
 	p->command_status = command__status(&r->cmd);
 	p->path = r->path;
 	p->files = r->files;
+	if (r->fl)
+		recorder__flight_progress(r, p);
 	p->pack = r->pack;
 	p->packs = r->packs;
 	p->pack_ns = r->pack_ns;
@@ -95,10 +97,22 @@ void recorder__report_progress(struct recorder *r)
 	r->opts.progress(r->opts.progress_ctx, &p);
 }
 
+/* The file's switch, or the flight recorder's dumps: <0 an error, 1 when
+ * --max-dumps is reached. */
+static int output_tick(struct recorder *r, uint64_t now)
+{
+	if (r->fl)
+		return recorder__flight_tick(r, now);
+	if (recorder__switch_due(r, now))
+		return recorder__switch_output(r, now);
+	return 0;
+}
+
 /* Housekeeping after a drain; true when recording should stop. */
 static bool housekeeping(struct recorder *r, uint64_t *next_sec, int *err)
 {
 	uint64_t now = now_ns();
+	int ret;
 
 	*err = cap_writer__tick(r->w, now);
 	if (!*err && now >= *next_sec) {
@@ -106,12 +120,11 @@ static bool housekeeping(struct recorder *r, uint64_t *next_sec, int *err)
 		recorder__report_progress(r);
 		*next_sec = now + NSEC_PER_SEC;
 	}
-	if (!*err && recorder__switch_due(r, now))
-		*err = recorder__switch_output(r, now);
-	if (*err < 0)
+	ret = *err ? *err : output_tick(r, now);
+	*err = ret < 0 ? ret : 0;
+	if (ret < 0)
 		return true;
-	*err = 0;
-	if (r->stop_requested)
+	if (ret > 0 || r->stop_requested) /* --max-dumps reached, or a signal */
 		r->stop = CAP_STOP_SIGNAL;
 	else if (r->opts.duration_ns && now - r->start_ns >= r->opts.duration_ns)
 		r->stop = CAP_STOP_DURATION;

@@ -176,7 +176,10 @@ static int on_stack_ev(struct recorder *r, const struct stkrec_stack_ev *e, size
 			.cgroup = e->cgroup,
 		};
 
-		return append_event(r, CAP_KIND_OFFCPU, CAP_REC_OFFCPU, &o, sizeof(o));
+		err = append_event(r, CAP_KIND_OFFCPU, CAP_REC_OFFCPU, &o, sizeof(o));
+		if (!err && r->fl)
+			recorder__flight_wait(r, &o, e->comm);
+		return err;
 	} else {
 		struct cap_cpu c = {
 			.time = e->time, .tid = e->tid, .pid = e->pid, .cpu = e->cpu,

@@ -27,6 +27,7 @@
 #include "stkrec.skel.h"
 #include "pack/pack.h"
 #include "record/blockdev.h"
+#include "record/dump.h"
 #include "record/recorder_int.h"
 
 static uint64_t ts_ns(const struct timespec *ts)
@@ -96,7 +97,7 @@ static int set_path(struct recorder *r)
 	struct tm tm;
 	int n;
 
-	if (!r->opts.switch_ns && !r->opts.switch_bytes) {
+	if (!r->opts.switch_ns && !r->opts.switch_bytes && !r->fl) {
 		n = snprintf(r->path, sizeof(r->path), "%s", r->opts.output);
 		return n < (int)sizeof(r->path) ? 0 : -ENAMETOOLONG;
 	}
@@ -437,6 +438,8 @@ static int write_defs(struct recorder *r, const char **step)
 
 	*step = "intern";
 	err = intern__new(r->w, &r->in);
+	if (!err && r->fl) /* a flight recorder's segments share one id space */
+		err = intern__set_bases(r->in, &r->ids);
 	if (err)
 		return err;
 	err = intern_stat_keys(r);
@@ -464,11 +467,15 @@ int recorder__open_output(struct recorder *r, const char **step)
 	int err;
 
 	*step = "open output";
-	err = set_path(r);
+	err = r->fl ? 0 : set_path(r);
 	if (err)
 		return err;
 	fill_header(r, &h);
-	if (r->opts.output_fd >= 0) {
+	if (r->fl) { /* a segment in memory */
+		err = recorder__flight_fd(r, h.start_time);
+		r->files += err >= 0;
+		err = err < 0 ? err : cap_writer__fdopen(err, &h, &wo, &r->w);
+	} else if (r->opts.output_fd >= 0) {
 		/* the writer owns the fd now, even when it fails */
 		r->files++;
 		err = cap_writer__fdopen(r->opts.output_fd, &h, &wo, &r->w);
@@ -749,6 +756,8 @@ static int close_async(struct recorder *r, uint64_t now)
 
 bool recorder__switch_due(const struct recorder *r, uint64_t now)
 {
+	if (r->fl)
+		return recorder__flight_due(r, now);
 	if (r->opts.switch_ns && now - r->switch_from_ns >= r->opts.switch_ns)
 		return true;
 	return r->opts.switch_bytes && cap_writer__file_size(r->w) >= r->opts.switch_bytes;
@@ -770,7 +779,7 @@ int recorder__switch_output(struct recorder *r, uint64_t now)
 	const char *step;
 	int err;
 
-	err = close_async(r, now);
+	err = r->fl ? recorder__close_segment(r, now) : close_async(r, now);
 	forget_defs(r);
 	if (!err)
 		err = recorder__open_output(r, &step);
@@ -781,4 +790,48 @@ int recorder__switch_output(struct recorder *r, uint64_t now)
 		r->w = NULL;
 	}
 	return err;
+}
+
+/*
+ * A flight recorder's segment ends: the waits still open, LOST, STAT and
+ * END, no pack (a dump has its own); it joins the segments held. The ids
+ * it gave out are where the next segment's start.
+ */
+int recorder__close_segment(struct recorder *r, uint64_t now)
+{
+	struct cap_end end;
+	uint64_t size = 0;
+	int err;
+
+	if (!r->w)
+		return 0;
+	intern__last_ids(r->in, &r->ids);
+	err = close_head(r, now);
+	end_of(r, CAP_STOP_SWITCH, 0, now, &end);
+	if (!err)
+		err = cap_writer__append(r->w, CAP_REC_END, &end, sizeof(end), NULL, 0);
+	if (!err) {
+		err = cap_writer__finish_size(r->w, &size);
+	} else {
+		cap_writer__free(r->w);
+	}
+	r->w = NULL;
+	if (!err)
+		err = recorder__flight_keep(r, size, now);
+	return err;
+}
+
+/* A dump's name, FILE.<timestamp> as --switch-output's, and its header:
+ * the recording's, from the window's start. */
+int recorder__dump_header(struct recorder *r, struct dump_job *j, uint64_t window_start)
+{
+	int err = set_path(r);
+
+	if (err)
+		return err;
+	snprintf(j->path, sizeof(j->path), "%s", r->path);
+	fill_header(r, &j->hdr);
+	j->hdr.start_realtime = (uint64_t)((int64_t)window_start + j->hdr.clock_offset);
+	j->hdr.start_time = window_start;
+	return 0;
 }

@@ -482,6 +482,12 @@ static int start(struct recorder *r, const char **step)
 	err = open_cgroups(r);
 	if (err)
 		return err;
+	if (r->opts.flight_ns || r->opts.flight_bytes) {
+		*step = "open output";
+		err = flight__new(&r->opts, &r->fl);
+		if (err)
+			return err;
+	}
 	err = recorder__open_output(r, step);
 	if (err)
 		return err;
@@ -539,7 +545,8 @@ int recorder__new(const struct record_opts *opts, const struct record_policy *po
 		step = &dummy;
 	*step = "start";
 	if (!opts || !policy || !out || !opts->output || !opts->events ||
-	    (opts->output_fd >= 0 && (opts->switch_ns || opts->switch_bytes))) {
+	    (opts->output_fd >= 0 && (opts->switch_ns || opts->switch_bytes ||
+				      opts->flight_ns || opts->flight_bytes))) {
 		if (opts && opts->output_fd >= 0)
 			close(opts->output_fd);
 		return CAP_ERR_INVAL;
@@ -599,7 +606,10 @@ static int finish(struct recorder *r, int err)
 	if (r->stop != CAP_STOP_COMMAND)
 		command__kill(&r->cmd);
 	r->end_ns = now_ns();
-	e2 = recorder__close_output(r, r->stop, r->error, r->end_ns);
+	if (r->fl)
+		e2 = recorder__flight_end(r, r->end_ns);
+	else
+		e2 = recorder__close_output(r, r->stop, r->error, r->end_ns);
 	recorder__report_progress(r);
 	return err == CAP_ERR_FULL ? e2 : (err ? err : e2);
 }
@@ -626,6 +636,7 @@ void recorder__free(struct recorder *r)
 	if (!r)
 		return;
 	recorder__join_tail(r);
+	flight__free(r->fl);
 	if (r->opts.output_fd >= 0 && !r->files) /* never handed to a writer */
 		close(r->opts.output_fd);
 	command__kill(&r->cmd);

@@ -60,6 +60,24 @@ struct record_progress {
 	bool no_cgroup2;               /* no cgroup2 mount: events carry no cgroup */
 	uint64_t cgroups_unnamed;      /* cgroup ids written without a path */
 	uint64_t cgroup_filtered[CAP_KIND_MAX]; /* -G: events of other cgroups */
+	/* --flight-recorder */
+	unsigned dumps;                /* dumps written */
+	uint64_t triggers_ignored;     /* triggers past --max-dumps */
+	bool max_dumps_reached;        /* what stopped recording */
+	uint64_t held_bytes;           /* compressed segments held now */
+	uint64_t held_peak;            /* ... at most */
+};
+
+/* A flight recorder's dump, once its file is complete (or failed). */
+struct record_dump {
+	const char *path;
+	struct cap_trigger trigger; /* as the file's TRIGGER record says it */
+	char comm[16];              /* WAIT: the thread's name */
+	uint64_t events;            /* events in the window */
+	uint64_t bytes;             /* the file's size */
+	uint64_t latency_ns;        /* from the trigger (or the dump's moment,
+				     * with --post) to the file complete */
+	int err;                    /* 0, or why the file is incomplete */
 };
 
 struct record_opts {
@@ -101,6 +119,15 @@ struct record_opts {
 	uint64_t switch_bytes;       /* or past this size; 0 = never */
 	bool no_pack;                /* --no-pack: no symbol pack at file close */
 	bool no_python;              /* --no-python: no CPython frames */
+	/* --flight-recorder: hold only the last flight_ns (or flight_bytes of
+	 * compressed capture) in memory and write FILE.<timestamp> files only
+	 * at a dump: SIGUSR2 (recorder__dump()), a wait of at least
+	 * trigger_wait_ns, or the end when no trigger is set */
+	uint64_t flight_ns, flight_bytes;
+	uint64_t trigger_wait_ns;    /* --trigger wait>=DURATION; 0: none */
+	uint64_t post_ns;            /* --post: record this long after a trigger */
+	unsigned max_dumps;          /* --max-dumps: stop after this many; 0 none */
+	void (*on_dump)(void *ctx, const struct record_dump *d);
 	char **command;              /* -- COMMAND ARGS..., NULL-terminated */
 	/* tests only: the kernel side skips every Nth run of its block I/O
 	 * completion program, as a kernel may; 0 = never; of the disk
@@ -144,6 +171,8 @@ int recorder__new(const struct record_opts *opts, const struct record_policy *po
 int recorder__run(struct recorder *r);
 /* Async-signal-safe: ask recorder__run() to stop at its next wakeup. */
 void recorder__stop(struct recorder *r);
+/* Async-signal-safe: with --flight-recorder, a dump (SIGUSR2). */
+void recorder__dump(struct recorder *r);
 /* Final (or current) numbers. */
 void recorder__progress(const struct recorder *r, struct record_progress *p);
 /* pid of the recorded command, or 0 */

@@ -39,17 +39,29 @@ static void on_signal(int sig)
 		recorder__stop(active);
 }
 
-static int install_signals(void)
+/* SIGUSR2: a flight recorder's dump (perf's --switch-output=signal). */
+static void on_dump_signal(int sig)
+{
+	(void)sig;
+	if (active)
+		recorder__dump(active);
+}
+
+static int install_signals(const struct record_opts *o)
 {
 	struct sigaction sa = { .sa_handler = on_signal }, ign = { .sa_handler = SIG_IGN };
+	struct sigaction usr = { .sa_handler = on_dump_signal };
 
 	/* no SA_RESTART: the poll loop must wake up to see the request */
 	sigemptyset(&sa.sa_mask);
 	sigemptyset(&ign.sa_mask);
 	/* a capture pipe whose reader went away fails the write (EPIPE), and
 	 * the recording stops as on any failed write: not killed mid-block */
+	sigemptyset(&usr.sa_mask);
 	if (sigaction(SIGINT, &sa, NULL) || sigaction(SIGTERM, &sa, NULL) ||
 	    sigaction(SIGPIPE, &ign, NULL))
+		return -errno;
+	if ((o->flight_ns || o->flight_bytes) && sigaction(SIGUSR2, &usr, NULL))
 		return -errno;
 	return 0;
 }
@@ -216,6 +228,46 @@ static void on_progress(void *ctx, const struct record_progress *p)
 	fflush(stderr);
 }
 
+/* "wait of 812.3 ms by tid 1234 (app)", "SIGUSR2", "the end" */
+static void print_trigger(FILE *f, const struct record_dump *d)
+{
+	const struct cap_trigger *t = &d->trigger;
+
+	if (t->kind == CAP_TRIGGER_WAIT)
+		fprintf(f, "a wait of %.1f ms by tid %u (%s)", t->wait_duration / 1e6, t->tid,
+			d->comm);
+	else if (t->kind == CAP_TRIGGER_SIGNAL)
+		fprintf(f, "SIGUSR2");
+	else
+		fprintf(f, "the recording's end");
+	if (t->triggers > 1)
+		fprintf(f, " and %u more", t->triggers - 1);
+}
+
+/* One line per dump, in one write, whatever -q says: where it went. */
+static void on_dump(void *ctx, const struct record_dump *d)
+{
+	char *line = NULL, size[32];
+	size_t len = 0;
+	FILE *f = open_memstream(&line, &len);
+
+	(void)ctx;
+	if (!f)
+		return;
+	human_bytes(d->bytes, size, sizeof(size));
+	fprintf(f, "%sstkrec: dump %u: %s (%.1f s window, %" PRIu64 " events, %s) for ",
+		status_line ? "\r\033[K" : "", d->trigger.dump, d->path,
+		(d->trigger.window_end - d->trigger.window_start) / 1e9, d->events, size);
+	print_trigger(f, d);
+	fprintf(f, ", complete %.2f s after it", d->latency_ns / 1e9);
+	if (d->err)
+		fprintf(f, "; INCOMPLETE: %s", cap_strerror(d->err));
+	fprintf(f, "\n");
+	if (!fclose(f) && write(STDERR_FILENO, line, len) < 0)
+		log_debug(1, "record: stderr: %s", strerror(errno));
+	free(line);
+}
+
 static const char *stop_name(enum cap_stop_reason r)
 {
 	switch (r) {
@@ -252,6 +304,22 @@ static void pack_summary(const struct record_progress *p, bool quiet)
 			 "or the size limit", p->path, k->left_out);
 }
 
+/* What the flight recorder held and wrote (each dump had its line). */
+static void flight_summary(const struct record_progress *p)
+{
+	char peak[32];
+
+	human_bytes(p->held_peak, peak, sizeof(peak));
+	fprintf(stderr, "  flight recorder: %u dump%s%s%s, at most %s held in memory", p->dumps,
+		p->dumps == 1 ? "" : "s", p->dumps ? ", the last " : "", p->dumps ? p->path : "",
+		peak);
+	if (p->max_dumps_reached)
+		fprintf(stderr, "; --max-dumps reached");
+	if (p->triggers_ignored)
+		fprintf(stderr, "; %" PRIu64 " triggers past it", p->triggers_ignored);
+	fprintf(stderr, "\n");
+}
+
 static void summary(const struct recorder *r, const struct record_opts *o)
 {
 	struct record_progress p;
@@ -281,8 +349,12 @@ static void summary(const struct recorder *r, const struct record_opts *o)
 	if (o->events & RECORD_EV_WAKEUP)
 		fprintf(stderr, ", %" PRIu64 " wakeups", p.lost[CAP_KIND_WAKEUP]);
 	fprintf(stderr, "\n  stacks: %" PRIu64 " distinct; missed %" PRIu64 " user, %" PRIu64
-		" kernel\n  wrote %s: %s, %.1f bytes/event\n", p.stacks, p.ustack_missed,
-		p.kstack_missed, p.path, size, ev ? (double)p.bytes / ev : 0.0);
+		" kernel\n", p.stacks, p.ustack_missed, p.kstack_missed);
+	if (o->flight_ns || o->flight_bytes)
+		flight_summary(&p);
+	else
+		fprintf(stderr, "  wrote %s: %s, %.1f bytes/event\n", p.path, size,
+			ev ? (double)p.bytes / ev : 0.0);
 	if (o->nr_cgroups)
 		fprintf(stderr, "  -G kept out: %" PRIu64 " off-CPU, %" PRIu64 " CPU, %" PRIu64
 			" block I/O, %" PRIu64 " wakeups\n", p.cgroup_filtered[CAP_KIND_OFFCPU],
@@ -291,7 +363,7 @@ static void summary(const struct recorder *r, const struct record_opts *o)
 	if (p.cgroups_unnamed)
 		fprintf(stderr, "  cgroups: %" PRIu64 " ids found nowhere (gone before the "
 			"recorder saw them): written without a path\n", p.cgroups_unnamed);
-	if (p.files > 1)
+	if (p.files > 1 && !(o->flight_ns || o->flight_bytes))
 		fprintf(stderr, "  %u files: the last one above, the others %s.<timestamp>\n",
 			p.files, o->output);
 	pack_summary(&p, false);
@@ -376,6 +448,30 @@ static void print_stops(FILE *f, const struct record_opts *o, int cmd_pid)
 		fprintf(f, "%s %s", !i ? "" : i < n - 1 ? "," : " or", what[i]);
 }
 
+/* With --flight-recorder: what is held, and what writes a file. */
+static void print_flight(FILE *f, const struct record_opts *o)
+{
+	char size[32];
+
+	if (!o->flight_ns && !o->flight_bytes)
+		return;
+	if (o->flight_ns) {
+		fprintf(f, ", holding the last %g s", o->flight_ns / 1e9);
+	} else {
+		human_bytes(o->flight_bytes, size, sizeof(size));
+		fprintf(f, ", holding the last %s", size);
+	}
+	fprintf(f, " in memory; a file at SIGUSR2");
+	if (o->trigger_wait_ns)
+		fprintf(f, " or a wait >= %g ms", o->trigger_wait_ns / 1e6);
+	else
+		fprintf(f, " or the end");
+	if (o->post_ns)
+		fprintf(f, " (%g s after it)", o->post_ns / 1e9);
+	if (o->max_dumps)
+		fprintf(f, ", at most %u", o->max_dumps);
+}
+
 /*
  * The one line that says recording has begun, printed once every program
  * is attached (recorder__new() returned) and before the held command runs
@@ -403,6 +499,7 @@ static void say_recording(const struct recorder *r, const struct record_opts *o)
 		fprintf(f, " (%scall graph: %s) ", o->user_stacks_only ? "user stacks only, " : "",
 			o->call_graph == RECORD_CG_DWARF ? "dwarf" : "fp");
 	print_stops(f, o, pid);
+	print_flight(f, o);
 	fprintf(f, "\n");
 	/* one write(2): a reader polling the file or pipe never sees half */
 	if (!fclose(f) && write(STDERR_FILENO, line, len) < 0)
@@ -528,10 +625,11 @@ int cmd_record(int argc, char **argv)
 	log_verbosity = o.verbose;
 	o.libbpf_log = libbpf_log;
 	o.progress = on_progress;
+	o.on_dump = on_dump;
 	o.cmdline = join_cmdline(argc, argv); /* argv[0] is "record" */
 	ret = test_env(&o) ? EXIT_USAGE : output_to_stdout(&o);
 	if (!ret)
-		ret = preflight(&o, &pol) || install_signals() ? EXIT_FAIL : record(&o, &pol);
+		ret = preflight(&o, &pol) || install_signals(&o) ? EXIT_FAIL : record(&o, &pol);
 	free((char *)o.cmdline);
 	record_opts__free(&o);
 	return ret;

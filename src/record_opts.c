@@ -22,6 +22,10 @@ enum {
 	OPT_CALL_GRAPH,
 	OPT_NO_PACK,
 	OPT_NO_PYTHON,
+	OPT_FLIGHT,
+	OPT_TRIGGER,
+	OPT_POST,
+	OPT_MAX_DUMPS,
 };
 
 static const struct option long_opts[] = {
@@ -45,6 +49,10 @@ static const struct option long_opts[] = {
 	{ "call-graph", required_argument, NULL, OPT_CALL_GRAPH },
 	{ "no-pack", no_argument, NULL, OPT_NO_PACK },
 	{ "no-python", no_argument, NULL, OPT_NO_PYTHON },
+	{ "flight-recorder", required_argument, NULL, OPT_FLIGHT },
+	{ "trigger", required_argument, NULL, OPT_TRIGGER },
+	{ "post", required_argument, NULL, OPT_POST },
+	{ "max-dumps", required_argument, NULL, OPT_MAX_DUMPS },
 	{ NULL, 0, NULL, 0 },
 };
 
@@ -60,6 +68,8 @@ void record_opts__usage(FILE *f)
 "                     [-m MIN_US] [-M MAX_US]\n"
 "                     [--state MASK] [--stack-storage-size N] [--ringbuf-size BYTES]\n"
 "                     [-d SECONDS] [--max-size SIZE | --switch-output TIME|SIZE]\n"
+"                     [--flight-recorder TIME|SIZE [--trigger wait>=DURATION]\n"
+"                      [--post DURATION] [--max-dumps N]]\n"
 "                     [--no-pack] [--no-python] [-v|-q] [-- COMMAND [ARGS...]]\n"
 "\n"
 "Record off-CPU intervals, CPU samples and block I/O completions with user and\n"
@@ -116,6 +126,17 @@ void record_opts__usage(FILE *f)
 "                           every N seconds (N, Ns, Nm, Nh) or once one is\n"
 "                           past N bytes (NK, NM, NG); each file is complete\n"
 "                           and readable on its own (not with -o -)\n"
+"      --flight-recorder SPAN  hold only the last SPAN in memory (a time: 30s,\n"
+"                           5m; or a size: 64M of compressed capture) and write\n"
+"                           nothing until a dump: SIGUSR2, --trigger, or (with\n"
+"                           no --trigger) the end; each dump is a complete\n"
+"                           FILE.<timestamp> of the window, said on stderr\n"
+"      --trigger wait>=DURATION  with --flight-recorder: dump when a thread of\n"
+"                           the recorded scope (-p, -t, -G, --state narrow it)\n"
+"                           has been off CPU that long (500ms, 2s)\n"
+"      --post DURATION      with --flight-recorder: record this long after a\n"
+"                           trigger before the dump (triggers meanwhile join it)\n"
+"      --max-dumps N        with --flight-recorder: stop after N dumps\n"
 "      --no-pack            no symbol pack: by default each file ends with the\n"
 "                           names of the functions its user stacks hit (and\n"
 "                           their inlines and source lines where DWARF is\n"
@@ -142,6 +163,7 @@ void record_opts__usage(FILE *f)
 "  stkrec record -o make.cap -- make -j2  # a command and its children\n"
 "  stkrec record --call-graph fp -- ./app   # frame pointers: a faster start\n"
 "  stkrec record --switch-output 60s   # one file a minute: stkrec.cap.2026...\n"
+"  stkrec record -p 181 --flight-recorder 30s --trigger 'wait>=500ms'  # catch a stall\n"
 "  ssh prod stkrec record -o - -d 30 > prod.cap  # nothing written on prod\n"
 "  stkrec record -o - -d 30 | stkrec report -i -  # record and report at once\n"
 "  stkrec record -- node --perf-basic-prof app.js  # JavaScript functions named\n"
@@ -250,9 +272,10 @@ static int parse_sizes(int c, const char *arg, struct record_opts *o, char *err,
 	return 0;
 }
 
-/* perf's --switch-output: a time (s, m, h; no suffix: seconds) or a size
- * (B, K, M, G). At least a second or 64 KiB. */
-static int parse_switch(const char *arg, struct record_opts *o, char *err, size_t len)
+/* perf's --switch-output, and --flight-recorder's SPAN: a time (s, m, h;
+ * no suffix: seconds) or a size (B, K, M, G). At least a second or 64 KiB. */
+static int parse_span(const char *name, const char *arg, uint64_t *ns, uint64_t *bytes,
+		      char *err, size_t len)
 {
 	static const struct {
 		char suffix;
@@ -263,9 +286,9 @@ static int parse_switch(const char *arg, struct record_opts *o, char *err, size_
 	size_t i;
 	char *end = NULL;
 
-	o->switch_ns = o->switch_bytes = 0;
+	*ns = *bytes = 0;
 	if (strpbrk(arg, "BKMGbkg")) { /* a size ('m' alone means minutes) */
-		if (!parse_size(arg, 64u << 10, 1ull << 40, &o->switch_bytes))
+		if (!parse_size(arg, 64u << 10, 1ull << 40, bytes))
 			return 0;
 		goto bad;
 	}
@@ -276,13 +299,47 @@ static int parse_switch(const char *arg, struct record_opts *o, char *err, size_
 			continue;
 		if (v < 1 || v > UINT64_MAX / units[i].ns)
 			break;
-		o->switch_ns = v * units[i].ns;
+		*ns = v * units[i].ns;
 		return 0;
 	}
 bad:
-	o->switch_bytes = 0;
-	return fail(err, len, "--switch-output: '%s' is neither a time (at least 1s; s, m, h) "
-		    "nor a size (at least 64K; K, M, G)", arg);
+	*bytes = 0;
+	return fail(err, len, "%s: '%s' is neither a time (at least 1s; s, m, h) "
+		    "nor a size (at least 64K; K, M, G)", name, arg);
+}
+
+/* --trigger wait>=DURATION: the one condition there is. */
+static int parse_trigger(const char *arg, struct record_opts *o, char *err, size_t len)
+{
+	static const char pre[] = "wait>=";
+
+	if (strncmp(arg, pre, sizeof(pre) - 1) ||
+	    parse_duration(arg + sizeof(pre) - 1, &o->trigger_wait_ns) || !o->trigger_wait_ns)
+		return fail(err, len, "--trigger: '%s' is not wait>=DURATION (e.g. wait>=500ms; "
+			    "ns, us, ms, s, m, h)", arg);
+	return 0;
+}
+
+static int parse_flight(int c, const char *arg, struct record_opts *o, char *err, size_t len)
+{
+	uint64_t v;
+
+	switch (c) {
+	case OPT_FLIGHT:
+		return parse_span("--flight-recorder", arg, &o->flight_ns, &o->flight_bytes,
+				  err, len);
+	case OPT_TRIGGER:
+		return parse_trigger(arg, o, err, len);
+	case OPT_POST:
+		if (parse_duration(arg, &o->post_ns))
+			return fail(err, len, "--post: '%s' is not a duration (e.g. 2s, 500ms)",
+				    arg);
+		return 0;
+	}
+	if (parse_num("--max-dumps", arg, 1, 1000000, &v, err, len))
+		return -EINVAL;
+	o->max_dumps = v;
+	return 0;
 }
 
 static int parse_cpu(const char *arg, struct record_opts *o, char *err, size_t len)
@@ -376,7 +433,12 @@ static int parse_one(int c, const char *arg, struct record_opts *o, struct seen 
 		o->state = v;
 		return 0;
 	case OPT_SWITCH:
-		return parse_switch(arg, o, err, len);
+		return parse_span("--switch-output", arg, &o->switch_ns, &o->switch_bytes, err, len);
+	case OPT_FLIGHT:
+	case OPT_TRIGGER:
+	case OPT_POST:
+	case OPT_MAX_DUMPS:
+		return parse_flight(c, arg, o, err, len);
 	case OPT_CALL_GRAPH:
 		o->call_graph_set = true;
 		if (!strcmp(arg, "fp"))
@@ -403,6 +465,21 @@ static int parse_one(int c, const char *arg, struct record_opts *o, struct seen 
 	return fail(err, len, "internal: unhandled option %d", c);
 }
 
+static int cross_check_flight(const struct record_opts *o, char *err, size_t len)
+{
+	bool flight = o->flight_ns || o->flight_bytes;
+
+	if (!flight && (o->trigger_wait_ns || o->post_ns || o->max_dumps))
+		return fail(err, len, "--trigger, --post and --max-dumps need --flight-recorder");
+	if (flight && (o->switch_ns || o->switch_bytes || o->max_size))
+		return fail(err, len, "--flight-recorder and --switch-output or --max-size are "
+			    "mutually exclusive");
+	if (flight && !strcmp(o->output, "-"))
+		return fail(err, len, "--flight-recorder writes FILE.<timestamp> files: not with "
+			    "-o - (standard output)");
+	return 0;
+}
+
 static int cross_check(struct record_opts *o, const struct seen *s, char *err, size_t len)
 {
 	if (s->targets > 1)
@@ -425,7 +502,7 @@ static int cross_check(struct record_opts *o, const struct seen *s, char *err, s
 	if (!strcmp(o->output, "-") && (o->switch_ns || o->switch_bytes))
 		return fail(err, len, "--switch-output writes FILE.<timestamp> files: not with "
 			    "-o - (standard output)");
-	return 0;
+	return cross_check_flight(o, err, len);
 }
 
 static int bad_option(int c, char **argv, char *err, size_t len)

@@ -111,6 +111,34 @@ int parse_seconds(const char *s, uint64_t *ns)
 	return 0;
 }
 
+int parse_duration(const char *s, uint64_t *ns)
+{
+	static const struct {
+		const char *unit;
+		double ns;
+	} units[] = { { "", 1e9 }, { "ns", 1 }, { "us", 1e3 }, { "ms", 1e6 }, { "s", 1e9 },
+		      { "m", 60e9 }, { "h", 3600e9 } };
+	double v;
+	char *end;
+	size_t i;
+
+	if (!s || !(isdigit((unsigned char)*s) || *s == '.'))
+		return -EINVAL;
+	errno = 0;
+	v = strtod(s, &end);
+	if (errno || end == s || v < 0)
+		return -EINVAL;
+	for (i = 0; i < sizeof(units) / sizeof(units[0]); i++) {
+		if (strcmp(end, units[i].unit))
+			continue;
+		if (v * units[i].ns > 1e18)
+			return -ERANGE;
+		*ns = (uint64_t)(v * units[i].ns + 0.5);
+		return 0;
+	}
+	return -EINVAL;
+}
+
 static int kind_of(const char *s, size_t len)
 {
 	int k;

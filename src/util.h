@@ -24,5 +24,8 @@ int parse_kinds(const char *s, unsigned *mask);
 const char *opt_name(int optopt, const char *arg, char *buf, size_t len);
 /* Seconds, possibly fractional ("1.5"), into ns. */
 int parse_seconds(const char *s, uint64_t *ns);
+/* A duration, possibly fractional, with a unit (ns, us, ms, s, m, h; none:
+ * seconds), e.g. "500ms", "1.5s", "2m", into ns. */
+int parse_duration(const char *s, uint64_t *ns);
 
 #endif
