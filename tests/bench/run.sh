@@ -22,8 +22,10 @@
 # viewers), BENCH_STOP (0 skips section 10, how soon the recorder stops:
 # its -o - reader gone, a SIGKILL's lost events), BENCH_PYTHON (0 skips
 # section 11, Python frames), BENCH_CGROUP (0 skips section 12, cgroup ids
-# and record -G on 50 busy cgroups); each of
-# tests/bench/{pack,wakeup,export,stop,python,cgroup}.sh also runs alone.
+# and record -G on 50 busy cgroups), BENCH_FLIGHT (0 skips section 13, the
+# flight recorder); each of
+# tests/bench/{pack,wakeup,export,stop,python,cgroup,flight}.sh also runs
+# alone.
 set -euo pipefail
 
 STKREC=$(realpath "${STKREC:-build/stkrec}")
@@ -348,6 +350,8 @@ section_run 10 stop
 section_run 11 python
 # --- 12. cgroups: the ids' cost, bytes per event, -G on one cgroup of 50 ------------
 section_run 12 cgroup
+# --- 13. the flight recorder: its cost and memory, a 30 s window dumped ------------
+section_run 13 flight
 
 jq -n \
 	--arg kernel "$(uname -r)" --arg model "$MODEL" --argjson cpus "$(nproc)" \
@@ -367,7 +371,7 @@ jq -n \
 	--slurpfile unwind "$TMP/unwind.json" --slurpfile pack "$TMP/pack.json" \
 	--slurpfile wakeup "$TMP/wakeup.json" --slurpfile export "$TMP/export.json" \
 	--slurpfile stop "$TMP/stop.json" --slurpfile python "$TMP/python.json" \
-	--slurpfile cgroup "$TMP/cgroup.json" \
+	--slurpfile cgroup "$TMP/cgroup.json" --slurpfile flight "$TMP/flight.json" \
 	--argjson uloops "$ULOOPS" --argjson ua "$UA" --argjson ub "$UB" --argjson uc "$UC" \
 	--argjson ulb "$ULB" --argjson ulc "$ULC" --argjson ublost "$UBLOST" --argjson uclost "$UCLOST" \
 	--argjson uev "$UEV" --argjson ucb "$UCB" --argjson ubpe "$UBPE" --argjson upn "$UPN" \
@@ -403,6 +407,7 @@ jq -n \
 	export: $export[0],
 	stop: $stop[0],
 	python: $python[0],
-	cgroup: $cgroup[0]
+	cgroup: $cgroup[0],
+	flight: $flight[0]
 }' > "$RES"
 echo "results: $RES, table: $TABLE"
