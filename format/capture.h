@@ -23,7 +23,7 @@
 #endif
 
 #define CAP_VERSION_MAJOR 1
-#define CAP_VERSION_MINOR 5
+#define CAP_VERSION_MINOR 6
 
 /* Errors of the format library (FORMAT.md §8). -errno values pass through. */
 enum cap_err {
@@ -282,6 +282,9 @@ struct cap_trigger {
 #define CAP_TRIGGER_SIGNAL 1 /* SIGUSR2 */
 #define CAP_TRIGGER_WAIT 2   /* --trigger wait>=DURATION: a wait that long ended */
 #define CAP_TRIGGER_END 3    /* the recording stopped, no --trigger given */
+/* "signal", "wait", "end"; NULL for a kind this version does not know
+ * (§4.26: readers refuse such a record). */
+const char *cap_trigger_kind_name(uint32_t kind);
 
 /* §4.10 BLOCKDEV */
 struct cap_blockdev {
@@ -807,9 +810,10 @@ void cap_reader__close(struct cap_reader *r);
 #define CAP_SKIP_MAGIC_HEADER 0x184D2A53u   /* header frame */
 #define CAP_SKIP_MAGIC_TRAILER 0x184D2A5Eu  /* trailer frame */
 #define CAP_MAX_TRAILER_SIZE (64u << 20)    /* §7: trailer frame, in bytes */
-/* §5.3 with max_size set, LOST, STAT, END and PACK_INFO records may still use this many
- * bytes after other records get CAP_ERR_FULL, so a full capture still ends
- * with its final counts. */
+/* §5.3 with max_size set, LOST, STAT, TRIGGER, END and PACK_INFO records may
+ * still use this many bytes after other records get CAP_ERR_FULL, so a full
+ * capture still ends with its final counts (and a full dump says why it was
+ * written). */
 #define CAP_WRITER_END_RESERVE 4096u
 #define CAP_MIN_BLOCK_SIZE 256u             /* smaller opts.block_size is raised */
 

@@ -51,6 +51,8 @@ _Static_assert(offsetof(struct cap_trailer_hdr, events_wakeup) == CAP_TRAILER_SI
 _Static_assert(sizeof(struct cap_wakeup) == 80, "§4.23");
 _Static_assert(offsetof(struct cap_wakeup, cgroup) == CAP_WAKEUP_SIZE_1_4, "§4.23");
 _Static_assert(sizeof(struct cap_cgroup) == 24, "§4.25");
+_Static_assert(sizeof(struct cap_trigger) == 88, "§4.26");
+_Static_assert(offsetof(struct cap_trigger, kind) == 56, "§4.26");
 _Static_assert(sizeof(struct cap_index_entry) == 32, "§6.2");
 _Static_assert(sizeof(struct cap_footer) == 16, "§6.3");
 _Static_assert(offsetof(struct cap_mapping, build_id) == 48, "§4.6");
@@ -251,6 +253,17 @@ const char *cap_stop_reason_name(uint32_t reason)
 	return "unknown";
 }
 
+const char *cap_trigger_kind_name(uint32_t kind)
+{
+	static const char *const names[] = {
+		[CAP_TRIGGER_SIGNAL] = "signal",
+		[CAP_TRIGGER_WAIT] = "wait",
+		[CAP_TRIGGER_END] = "end",
+	};
+
+	return kind < sizeof(names) / sizeof(names[0]) ? names[kind] : NULL;
+}
+
 const char *cap_clock_name(uint32_t clock)
 {
 	return clock == CAP_CLOCK_CPU ? "cpu-clock" : NULL;
@@ -295,6 +308,8 @@ static const struct type_info types[] = {
 	[CAP_REC_PY_CODE] = { "py_code", sizeof(struct cap_py_code), -1, -1 },
 	[CAP_REC_CGROUP] = { "cgroup", sizeof(struct cap_cgroup),
 			     offsetof(struct cap_cgroup, time), -1 },
+	[CAP_REC_TRIGGER] = { "trigger", sizeof(struct cap_trigger),
+			      offsetof(struct cap_trigger, time), -1 },
 	[CAP_REC_OFFCPU] = { "offcpu", sizeof(struct cap_offcpu),
 			     offsetof(struct cap_offcpu, start), CAP_KIND_OFFCPU,
 			     CAP_OFFCPU_SIZE_1_1 },

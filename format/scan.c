@@ -344,6 +344,17 @@ static bool decode_tail(struct cap_reader *r, struct cap_record *rec,
 	}
 }
 
+/* §4.0 rule 7: fields that say what cannot be, where a section makes
+ * them a bad record: a TRIGGER's kind and window (§4.26). */
+static bool fields_valid(const struct cap_record *rec)
+{
+	const struct cap_trigger *t = &rec->trigger;
+
+	if (rec->type == CAP_REC_TRIGGER)
+		return cap_trigger_kind_name(t->kind) && t->window_start <= t->window_end;
+	return true;
+}
+
 static void count_record(struct cap_reader *r, const struct cap_record *rec)
 {
 	struct cap_totals *c = &r->st.counted;
@@ -459,7 +470,7 @@ static int decode_record(struct cap_reader *r, struct cap_record *rec)
 	rec->size = rh.size;
 	rec->file_offset = r->block_off;
 	memcpy(&rec->block, p + sizeof(rh), fixed);
-	if (!decode_tail(r, rec, p + sizeof(rh), body_len, fixed)) {
+	if (!decode_tail(r, rec, p + sizeof(rh), body_len, fixed) || !fields_valid(rec)) {
 		r->st.bad_records++;
 		return 0;
 	}

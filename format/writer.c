@@ -305,8 +305,8 @@ static bool fits(const struct cap_writer *w, uint16_t type, size_t add)
 
 	if (!w->opts.max_size)
 		return true;
-	if (type != CAP_REC_LOST && type != CAP_REC_STAT && type != CAP_REC_END &&
-	    type != CAP_REC_PACK_INFO)
+	if (type != CAP_REC_LOST && type != CAP_REC_STAT && type != CAP_REC_TRIGGER &&
+	    type != CAP_REC_END && type != CAP_REC_PACK_INFO)
 		need += CAP_WRITER_END_RESERVE;
 	return need <= w->opts.max_size;
 }

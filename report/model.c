@@ -222,6 +222,14 @@ static int on_misc(struct model *m, const struct cap_record *r)
 			m->has_end = true;
 		}
 		return 0;
+	case CAP_REC_TRIGGER:
+		/* FORMAT.md §4.26: the first stands, later ones are ignored
+		 * (the reader has refused the malformed ones) */
+		if (!m->has_trigger) {
+			m->trigger = r->trigger;
+			m->has_trigger = true;
+		}
+		return 0;
 	case CAP_REC_KERNEL:
 		if (!m->kernel.stext && !m->kernel.build_id_size)
 			m->kernel = r->kernel;
@@ -257,6 +265,7 @@ static int on_record(struct model *m, const struct cap_record *r)
 	case CAP_REC_LOST:
 	case CAP_REC_STAT:
 	case CAP_REC_END:
+	case CAP_REC_TRIGGER:
 	case CAP_REC_KERNEL:
 		return on_misc(m, r);
 	case CAP_REC_PACK_OBJECT:

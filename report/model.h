@@ -73,6 +73,11 @@ bool model__recovered(const struct model *m);
 const char *model__loss_text(const struct model *m);
 /* The END record, or NULL when the capture has none. */
 const struct cap_end *model__end(const struct model *m);
+/* Why a flight recorder's dump was written and the window it holds: the
+ * file's first TRIGGER (FORMAT.md §4.26; any later one is ignored), or
+ * NULL when the file is not a dump. Its stack ids read through
+ * model__stack() as any event's, and may be undefined. */
+const struct cap_trigger *model__trigger(const struct model *m);
 /* Monotonic ns of the last thing known to have happened (END, else the
  * latest event time); the header's start_time if nothing was recorded. */
 uint64_t model__last_time(const struct model *m);

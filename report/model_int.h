@@ -108,6 +108,8 @@ struct model {
 	char loss[600];
 	struct cap_end end;
 	bool has_end;
+	struct cap_trigger trigger; /* the first TRIGGER (a dump), if has_trigger */
+	bool has_trigger;
 	struct cap_kernel kernel; /* the first KERNEL record, zero without */
 	uint64_t last_event;
 	struct cap_lost_detail lost;

@@ -241,6 +241,11 @@ const struct cap_end *model__end(const struct model *m)
 	return m->has_end ? &m->end : NULL;
 }
 
+const struct cap_trigger *model__trigger(const struct model *m)
+{
+	return m->has_trigger ? &m->trigger : NULL;
+}
+
 const struct cap_kernel *model__kernel(const struct model *m)
 {
 	return &m->kernel;

@@ -8,7 +8,6 @@
 #include <inttypes.h>
 #include <stdio.h>
 #include <string.h>
-#include <time.h>
 #include "format/capture.h"
 #include "report/views.h"
 #include "src/commands.h"
@@ -207,22 +206,6 @@ static int scan(struct cap_reader *r, struct info *in)
 	return 0;
 }
 
-/* Monotonic ns as ISO 8601 UTC wall clock, via the header's clock offset. */
-static void iso_time(const struct cap_header *h, uint64_t mono, char *buf, size_t len)
-{
-	int64_t real = (int64_t)mono + h->clock_offset;
-	time_t sec = real / 1000000000;
-	struct tm tm;
-	size_t n;
-
-	if (real < 0 || !gmtime_r(&sec, &tm)) {
-		snprintf(buf, len, "unknown");
-		return;
-	}
-	n = strftime(buf, len, "%Y-%m-%dT%H:%M:%S", &tm);
-	snprintf(buf + n, len - n, ".%03dZ", (int)(real % 1000000000 / 1000000));
-}
-
 static double ratio(const struct cap_read_stats *st)
 {
 	return st->file_size ? (double)st->bytes_raw / st->file_size : 0;
@@ -413,8 +396,8 @@ static void print_text(const struct info *in)
 	char start[48], end[48];
 	int k;
 
-	iso_time(h, h->start_time, start, sizeof(start));
-	iso_time(h, in->end_time, end, sizeof(end));
+	fmt_walltime(h, h->start_time, start, sizeof(start));
+	fmt_walltime(h, in->end_time, end, sizeof(end));
 	print_field("capture:      ", in->path);
 	printf("format:       %u.%u, written by stkrec ", h->major, h->minor);
 	esc__fputs(h->version[0] ? h->version : "?", stdout);
@@ -549,8 +532,8 @@ static void print_json(const struct info *in)
 	const struct cap_read_stats *st = in->st;
 	char start[48], end[48], ver[16];
 
-	iso_time(h, h->start_time, start, sizeof(start));
-	iso_time(h, in->end_time, end, sizeof(end));
+	fmt_walltime(h, h->start_time, start, sizeof(start));
+	fmt_walltime(h, in->end_time, end, sizeof(end));
 	snprintf(ver, sizeof(ver), "%u.%u", h->major, h->minor);
 	printf("{");
 	json_str("file", in->path, ",");

@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include "format/capture.h"
 #include "src/util.h"
 #include "util/array.h"
@@ -178,4 +179,19 @@ const char *opt_name(int optopt, const char *arg, char *buf, size_t len)
 		return arg;
 	snprintf(buf, len, "-%c", optopt);
 	return buf;
+}
+
+void fmt_walltime(const struct cap_header *h, uint64_t mono, char *buf, size_t len)
+{
+	int64_t real = (int64_t)mono + h->clock_offset;
+	time_t sec = real / 1000000000;
+	struct tm tm;
+	size_t n;
+
+	if (real < 0 || !gmtime_r(&sec, &tm)) {
+		snprintf(buf, len, "unknown");
+		return;
+	}
+	n = strftime(buf, len, "%Y-%m-%dT%H:%M:%S", &tm);
+	snprintf(buf + n, len - n, ".%03dZ", (int)(real % 1000000000 / 1000000));
 }

@@ -1,9 +1,13 @@
 /* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
-/* Option value parsing shared by the commands. Return 0 or -EINVAL/-ERANGE. */
+/* Option value parsing shared by the commands. Return 0 or -EINVAL/-ERANGE.
+ * And one formatting of times. */
 #ifndef STKREC_SRC_UTIL_H
 #define STKREC_SRC_UTIL_H
 
+#include <stddef.h>
 #include <stdint.h>
+
+struct cap_header;
 
 /* The leading decimal digits of s (at least one, no sign), for a number
  * with a unit after it; *end points past them. 0, -EINVAL or -ERANGE. */
@@ -27,5 +31,10 @@ int parse_seconds(const char *s, uint64_t *ns);
 /* A duration, possibly fractional, with a unit (ns, us, ms, s, m, h; none:
  * seconds), e.g. "500ms", "1.5s", "2m", into ns. */
 int parse_duration(const char *s, uint64_t *ns);
+
+/* A capture's monotonic ns as ISO 8601 UTC wall clock with milliseconds
+ * ("2026-01-02T03:04:05.000Z"), via the header's clock offset; "unknown"
+ * before 1970. */
+void fmt_walltime(const struct cap_header *h, uint64_t mono, char *buf, size_t len);
 
 #endif

@@ -60,10 +60,18 @@ Test(format_errors, names)
 	cr_assert_str_eq(cap_rec_type_name(CAP_REC_PACK_INFO), "pack_info");
 	cr_assert_str_eq(cap_rec_type_name(CAP_REC_PY_CODE), "py_code");
 	cr_assert_str_eq(cap_rec_type_name(CAP_REC_CGROUP), "cgroup");
-	cr_assert_null(cap_rec_type_name(18));
+	cr_assert_str_eq(cap_rec_type_name(CAP_REC_TRIGGER), "trigger");
+	cr_assert_eq(cap_rec_fixed_size(CAP_REC_TRIGGER), 88);
+	cr_assert_null(cap_rec_type_name(19));
 	cr_assert_null(cap_rec_type_name(65535));
 	cr_assert_str_eq(cap_stop_reason_name(CAP_STOP_MAX_SIZE), "max size");
 	cr_assert_str_eq(cap_stop_reason_name(99), "unknown");
+	cr_assert_str_eq(cap_trigger_kind_name(CAP_TRIGGER_SIGNAL), "signal");
+	cr_assert_str_eq(cap_trigger_kind_name(CAP_TRIGGER_WAIT), "wait");
+	cr_assert_str_eq(cap_trigger_kind_name(CAP_TRIGGER_END), "end");
+	cr_assert_null(cap_trigger_kind_name(0));
+	cr_assert_null(cap_trigger_kind_name(4));
+	cr_assert_null(cap_trigger_kind_name(UINT32_MAX));
 }
 
 Test(format_errors, open_errors)

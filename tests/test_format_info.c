@@ -97,7 +97,7 @@ Test(format_info, json_complete_capture)
 	cr_assert_has(r.out, "\"recovered\":false");
 	cr_assert_has(r.out, "\"stop_reason\":\"command exited\",\"exit_status\":0,");
 	cr_assert_has(r.out, "\"definitions\":{\"string\":3,\"stack\":2,");
-	cr_assert_has(r.out, "\"version\":\"1.5\"");
+	cr_assert_has(r.out, "\"version\":\"1.6\"");
 	cr_assert_has(r.out, "\"host\":\"capgen-host\"");
 	cr_assert_has(r.out, "\"kernel\":\"6.18.0-capgen\"");
 	cr_assert_has(r.out, "\"start\":\"2023-11-14T22:13:19.995Z\"");
