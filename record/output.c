@@ -772,6 +772,7 @@ static void forget_defs(struct recorder *r)
 	r->in = NULL;
 	threads__free(&r->threads);
 	ksyms__new_file(r->ks);
+	pytrack__new_file(r->py);
 }
 
 int recorder__switch_output(struct recorder *r, uint64_t now)

@@ -32,8 +32,8 @@ struct interp {
 struct code {
 	uint64_t addr;
 	uint32_t stamp;
-	uint32_t id;            /* PY_CODE id in file `in`, 0: not written */
-	const struct intern *in;
+	uint32_t id;            /* PY_CODE id in file `file`, 0: not written */
+	uint32_t file;          /* pytrack.file when id was given */
 	struct py_code c;
 	bool bad;               /* unreadable, or not the code the kernel saw */
 };
@@ -56,6 +56,7 @@ struct pytrack {
 	struct hashtab procs;   /* of struct proc */
 	uint64_t purge_at;      /* the first gone process is due then; 0: none */
 	struct pytrack_stats st;
+	uint32_t file;          /* files begun (pytrack__new_file()) */
 };
 
 struct code_key {
@@ -257,6 +258,13 @@ static void procs_purge(struct pytrack *t, uint64_t now)
 	t->purge_at = next;
 }
 
+/* An interner's address may be the last one's again: the file is counted. */
+void pytrack__new_file(struct pytrack *t)
+{
+	if (t)
+		t->file++;
+}
+
 void pytrack__forget(struct pytrack *t, uint32_t pid)
 {
 	struct proc *p = proc_find(t, pid);
@@ -350,7 +358,8 @@ static struct code *code_of(struct pytrack *t, struct proc *p, uint64_t addr, ui
 }
 
 /* The code's PY_CODE record in this file (interned: once a file). */
-static int write_code(struct intern *in, const struct proc *p, struct code *c)
+static int write_code(struct pytrack *t, struct intern *in, const struct proc *p,
+		      struct code *c)
 {
 	const struct py_version *v = py_interp__version(p->ip->pi);
 	struct cap_py_code rec = {
@@ -361,7 +370,7 @@ static int write_code(struct intern *in, const struct proc *p, struct code *c)
 				 c->c.linetable_len, &c->id);
 
 	if (!err)
-		c->in = in;
+		c->file = t->file;
 	return err;
 }
 
@@ -381,8 +390,8 @@ static int capture_frame(struct pytrack *t, struct intern *in, struct proc *p,
 		*out = CAP_PYFRAME(0, CAP_PY_MARK_UNKNOWN);
 		return 0;
 	}
-	if (c->in != in || !c->id) {
-		err = write_code(in, p, c);
+	if (c->file != t->file || !c->id) {
+		err = write_code(t, in, p, c);
 		if (err)
 			return err;
 	}

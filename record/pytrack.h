@@ -43,6 +43,9 @@ int pytrack__map(struct pytrack *t, uint32_t pid, const struct cap_mapping *m, i
  * once, this side's a few seconds later (its last events may be still in
  * the ring buffer). */
 void pytrack__forget(struct pytrack *t, uint32_t pid);
+/* A new capture file (a --switch-output file, a flight recorder's
+ * segment): its PY_CODE records are written again as its stacks use them. */
+void pytrack__new_file(struct pytrack *t);
 /* child was forked from parent: the same interpreter at the same place. */
 int pytrack__fork(struct pytrack *t, uint32_t parent, uint32_t child);
 /*
