@@ -8,6 +8,7 @@
 #include <inttypes.h>
 #include "format/capture.h"
 #include "tests/reliability_run.h"
+#include "tests/util_python.h"
 
 static char dir[] = "/tmp/stkrec-flight-XXXXXX";
 
@@ -408,6 +409,65 @@ Test(flight, options_refused_alone_or_together, .init = setup, .fini = teardown)
 		cr_assert_eq(count_of(r.err, "\n"), 2, "%s", r.err);
 		cr_assert(strstr(r.err, "Try 'stkrec record -h'"), "%s", r.err);
 	}
+}
+
+/*
+ * Python's code objects in every file of a recording: each segment (and
+ * each --switch-output file) writes again the PY_CODE records its stacks
+ * use. A new file's interner at the address of a freed one once left them
+ * out: names from another file, or none ("[python: code not recorded]").
+ */
+static void python_files(const char *mode, const char *value, int want_files)
+{
+	const struct test_python *py;
+	static char names[16][PATH_MAX], cap[PATH_MAX], script[PATH_MAX];
+	struct rl_run r = { 0 };
+	char *all = NULL;
+	size_t len;
+	int i, n;
+
+	rl_need_bpf();
+	py = test_python_or_skip(0);
+	snprintf(script, sizeof(script), "%s/py/twothreads.py",
+		 rl_env("STKREC_WORKLOADS", "build/workloads"));
+	snprintf(cap, sizeof(cap), "%s/p.cap", dir);
+	{
+		/* no pack: a switch waits for the last file's, seconds for
+		 * python3.11's DWARF on a busy host, and files are fewer */
+		char *argv[] = { (char *)rl_stkrec(), "record", "-o", cap, "-e", "offcpu,cpu",
+				 "--no-pack", (char *)mode, (char *)value, "--", (char *)py->path,
+				 script, "6", NULL };
+
+		rl_run(argv, 300, 0, &r);
+	}
+	cr_assert_eq(rl_code(&r), 0, "%s", r.err);
+	n = dumps_of("p.cap", names, 16);
+	cr_assert_geq(n, want_files, "%s", r.err);
+	for (i = 0; i < n; i++) {
+		char *argv[] = { (char *)rl_stkrec(), "report", "--folded", "-i", names[i], NULL };
+		static struct rl_run rr;
+
+		rl_run_all(argv, 120, 0, &rr, &all, &len);
+		cr_assert_eq(rl_code(&rr), 0, "%s: %s", names[i], rr.err);
+		cr_assert_not(strstr(all, "code not recorded"), "%s:\n%s", names[i], all);
+		/* the first file may end before the interpreter was read */
+		if (i > 0 || n == 1)
+			cr_assert(strstr(all, "alpha_leaf (") && strstr(all, "beta_leaf ("),
+				  "%s:\n%s", names[i], all);
+		free(all);
+	}
+}
+
+Test(python_segments, flight_dump_names_every_frame, .init = setup, .fini = teardown,
+     .timeout = 600)
+{
+	python_files("--flight-recorder", "2s", 1);
+}
+
+Test(python_segments, switch_output_files_name_every_frame, .init = setup, .fini = teardown,
+     .timeout = 600)
+{
+	python_files("--switch-output", "1s", 4);
 }
 
 /* Bytes the recorder holds: its RSS and its segments' memfds. */
