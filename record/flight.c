@@ -14,9 +14,9 @@
  * Throttling: triggers that come while a dump waits for its --post, or
  * for the file of the last dump to be complete, join that dump (its
  * TRIGGER counts them); --max-dumps N stops recording once N files are
- * written. A wait still open when a segment closes triggers as soon as it
- * is long enough (a thread that hangs, not only one that came back),
- * once.
+ * written. A wait still open when a segment closes triggers once it has
+ * outlasted DURATION by a segment's length (1 s with a size SPAN): a thread
+ * that hangs, not only one that came back; once.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -34,6 +34,7 @@
 #define SEG_MIN_NS (250 * 1000000ull)
 #define SEG_MIN_BYTES (64u << 10)
 #define HANGS 16 /* open waits that triggered, remembered */
+#define HANG_SLACK_NS 1000000000ull /* a hang: past DURATION by this (size SPAN) */
 
 struct held_seg {
 	struct dump_seg s;
@@ -219,6 +220,11 @@ void recorder__flight_wait(struct recorder *r, const struct cap_offcpu *o, const
 
 	if (!f || !r->opts.trigger_wait_ns || o->duration < r->opts.trigger_wait_ns ||
 	    hang_seen(f, o))
+		return;
+	/* still open: a hang once it outlasts DURATION by a segment (a wait
+	 * just past it is written whole when it ends, soon) */
+	if ((o->open & CAP_OFFCPU_OPEN_END) &&
+	    o->duration < r->opts.trigger_wait_ns + (f->span_ns ? f->seg_ns : HANG_SLACK_NS))
 		return;
 	if (o->open & CAP_OFFCPU_OPEN_END) {
 		f->hangs[f->next_hang].tid = o->tid;

@@ -806,8 +806,8 @@ int recorder__close_segment(struct recorder *r, uint64_t now)
 
 	if (!r->w)
 		return 0;
+	err = close_head(r, now); /* its open waits may intern stacks */
 	intern__last_ids(r->in, &r->ids);
-	err = close_head(r, now);
 	end_of(r, CAP_STOP_SWITCH, 0, now, &end);
 	if (!err)
 		err = cap_writer__append(r->w, CAP_REC_END, &end, sizeof(end), NULL, 0);
