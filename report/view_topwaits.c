@@ -5,7 +5,10 @@
  * when it happened (wall clock), longest first. Text or JSON. Durations
  * are of the part the recording saw; a longest wait that was open at the
  * start or the stop is marked (so a thread blocked through the whole
- * recording comes first, marked open both ways).
+ * recording comes first, marked open both ways). A flight recorder's dump
+ * (FORMAT.md §4.26) says first why it was written: its trigger, and for a
+ * wait that long the wait itself, named as the rows are. The trigger is the
+ * file's, shown whatever the filters keep of the table.
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -73,20 +76,13 @@ static int print_waker_text(const struct report_ctx *ctx, const struct agg_group
 	return 0;
 }
 
-static void print_text(const struct report_ctx *ctx, const struct agg_group *g,
-		       const struct rframe *fr, int n, int nk, FILE *out)
+/* A wait's frames, one a line below its row: kernel, "--", user. */
+static void print_frames(const struct report_ctx *ctx, const struct rframe *fr, int n,
+			 int nk, FILE *out)
 {
-	const char *open = open_name(g->max_open);
-	char when[64], src[VIEW_SRCLINE_MAX], ec[VIEW_COMM_ESC], nsb[VIEW_NS_MAX];
-	/* the longest wait's thread, as its PID namespace knows it */
-	const char *ns = view_ns_ids(ctx->model, g->pid, g->max_tid, g->max_time, nsb);
+	char src[VIEW_SRCLINE_MAX];
 	int i;
 
-	view_fmt_walltime(ctx->model, g->max_time, when, sizeof(when));
-	fprintf(out, "%-7" PRIu32 " %-16s %7" PRIu64 " %12" PRIu64 " %12" PRIu64 "  %s%s%s%s%s\n",
-		g->pid, esc__str(model__comm_name(ctx->model, g->max_comm), ec, sizeof(ec)), g->count,
-		view_ns_to_us(g->total), view_ns_to_us(g->max), when, open ? "  open " : "",
-		open ? open : "", *ns ? " " : "", ns);
 	for (i = 0; i < n; i++) {
 		if (i == nk && nk)
 			fprintf(out, "        --\n");
@@ -94,6 +90,22 @@ static void print_text(const struct report_ctx *ctx, const struct agg_group *g,
 		view_put_name("", view_srcline(ctx, fr[i].srcfile, fr[i].line, src), out);
 		fputc('\n', out);
 	}
+}
+
+static void print_text(const struct report_ctx *ctx, const struct agg_group *g,
+		       const struct rframe *fr, int n, int nk, FILE *out)
+{
+	const char *open = open_name(g->max_open);
+	char when[64], ec[VIEW_COMM_ESC], nsb[VIEW_NS_MAX];
+	/* the longest wait's thread, as its PID namespace knows it */
+	const char *ns = view_ns_ids(ctx->model, g->pid, g->max_tid, g->max_time, nsb);
+
+	view_fmt_walltime(ctx->model, g->max_time, when, sizeof(when));
+	fprintf(out, "%-7" PRIu32 " %-16s %7" PRIu64 " %12" PRIu64 " %12" PRIu64 "  %s%s%s%s%s\n",
+		g->pid, esc__str(model__comm_name(ctx->model, g->max_comm), ec, sizeof(ec)), g->count,
+		view_ns_to_us(g->total), view_ns_to_us(g->max), when, open ? "  open " : "",
+		open ? open : "", *ns ? " " : "", ns);
+	print_frames(ctx, fr, n, nk, out);
 }
 
 /* An open longest wait: which ends the recording missed and, where the
@@ -167,8 +179,83 @@ static int print_waker_json(const struct report_ctx *ctx, const struct agg_group
 	return 0;
 }
 
+/* The frames of a WAIT trigger's wait, -U/-K applied as to the rows. */
+static int trigger_frames(const struct report_ctx *ctx, const struct cap_trigger *t,
+			  struct rframe *fr, int *nk)
+{
+	return view_frames(ctx, t->pid, t->wait_start, filter__ustack(ctx->filter, t->ustack),
+			   filter__kstack(ctx->filter, t->kstack), fr, nk);
+}
+
+/* "trigger: ..." (FORMAT.md §4.26): why the dump was written, then the
+ * trigger's wait and its stack, then a blank line before the table. */
+static int print_trigger_text(const struct report_ctx *ctx, const struct cap_trigger *t,
+			      struct rframe *fr, FILE *out)
+{
+	const struct model *m = ctx->model;
+	char when[64], ec[VIEW_COMM_ESC], ns[VIEW_NS_MAX];
+	int n, nk;
+
+	view_fmt_walltime(m, t->kind == CAP_TRIGGER_WAIT ? t->wait_start : t->time, when,
+			  sizeof(when));
+	if (t->kind == CAP_TRIGGER_SIGNAL)
+		fprintf(out, "trigger: SIGUSR2 at %s", when);
+	else if (t->kind == CAP_TRIGGER_END)
+		fprintf(out, "trigger: the recording's end at %s (no --trigger)", when);
+	else
+		fprintf(out, "trigger: wait >= %" PRIu64 " us", view_ns_to_us(t->threshold));
+	fprintf(out, ", flight recorder dump %" PRIu32, t->dump);
+	if (t->triggers > 1)
+		fprintf(out, ", %" PRIu32 " triggers", t->triggers);
+	fputc('\n', out);
+	if (t->kind == CAP_TRIGGER_WAIT) {
+		n = trigger_frames(ctx, t, fr, &nk);
+		if (n < 0)
+			return n;
+		fprintf(out, "%-7" PRIu32 " %-16s tid %" PRIu32 "%s: %" PRIu64 " us off CPU from %s\n",
+			t->pid, esc__str(model__comm_name(m, model__comm_id(m, t->tid, t->wait_start)),
+					 ec, sizeof(ec)),
+			t->tid, view_ns_ids(m, t->pid, t->tid, t->wait_start, ns),
+			view_ns_to_us(t->wait_duration), when);
+		print_frames(ctx, fr, n, nk, out);
+	}
+	fputc('\n', out);
+	return 0;
+}
+
+/* The same as the JSON array's first element, {"trigger": {...}}: a
+ * consumer of the rows tells it by its key. */
+static int print_trigger_json(const struct report_ctx *ctx, const struct cap_trigger *t,
+			      struct rframe *fr, FILE *out)
+{
+	const struct model *m = ctx->model;
+	char when[64];
+	int n;
+
+	view_fmt_walltime(m, t->time, when, sizeof(when));
+	fprintf(out, "\n  {\"trigger\": {\"kind\": \"%s\", \"dump\": %" PRIu32
+		", \"triggers\": %" PRIu32 ", \"time\": \"%s\"", cap_trigger_kind_name(t->kind),
+		t->dump, t->triggers, when);
+	if (t->kind == CAP_TRIGGER_WAIT) {
+		n = trigger_frames(ctx, t, fr, NULL);
+		if (n < 0)
+			return n;
+		view_fmt_walltime(m, t->wait_start, when, sizeof(when));
+		fputs(", \"comm\": ", out);
+		view_json_str(out, model__comm_name(m, model__comm_id(m, t->tid, t->wait_start)), "");
+		fprintf(out, ", \"pid\": %" PRIu32 ", \"tid\": %" PRIu32 ", \"threshold_us\": %"
+			PRIu64 ", \"duration_us\": %" PRIu64 ", \"start\": \"%s\", \"stack\": ",
+			t->pid, t->tid, view_ns_to_us(t->threshold), view_ns_to_us(t->wait_duration),
+			when);
+		view_json_stack(ctx, fr, n, out);
+	}
+	fputs("}}", out);
+	return 0;
+}
+
 int view_topwaits(struct report_ctx *ctx, FILE *out)
 {
+	const struct cap_trigger *t = model__trigger(ctx->model);
 	struct agg a = { 0 };
 	struct rframe *fr;
 	size_t i, rows;
@@ -184,7 +271,10 @@ int view_topwaits(struct report_ctx *ctx, FILE *out)
 	rows = ctx->opts.max_rows && ctx->opts.max_rows < a.n ? ctx->opts.max_rows : a.n;
 	if (!err && ctx->opts.json)
 		fputc('[', out);
-	else if (!err)
+	if (!err && t)
+		err = ctx->opts.json ? print_trigger_json(ctx, t, fr, out) :
+				       print_trigger_text(ctx, t, fr, out);
+	if (!err && !ctx->opts.json)
 		fprintf(out, "%-7s %-16s %7s %12s %12s  %s\n", "PID", "COMM", "COUNT",
 			"TOTAL_us", "MAX_us", "MAX_TIME");
 	for (i = 0; !err && i < rows; i++) {
@@ -196,7 +286,7 @@ int view_topwaits(struct report_ctx *ctx, FILE *out)
 			break;
 		}
 		if (ctx->opts.json) {
-			print_json(ctx, g, fr, n, i == 0, out);
+			print_json(ctx, g, fr, n, i == 0 && !t, out);
 			err = print_waker_json(ctx, g, fr, out);
 			fputc('}', out);
 		} else {
@@ -206,7 +296,7 @@ int view_topwaits(struct report_ctx *ctx, FILE *out)
 		}
 	}
 	if (!err && ctx->opts.json)
-		fputs(rows ? "\n]\n" : "]\n", out);
+		fputs(rows || t ? "\n]\n" : "]\n", out);
 	agg__fini(&a);
 	free(fr);
 	return err;

@@ -12,6 +12,7 @@
 #include "report/views.h"
 #include "src/commands.h"
 #include "src/info_cgroups.h"
+#include "src/info_trigger.h"
 #include "src/input.h"
 #include "src/log.h"
 #include "src/report_cli.h"
@@ -21,10 +22,11 @@
 
 #define INFO_REFUSED_MAX 16 /* refused JIT maps named; the rest counted */
 
-/* A process's name: its main thread's latest THREAD record. */
+/* A thread's name: its latest THREAD record (a process's: its main
+ * thread's, tid == pid). */
 struct info_comm {
-	uint32_t pid;
-	char comm[16];
+	uint32_t tid;
+	char comm[17];
 };
 
 struct info {
@@ -55,6 +57,7 @@ struct info {
 	size_t nrefused;
 	struct hashtab comms; /* of struct info_comm */
 	struct info_cgroups cgroups;
+	struct info_trigger trigger;
 };
 
 /* Definition records worth counting in the summary. */
@@ -103,18 +106,26 @@ static uint64_t record_time(const struct cap_record *rec)
 
 static bool comm_eq(const void *ent, const void *key)
 {
-	return ((const struct info_comm *)ent)->pid == *(const uint32_t *)key;
+	return ((const struct info_comm *)ent)->tid == *(const uint32_t *)key;
 }
 
 static void scan_comm(struct info *in, const struct cap_thread *t)
 {
 	struct info_comm *c;
 
-	if (t->tid != t->pid ||
-	    hashtab__upsert(&in->comms, hashtab__mix(t->pid), &t->pid, comm_eq, (void **)&c) < 0)
-		return; /* no memory: the process goes unnamed */
-	c->pid = t->pid;
-	memcpy(c->comm, t->comm, sizeof(c->comm));
+	if (hashtab__upsert(&in->comms, hashtab__mix(t->tid), &t->tid, comm_eq, (void **)&c) < 0)
+		return; /* no memory: the thread goes unnamed */
+	c->tid = t->tid;
+	memcpy(c->comm, t->comm, sizeof(t->comm));
+	c->comm[sizeof(t->comm)] = '\0'; /* a name of 16 bytes has no NUL */
+}
+
+/* The name of thread tid, NULL when no THREAD record names it. */
+static const char *comm_of(const struct info *in, uint32_t tid)
+{
+	const struct info_comm *c = hashtab__find(&in->comms, hashtab__mix(tid), &tid, comm_eq);
+
+	return c ? c->comm : NULL;
 }
 
 /* A refused JIT map's STAT record (§4.15): its value is the pid. */
@@ -191,6 +202,7 @@ static int scan(struct cap_reader *r, struct info *in)
 		scan_stat(in, &rec);
 		scan_pack(in, &rec);
 		info_cgroups__add(&in->cgroups, &rec);
+		info_trigger__add(&in->trigger, &rec);
 	}
 	if (ret < 0)
 		return ret;
@@ -371,8 +383,8 @@ static void print_sampling(const struct cap_header *h, bool json)
 /* JIT maps the recorder did not trust: which process, and why. */
 static void print_refused_text(const struct info *in)
 {
-	const struct info_comm *c;
 	uint64_t n = in->stat[CAP_STAT_JIT_MAPS_REFUSED];
+	const char *comm;
 	size_t i;
 
 	if (!n && !in->nrefused)
@@ -380,10 +392,9 @@ static void print_refused_text(const struct info *in)
 	printf("JIT maps refused: %" PRIu64 " (their names are not in the capture)\n",
 	       n > in->nrefused ? n : in->nrefused);
 	for (i = 0; i < in->nrefused; i++) {
-		c = hashtab__find(&in->comms, hashtab__mix(in->refused[i].pid),
-				  &in->refused[i].pid, comm_eq);
+		comm = comm_of(in, in->refused[i].pid);
 		printf("  pid %u (", in->refused[i].pid);
-		esc__fputs(c ? c->comm : "?", stdout);
+		esc__fputs(comm ? comm : "?", stdout);
 		printf("): /tmp/perf-%u.map %s\n", in->refused[i].pid,
 		       cap_jit_refusal_text(in->refused[i].why));
 	}
@@ -403,6 +414,7 @@ static void print_text(const struct info *in)
 	esc__fputs(h->version[0] ? h->version : "?", stdout);
 	printf(" (pid %u)\n", h->recorder_pid);
 	print_field("host:         ", h->hostname);
+	info_trigger__print_text(&in->trigger, h, comm_of(in, in->trigger.t.tid));
 	print_field("kernel:       ", h->release);
 	print_field("arch:         ", h->machine);
 	printf("cpus:         %u\n", h->ncpus);
@@ -540,6 +552,7 @@ static void print_json(const struct info *in)
 	json_str("version", ver, ",");
 	json_str("stkrec_version", h->version, ",");
 	json_str("host", h->hostname, ",");
+	info_trigger__print_json(&in->trigger, comm_of(in, in->trigger.t.tid));
 	json_str("kernel", h->release, ",");
 	json_str("arch", h->machine, ",");
 	printf("\"cpus\":%u,\"page_size\":%u,\"recorder_pid\":%u,", h->ncpus, h->page_size,

@@ -12,6 +12,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 #include "report/filter.h"
@@ -127,6 +128,57 @@ static inline int strcount(const char *s, char c)
 	for (; *s; s++)
 		n += *s == c;
 	return n;
+}
+
+/* stdout and stderr of "stkrec ARGS" ($STKREC, default build/stkrec; the
+ * test skips without it); the exit status in *status. */
+static inline char *cli_raw(const char *args, int *status)
+{
+	const char *bin = getenv("STKREC") ? getenv("STKREC") : "build/stkrec";
+	char cmd[2048], *buf = NULL;
+	size_t len = 0;
+	FILE *p, *mem;
+	int c;
+
+	if (access(bin, X_OK))
+		cr_skip_test("%s not built", bin);
+	snprintf(cmd, sizeof(cmd), "TZ=UTC %s %s 2>&1", bin, args);
+	p = popen(cmd, "r");
+	mem = open_memstream(&buf, &len);
+	cr_assert(p && mem);
+	while ((c = fgetc(p)) != EOF)
+		fputc(c, mem);
+	fclose(mem);
+	c = pclose(p);
+	*status = WIFEXITED(c) ? WEXITSTATUS(c) : -1;
+	return buf;
+}
+
+/* The same of "stkrec ARGS -i CAPTURE", the suite's capture. */
+static inline char *cli(const char *args, int *status)
+{
+	char full[1024];
+
+	snprintf(full, sizeof(full), "%s -i %s", args, cap_path);
+	return cli_raw(full, status);
+}
+
+/* The lines of s starting with prefix, concatenated. */
+static inline char *lines_with(const char *s, const char *prefix)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *mem = open_memstream(&buf, &len);
+	const char *p = s, *e;
+
+	cr_assert_not_null(mem);
+	for (; *p; p = *e ? e + 1 : e) {
+		e = strchrnul(p, '\n');
+		if (!strncmp(p, prefix, strlen(prefix)))
+			fprintf(mem, "%.*s\n", (int)(e - p), p);
+	}
+	fclose(mem);
+	return buf;
 }
 
 #endif /* STKREC_TESTS_REPORT_RUN_H */

@@ -302,57 +302,6 @@ Test(report_cgroup, sort_cgroup_offcpu)
 	free(s);
 }
 
-/* stdout and stderr of "stkrec ARGS"; the exit status in *status. */
-static char *cli_raw(const char *args, int *status)
-{
-	const char *bin = getenv("STKREC") ? getenv("STKREC") : "build/stkrec";
-	char cmd[2048], *buf = NULL;
-	size_t len = 0;
-	FILE *p, *mem;
-	int c;
-
-	if (access(bin, X_OK))
-		cr_skip_test("%s not built", bin);
-	snprintf(cmd, sizeof(cmd), "TZ=UTC %s %s 2>&1", bin, args);
-	p = popen(cmd, "r");
-	mem = open_memstream(&buf, &len);
-	cr_assert(p && mem);
-	while ((c = fgetc(p)) != EOF)
-		fputc(c, mem);
-	fclose(mem);
-	c = pclose(p);
-	*status = WIFEXITED(c) ? WEXITSTATUS(c) : -1;
-	return buf;
-}
-
-/* The same of "stkrec ARGS -i CAPTURE", the scene. */
-static char *cli(const char *args, int *status)
-{
-	char full[1024];
-
-	snprintf(full, sizeof(full), "%s -i %s", args, cap_path);
-	return cli_raw(full, status);
-}
-
-/* The lines of s starting with prefix, concatenated. Cgroups are listed
- * by path, the unnamed last. */
-static char *lines_with(const char *s, const char *prefix)
-{
-	char *buf = NULL;
-	size_t len = 0;
-	FILE *mem = open_memstream(&buf, &len);
-	const char *p = s, *e;
-
-	cr_assert_not_null(mem);
-	for (; *p; p = *e ? e + 1 : e) {
-		e = strchrnul(p, '\n');
-		if (!strncmp(p, prefix, strlen(prefix)))
-			fprintf(mem, "%.*s\n", (int)(e - p), p);
-	}
-	fclose(mem);
-	return buf;
-}
-
 Test(report_cgroup, info_lists_cgroups)
 {
 	int st;

@@ -248,33 +248,16 @@ Test(report_pack_hostile, bad_records_skipped_rest_named)
 	free(s);
 }
 
-/* `stkrec ARGS CAPTURE` (the bench's binary): its exit code; *out gets
- * stdout and stderr, one after the other. */
-static int cli(const char *args, char **out)
-{
-	const char *bin = getenv("STKREC") ? getenv("STKREC") : "build/stkrec";
-	char cmd[1024], *path = rc_tmpname("pack-cli");
-	int st;
-
-	if (access(bin, X_OK))
-		cr_skip_test("%s not built", bin);
-	snprintf(cmd, sizeof(cmd), "%s %s %s >%s 2>&1", bin, args, cap_path, path);
-	st = system(cmd);
-	*out = rc_slurp(path, NULL);
-	cr_assert_not_null(*out);
-	unlink(path);
-	free(path);
-	return WIFEXITED(st) ? WEXITSTATUS(st) : 128;
-}
-
 /* The command line: damage in the pack is damage (exit 3), -v counts the
  * sources. */
 Test(report_pack_hostile, cli_exit_3_and_sources)
 {
 	char *e;
+	int st;
 
 	write_capture(true);
-	cr_assert_eq(cli("script -e cpu -v -i", &e), 3);
+	e = cli("script -e cpu -v", &st);
+	cr_assert_eq(st, 3);
 	cr_assert(strstr(e, "addresses named: 0 from files, 2 from the symbol pack, 3 JIT entries "
 			    "from perf maps; 1 unnamed"), "%s", e);
 	cr_assert(strstr(e, "output is partial: 1 malformed record skipped"), "%s", e);
@@ -285,9 +268,12 @@ Test(report_pack_hostile, cli_exit_3_and_sources)
 Test(report_pack, info_shows_the_pack)
 {
 	char *s, *j;
+	int st;
 
-	cr_assert_eq(cli("info", &s), 0);
-	cr_assert_eq(cli("info --json", &j), 0);
+	s = cli("info", &st);
+	cr_assert_eq(st, 0);
+	j = cli("info --json", &st);
+	cr_assert_eq(st, 0);
 	/* 36 + 2 x 36 + (28 + 24) + 28 + 4 x 36 + 17 + 21 + 17 + 17 + 68 bytes */
 	cr_assert(strstr(s, "\nsymbol pack:  1 binaries, 2 symbols, 2 addresses, 4 JIT entries, "
 			    "472 bytes uncompressed; 0 addresses unnamed, 0 binaries not found, 1 "

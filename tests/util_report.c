@@ -236,7 +236,7 @@ static int events(struct cap_writer *w, const struct rc_opts *o)
 	       rc_bio(w, t + 1400 * RC_MS, 2 * RC_MS, 100, "app", CAP_BIO_WRITE, 4096, 8, 16);
 }
 
-static int epilogue(struct cap_writer *w)
+static int epilogue(struct cap_writer *w, const struct rc_opts *o)
 {
 	struct cap_lost l1 = { .count = 5, .kind = CAP_KIND_OFFCPU, .reason = CAP_LOST_RINGBUF,
 			       .cpu = 0xffffffff };
@@ -245,12 +245,18 @@ static int epilogue(struct cap_writer *w)
 	struct cap_stat st = { .value = 10, .key_id = 7 };
 	struct cap_end end = { .time = RC_T0 + 3 * RC_S, .reason = CAP_STOP_DURATION,
 			       .status = -1 };
+	unsigned i;
+	int err;
 
-	return cap_writer__append(w, CAP_REC_LOST, &l1, sizeof(l1), NULL, 0) ?:
-	       cap_writer__append(w, CAP_REC_LOST, &l2, sizeof(l2), NULL, 0) ?:
-	       rc_string(w, 7, "ringbuf_polls") ?:
-	       cap_writer__append(w, CAP_REC_STAT, &st, sizeof(st), NULL, 0) ?:
-	       cap_writer__append(w, CAP_REC_END, &end, sizeof(end), NULL, 0);
+	err = cap_writer__append(w, CAP_REC_LOST, &l1, sizeof(l1), NULL, 0) ?:
+	      cap_writer__append(w, CAP_REC_LOST, &l2, sizeof(l2), NULL, 0) ?:
+	      rc_string(w, 7, "ringbuf_polls") ?:
+	      cap_writer__append(w, CAP_REC_STAT, &st, sizeof(st), NULL, 0);
+	for (i = 0; !err && i < o->ntriggers; i++)
+		err = cap_writer__append(w, CAP_REC_TRIGGER, &o->triggers[i],
+					 o->trigger_lens ? o->trigger_lens[i] :
+					 sizeof(o->triggers[i]), NULL, 0);
+	return err ?: cap_writer__append(w, CAP_REC_END, &end, sizeof(end), NULL, 0);
 }
 
 int rc_write_scene(const char *path, const struct rc_opts *opts)
@@ -275,7 +281,7 @@ int rc_write_scene(const char *path, const struct rc_opts *opts)
 			err = -errno;
 		return err;
 	}
-	err = err ?: epilogue(w);
+	err = err ?: epilogue(w, o);
 	if (err) {
 		cap_writer__free(w);
 		return err;

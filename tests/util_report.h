@@ -38,6 +38,11 @@ struct rc_opts {
 	bool truncate;            /* drop the trailer and cut the last block */
 	unsigned extra_cpu;       /* this many more CPU samples (speed tests) */
 	const char *cmdline;      /* the header's; NULL: "stkrec record -a -d 3" */
+	/* a flight recorder's dump: these TRIGGERs after LOST and STAT, before
+	 * END, trigger_lens[i] bytes each (NULL: whole), hostile ones too */
+	const struct cap_trigger *triggers;
+	const size_t *trigger_lens;
+	unsigned ntriggers;
 };
 
 /* Write the scene to path. 0 or a negative code. */

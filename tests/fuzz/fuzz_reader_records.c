@@ -30,6 +30,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			for (i = 0; i < rec.tail_len; i++)
 				sink += (uint8_t)rec.tail[i];
 		}
+		/* §4.26: a TRIGGER returned is one a reader may show */
+		if (rec.type == CAP_REC_TRIGGER &&
+		    (!cap_trigger_kind_name(rec.trigger.kind) ||
+		     rec.trigger.window_start > rec.trigger.window_end))
+			abort();
 		if (rec.type == CAP_REC_STACK) {
 			if (rec.stack.nr > CAP_MAX_STACK_DEPTH)
 				abort();
