@@ -222,9 +222,12 @@ void recorder__flight_wait(struct recorder *r, const struct cap_offcpu *o, const
 	    hang_seen(f, o))
 		return;
 	/* still open: a hang once it outlasts DURATION by a segment (a wait
-	 * just past it is written whole when it ends, soon) */
+	 * just past it is written whole when it ends, soon), if it began
+	 * while recording (a thread idle since before, such as a kernel
+	 * worker, is not hung) */
 	if ((o->open & CAP_OFFCPU_OPEN_END) &&
-	    o->duration < r->opts.trigger_wait_ns + (f->span_ns ? f->seg_ns : HANG_SLACK_NS))
+	    (o->start < r->start_ns ||
+	     o->duration < r->opts.trigger_wait_ns + (f->span_ns ? f->seg_ns : HANG_SLACK_NS)))
 		return;
 	if (o->open & CAP_OFFCPU_OPEN_END) {
 		f->hangs[f->next_hang].tid = o->tid;
@@ -327,12 +330,12 @@ static int finish_job(struct recorder *r)
 {
 	struct flight *f = r->fl;
 	struct dump_job *j = f->job;
+	int err = dump__join(j);
 	struct record_dump d = {
 		.path = j->path, .trigger = j->trig, .events = j->events,
-		.err = dump__join(j),
+		.bytes = j->bytes, .err = err,
 	};
 
-	d.bytes = j->bytes;
 	d.latency_ns = j->done_ns - j->trig.time;
 	memcpy(d.comm, f->job_comm, sizeof(d.comm));
 	snprintf(r->path, sizeof(r->path), "%s", j->path);

@@ -550,6 +550,9 @@ static void sink_exit(void *ctx, uint32_t pid)
 		jitmaps__read(r->jm, NULL, pid, now_ns());
 }
 
+/* At a new file's scan the unwinder and the Python tracker know every
+ * mapping already (the last file's table kept them current): the scan
+ * writes the records, and the sink follows the changes from then on. */
 int recorder__scan_proc(struct recorder *r, uint64_t now)
 {
 	struct procmaps_sink sink = {
@@ -558,12 +561,15 @@ int recorder__scan_proc(struct recorder *r, uint64_t now)
 		.fork = r->uw || r->py ? sink_fork : NULL,
 		.exit = r->jm ? sink_exit : NULL, .ctx = r,
 	};
+	bool first = r->files == 1;
 	int err = procmaps__new(r->w, r->in, &r->pm);
 
-	if (!err && (r->uw || r->py || r->jm))
+	if (!err && first && (r->uw || r->py || r->jm))
 		procmaps__set_sink(r->pm, &sink);
 	if (!err)
 		err = procmaps__scan_all(r->pm, now);
+	if (!err && !first && (r->uw || r->py || r->jm))
+		procmaps__set_sink(r->pm, &sink);
 	return err < 0 ? err : 0;
 }
 

@@ -210,6 +210,16 @@ static void assert_names(const char *path, const char *fn)
 	free(all);
 }
 
+/* The dump's line on stderr counts what its file holds. */
+static void assert_line_counts(const char *err, const struct dump *d)
+{
+	const char *p = strstr(err, " s window, ");
+	unsigned long long said = 0;
+
+	cr_assert(p && sscanf(p, " s window, %llu events", &said) == 1, "%s", err);
+	cr_assert_eq(said, d->events, "%s", err);
+}
+
 Test(flight, one_stall_one_dump_with_the_span_before_it, .init = setup, .fini = teardown,
      .timeout = 600)
 {
@@ -243,6 +253,7 @@ Test(flight, one_stall_one_dump_with_the_span_before_it, .init = setup, .fini = 
 	cr_assert_geq(d.trig.window_end, d.trig.time);
 	cr_assert_eq(d.end_reason, CAP_STOP_SWITCH);
 	assert_names(names[0], "stall_long");
+	assert_line_counts(r.err, &d);
 	cr_log_info("dump: window %.3f s, %" PRIu64 " events, stall %.3f s", (d.trig.window_end -
 		    d.trig.window_start) / 1e9, d.events, d.trig.wait_duration / 1e9);
 }
@@ -390,6 +401,41 @@ Test(flight, a_hang_triggers_while_it_lasts, .init = setup, .fini = teardown, .t
 	cr_assert_geq(d.stall_dur, d.trig.wait_duration);
 }
 
+/* A thread off CPU since before the recording (an idle worker, a daemon
+ * asleep) is no hang: only waits begun while recording trigger while open. */
+Test(flight, a_wait_begun_before_the_recording_is_no_hang, .init = setup, .fini = teardown,
+     .timeout = 600)
+{
+	char cap[PATH_MAX], pidarg[16];
+	static char names[8][PATH_MAX];
+	struct rl_run r = { 0 };
+	pid_t sleeper;
+	int fo, fe;
+
+	rl_need_bpf();
+	{
+		char *argv[] = { "/bin/sleep", "60", NULL };
+
+		sleeper = rl_spawn(argv, &fo, &fe, 0);
+		close(fo);
+		close(fe);
+	}
+	usleep(200000);
+	snprintf(pidarg, sizeof(pidarg), "%d", sleeper);
+	snprintf(cap, sizeof(cap), "%s/f.cap", dir);
+	{
+		char *argv[] = { (char *)rl_stkrec(), "record", "-o", cap, "-e", "offcpu", "-p",
+				 pidarg, "--flight-recorder", "1s", "--trigger", "wait>=500ms",
+				 "-d", "3", NULL };
+
+		rl_run(argv, 300, 0, &r);
+	}
+	kill(sleeper, SIGKILL);
+	waitpid(sleeper, NULL, 0);
+	cr_assert_eq(rl_code(&r), 0, "%s", r.err);
+	cr_assert_eq(dumps_of("f.cap", names, 8), 0, "%s", r.err);
+}
+
 Test(flight, without_trigger_the_end_dumps, .init = setup, .fini = teardown, .timeout = 600)
 {
 	char *flight[] = { "--flight-recorder", "2s", NULL };
@@ -403,6 +449,7 @@ Test(flight, without_trigger_the_end_dumps, .init = setup, .fini = teardown, .ti
 	read_dump(names[0], &d);
 	cr_assert_eq(d.trig.kind, CAP_TRIGGER_END);
 	cr_assert_eq(d.end_reason, CAP_STOP_COMMAND);
+	assert_line_counts(r.err, &d);
 	cr_assert_eq(d.trig.window_start, d.trig.time - 2000000000ull);
 	cr_assert_geq(d.first_end, d.trig.window_start);
 	assert_names(names[0], "stall_nap");
