@@ -94,7 +94,8 @@ record() {
 	return 1
 }
 
-# nothing lost: info says 0 lost and prints no WARNING
+# nothing lost: info says 0 lost and prints no WARNING (but those matching
+# the ERE $2, which the caller checks otherwise)
 check_lost() {
 	name=$1
 	"$STKREC" info "$T/$name.cap" >"$T/$name.info" 2>&1
@@ -103,8 +104,9 @@ check_lost() {
 	*"offcpu 0, cpu 0, bio 0, sideband 0, wakeup 0") ok "$name.lost0" ;;
 	*) fail "$name.lost0" "$lost" ;;
 	esac
-	if grep -q '^WARNING' "$T/$name.info"; then
-		fail "$name.warnings" "$(grep '^WARNING' "$T/$name.info" | head -3 | tr '\n' ' ')"
+	warn=$(grep '^WARNING' "$T/$name.info" | grep -v -E "${2:-^$}" || true)
+	if [ -n "$warn" ]; then
+		fail "$name.warnings" "$(echo "$warn" | head -3 | tr '\n' ' ')"
 	else
 		ok "$name.warnings"
 	fi
@@ -163,7 +165,11 @@ check_bio() {
 	# is the kernel side's; the command starts once the programs are on
 	record "bio-$sched" -a -e bio -- sh -c "'$W/odirect' '$MNT/odirect.dat' 64 65536 >/dev/null; sync" ||
 		return
-	check_lost "bio-$sched"
+	# the host's other disks complete requests too, and a completion
+	# that interrupts the program on its CPU is skipped by the kernel,
+	# counted (bpf.skipped.bio, bio.incomplete) and not attributable to
+	# a disk: those two warnings are the writer's exact bytes' to judge
+	check_lost "bio-$sched" 'not run the recorder|not seen completing'
 	"$STKREC" report -i "$T/bio-$sched.cap" --biotop >"$T/bio-$sched.top" 2>&1
 	kb=$(awk '$2 == "odirect" && $3 == "W" { s += $(NF-1) } END { print s + 0 }' "$T/bio-$sched.top")
 	if [ "$kb" -eq 4096 ]; then
