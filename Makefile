@@ -223,8 +223,9 @@ KERNELS ?= *
 test-kernels: deps kernel-deps
 	$(call run_tests,--filter 'kernels/$(KERNELS)')
 
-# The reliability suites at full length (~30 min): 120 kills, 10 minutes of
-# RSS sampling, every truncation offset, the whole fuzz corpus.
+# The reliability suites at full length (~1 h): 120 kills, 10 minutes of
+# RSS sampling, 30 minutes of a flight recorder's memory
+# (reliability_flight), every truncation offset, the whole fuzz corpus.
 soak: deps
 	$(Q)$(MAKE) --no-print-directory test-build
 	$(Q)STKREC_SOAK=1 STKREC=$(CURDIR)/$(OUT)/stkrec STKREC_WORKLOADS=$(CURDIR)/$(OUT)/workloads \
