@@ -177,8 +177,8 @@ static int on_stack_ev(struct recorder *r, const struct stkrec_stack_ev *e, size
 		};
 
 		err = append_event(r, CAP_KIND_OFFCPU, CAP_REC_OFFCPU, &o, sizeof(o));
-		if (!err && r->fl)
-			recorder__flight_wait(r, &o, e->comm);
+		if (!err && r->trg)
+			triggers__wait(r->trg, &o, e->comm, r->start_ns, now_ns());
 		return err;
 	} else {
 		struct cap_cpu c = {

@@ -5,18 +5,12 @@
  * segment is a complete capture in a memfd, a quarter of SPAN long (a
  * time, or a size), whose interner goes on from the last one's ids; the
  * segments older than SPAN (plus --post) are dropped, so what is held
- * stays within SPAN and a segment. A trigger (SIGUSR2, a wait of at least
- * --trigger's DURATION, the end when no --trigger is set) asks for a dump:
- * --post later the segment being written is closed, and dump.c merges the
+ * stays within SPAN and a segment. When a trigger's dump is due
+ * (trigger.c), the segment being written is closed, and dump.c merges the
  * segments that cover [trigger - SPAN, now] into FILE.<timestamp> on a
- * thread of its own while recording goes on.
- *
- * Throttling: triggers that come while a dump waits for its --post, or
- * for the file of the last dump to be complete, join that dump (its
- * TRIGGER counts them); --max-dumps N stops recording once N files are
- * written. A wait still open when a segment closes triggers once it has
- * outlasted DURATION by a segment's length (1 s with a size SPAN): a thread
- * that hangs, not only one that came back; once.
+ * thread of its own while recording goes on; --max-dumps stops recording
+ * once that many files are written. A dump due while the last one's file
+ * is still being written waits for it (the triggers meanwhile join it).
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -33,7 +27,6 @@
 #define SEG_PARTS 4
 #define SEG_MIN_NS (250 * 1000000ull)
 #define SEG_MIN_BYTES (64u << 10)
-#define HANGS 16 /* open waits that triggered, remembered */
 #define HANG_SLACK_NS 1000000000ull /* a hang: past DURATION by this (size SPAN) */
 
 struct held_seg {
@@ -47,21 +40,11 @@ struct flight {
 	uint64_t post_ns;
 	struct held_seg *segs;        /* oldest first */
 	size_t nr, cap;
-	int cur_fd;                   /* the segment being written (a dup) */
-	uint64_t cur_start;
 	uint64_t held, peak;          /* bytes of the segments held */
-	/* the dump waiting for its --post or for the last dump's file */
-	bool pending;
-	uint64_t due;
-	struct cap_trigger trig;
-	char comm[16];
+	struct triggers *trg;
 	struct dump_job *job;         /* being written */
 	char job_comm[16];
-	unsigned dumps;
-	uint64_t ignored;             /* triggers past --max-dumps */
-	bool stop;                    /* --max-dumps reached */
-	struct { uint32_t tid; uint64_t start; } hangs[HANGS];
-	unsigned next_hang;
+	bool stop;                    /* --max-dumps written */
 };
 
 /* An unwritable output directory fails before BPF, as a file would. */
@@ -78,7 +61,7 @@ static int check_output_dir(const char *output)
 	return err;
 }
 
-int flight__new(const struct record_opts *o, struct flight **out)
+int flight__new(const struct record_opts *o, struct flight **out, struct triggers **trg)
 {
 	struct flight *f;
 	int err = check_output_dir(o->output);
@@ -94,8 +77,13 @@ int flight__new(const struct record_opts *o, struct flight **out)
 	f->seg_bytes = o->flight_bytes / SEG_PARTS < SEG_MIN_BYTES ? SEG_MIN_BYTES
 								    : o->flight_bytes / SEG_PARTS;
 	f->post_ns = o->post_ns;
-	f->cur_fd = -1;
+	err = triggers__new(o, o->flight_ns ? f->seg_ns : HANG_SLACK_NS, &f->trg);
+	if (err) {
+		free(f);
+		return err;
+	}
 	*out = f;
+	*trg = f->trg;
 	return 0;
 }
 
@@ -114,55 +102,42 @@ void flight__free(struct flight *f)
 	dump__free(f->job);
 	while (f->nr)
 		drop_segment(f, f->nr - 1);
-	if (f->cur_fd >= 0)
-		close(f->cur_fd);
+	triggers__free(f->trg);
 	free(f->segs);
 	free(f);
 }
 
-int recorder__flight_fd(struct recorder *r, uint64_t now)
+/* The segment being written ends now and joins those held; the next one
+ * opens unless the recording is ending. */
+static int next_segment(struct recorder *r, uint64_t now, bool last)
 {
 	struct flight *f = r->fl;
-	int fd = memfd_create("stkrec-segment", MFD_CLOEXEC);
+	uint64_t size;
+	int fd, err = recorder__close_segment(r, now, &size);
 
-	if (fd < 0)
-		return -errno;
-	if (f->cur_fd >= 0)
-		close(f->cur_fd);
-	f->cur_fd = fcntl(fd, F_DUPFD_CLOEXEC, 0);
-	if (f->cur_fd < 0) {
+	fd = r->seg_fd;
+	r->seg_fd = -1;
+	if (!err && fd >= 0 && ARRAY_RESERVE(f->segs, f->cap, f->nr + 1))
+		err = -ENOMEM;
+	if (!err && fd >= 0) {
+		f->segs[f->nr++] = (struct held_seg){ { fd, size }, r->file_start_ns, now };
+		f->held += size;
+		if (f->held > f->peak)
+			f->peak = f->held;
+	} else if (fd >= 0) {
 		close(fd);
-		return -errno;
 	}
-	f->cur_start = now;
-	return fd;
+	return last ? err : recorder__open_next(r, now, err);
 }
 
-int recorder__flight_keep(struct recorder *r, uint64_t size, uint64_t now)
-{
-	struct flight *f = r->fl;
-	int fd = f->cur_fd;
-
-	f->cur_fd = -1;
-	if (fd < 0)
-		return 0;
-	if (ARRAY_RESERVE(f->segs, f->cap, f->nr + 1)) {
-		close(fd);
-		return -ENOMEM;
-	}
-	f->segs[f->nr++] = (struct held_seg){ { fd, size }, f->cur_start, now };
-	f->held += size;
-	if (f->held > f->peak)
-		f->peak = f->held;
-	return 0;
-}
-
-bool recorder__flight_due(const struct recorder *r, uint64_t now)
+static bool segment_due(const struct recorder *r, uint64_t now)
 {
 	const struct flight *f = r->fl;
 
+	if (!r->w)
+		return false;
 	if (f->span_ns)
-		return now - f->cur_start >= f->seg_ns;
+		return now - r->file_start_ns >= f->seg_ns;
 	return cap_writer__file_size(r->w) >= f->seg_bytes;
 }
 
@@ -177,70 +152,6 @@ static void evict(struct flight *f, uint64_t now)
 			break;
 		drop_segment(f, 0);
 	}
-}
-
-static void trigger(struct recorder *r, const struct cap_trigger *t, const char *comm,
-		    uint64_t now)
-{
-	struct flight *f = r->fl;
-
-	if (f->stop)
-		return;
-	if (f->pending) {
-		f->trig.triggers++;
-		return;
-	}
-	if (r->opts.max_dumps && f->dumps >= r->opts.max_dumps) {
-		f->ignored++;
-		return;
-	}
-	f->pending = true;
-	f->trig = *t;
-	f->trig.triggers = 1;
-	snprintf(f->comm, sizeof(f->comm), "%s", comm ? comm : "");
-	f->due = (t->time > now ? t->time : now) + f->post_ns;
-}
-
-/* An open wait that triggered is remembered, so that neither the next
- * segment's nor its end triggers again. */
-static bool hang_seen(struct flight *f, const struct cap_offcpu *o)
-{
-	unsigned i;
-
-	for (i = 0; i < HANGS; i++)
-		if (f->hangs[i].tid == o->tid && f->hangs[i].start == o->start)
-			return true;
-	return false;
-}
-
-void recorder__flight_wait(struct recorder *r, const struct cap_offcpu *o, const char *comm)
-{
-	struct flight *f = r->fl;
-	struct cap_trigger t;
-
-	if (!f || !r->opts.trigger_wait_ns || o->duration < r->opts.trigger_wait_ns ||
-	    hang_seen(f, o))
-		return;
-	/* still open: a hang once it outlasts DURATION by a segment (a wait
-	 * just past it is written whole when it ends, soon), if it began
-	 * while recording (a thread idle since before, such as a kernel
-	 * worker, is not hung) */
-	if ((o->open & CAP_OFFCPU_OPEN_END) &&
-	    (o->start < r->start_ns ||
-	     o->duration < r->opts.trigger_wait_ns + (f->span_ns ? f->seg_ns : HANG_SLACK_NS)))
-		return;
-	if (o->open & CAP_OFFCPU_OPEN_END) {
-		f->hangs[f->next_hang].tid = o->tid;
-		f->hangs[f->next_hang].start = o->start;
-		f->next_hang = (f->next_hang + 1) % HANGS;
-	}
-	t = (struct cap_trigger){
-		.kind = CAP_TRIGGER_WAIT, .time = o->start + o->duration,
-		.wait_start = o->start, .wait_duration = o->duration,
-		.threshold = r->opts.trigger_wait_ns, .tid = o->tid, .pid = o->pid,
-		.ustack = o->ustack, .kstack = o->kstack,
-	};
-	trigger(r, &t, comm, now_ns());
 }
 
 /* The segments that reach into [ws, now], handed to the job (dups). */
@@ -266,24 +177,24 @@ static int take_segments(struct flight *f, struct dump_job *j, uint64_t *ws)
 	return 0;
 }
 
-/* The job for the pending trigger, from the segments held (the one being
- * written closed first). */
-static int prepare_job(struct recorder *r, struct dump_job *j, uint64_t now)
+/* The job for trig, from the segments held (the one being written
+ * closed first). */
+static int prepare_job(struct recorder *r, struct dump_job *j, const struct cap_trigger *trig,
+		       uint64_t now)
 {
 	struct flight *f = r->fl;
 	uint64_t ws = 0;
 	int err;
 
-	if (f->span_ns && f->trig.time > f->span_ns)
-		ws = f->trig.time - f->span_ns;
+	if (f->span_ns && trig->time > f->span_ns)
+		ws = trig->time - f->span_ns;
 	err = take_segments(f, j, &ws);
 	if (err)
 		return err;
-	j->trig = f->trig;
+	j->trig = *trig;
 	j->trig.window_start = ws;
 	j->trig.window_end = now;
 	j->trig.post = f->post_ns;
-	j->trig.dump = f->dumps + 1;
 	j->ids = r->ids;
 	j->pack = r->jm != NULL;
 	if (j->pack) { /* the JIT maps read so far are this dump's */
@@ -295,20 +206,21 @@ static int prepare_job(struct recorder *r, struct dump_job *j, uint64_t now)
 	return recorder__dump_header(r, j, ws);
 }
 
-/* The pending dump: the segment being written ends now (the next one
- * opens unless the recording is ending), and the file is written beside
- * the drain. */
+/* The pending dump: the segment being written ends now, and the file is
+ * written beside the drain (at the end, here). */
 static int start_dump(struct recorder *r, uint64_t now, bool last)
 {
 	struct flight *f = r->fl;
 	struct dump_job *j = calloc(1, sizeof(*j));
+	struct cap_trigger trig;
 	int err;
 
 	if (!j)
 		return -ENOMEM;
-	err = last ? recorder__close_segment(r, now) : recorder__switch_output(r, now);
+	triggers__take(f->trg, &trig, f->job_comm);
+	err = next_segment(r, now, last);
 	if (!err)
-		err = prepare_job(r, j, now);
+		err = prepare_job(r, j, &trig, now);
 	if (err) {
 		dump__free(j);
 		return err;
@@ -317,9 +229,6 @@ static int start_dump(struct recorder *r, uint64_t now, bool last)
 	if (last)
 		j->end = (struct cap_end){ .time = now, .reason = r->stop,
 					   .status = command__status(&r->cmd) };
-	f->pending = false;
-	f->dumps++;
-	memcpy(f->job_comm, f->comm, sizeof(f->job_comm));
 	f->job = j;
 	dump__start(j);
 	return 0;
@@ -349,27 +258,25 @@ static int finish_job(struct recorder *r)
 		r->opts.on_dump(r->opts.progress_ctx, &d);
 	f->job = NULL;
 	dump__free(j);
-	if (r->opts.max_dumps && f->dumps >= r->opts.max_dumps)
-		f->stop = true;
-	return d.err;
+	f->stop = triggers__exhausted(f->trg);
+	return err;
 }
 
 int recorder__flight_tick(struct recorder *r, uint64_t now)
 {
 	struct flight *f = r->fl;
-	struct cap_trigger t = { .kind = CAP_TRIGGER_SIGNAL, .time = now };
 	int err = 0;
 
 	if (r->dump_requested) {
 		r->dump_requested = 0;
-		trigger(r, &t, NULL, now);
+		triggers__signal(f->trg, now);
 	}
 	if (f->job && dump__done(f->job))
 		err = finish_job(r);
-	if (!err && f->pending && now >= f->due && !f->job)
+	if (!err && triggers__due(f->trg, now) && !f->job)
 		err = start_dump(r, now, false);
-	else if (!err && recorder__flight_due(r, now))
-		err = recorder__switch_output(r, now);
+	else if (!err && segment_due(r, now))
+		err = next_segment(r, now, false);
 	evict(f, now);
 	if (err)
 		return err;
@@ -384,17 +291,16 @@ int recorder__flight_tick(struct recorder *r, uint64_t now)
 int recorder__flight_end(struct recorder *r, uint64_t now)
 {
 	struct flight *f = r->fl;
-	struct cap_trigger t = { .kind = CAP_TRIGGER_END, .time = now };
+	uint64_t size;
 	int err = 0, e2;
 
 	if (f->job)
 		err = finish_job(r);
-	if (!r->opts.trigger_wait_ns)
-		trigger(r, &t, NULL, now);
-	if (f->pending)
+	triggers__end(f->trg, now);
+	if (triggers__pending(f->trg))
 		e2 = start_dump(r, now, true);
 	else
-		e2 = recorder__close_segment(r, now);
+		e2 = recorder__close_segment(r, now, &size);
 	if (!e2 && f->job)
 		e2 = finish_job(r);
 	return err ? err : e2;
@@ -404,8 +310,8 @@ void recorder__flight_progress(const struct recorder *r, struct record_progress 
 {
 	const struct flight *f = r->fl;
 
-	p->files = p->dumps = f->dumps;
-	p->triggers_ignored = f->ignored;
+	p->files = p->dumps = triggers__dumps(f->trg) - (f->job != NULL);
+	p->triggers_ignored = triggers__ignored(f->trg);
 	p->max_dumps_reached = f->stop;
 	p->held_bytes = f->held;
 	p->held_peak = f->peak;

@@ -13,12 +13,14 @@
  * gets its pack and END on a thread of its own (struct file_tail).
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <pthread.h>
 #include <stdlib.h>
 #include <stdio.h>
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
+#include <sys/mman.h>
 #include <sys/resource.h>
 #include <sys/syscall.h>
 #include <sys/utsname.h>
@@ -456,6 +458,24 @@ static int write_defs(struct recorder *r, const char **step)
 	return err < 0 ? err : 0;
 }
 
+/* A memfd for a flight recorder's next segment: the writer's to own, a dup
+ * of it in r->seg_fd for flight.c to keep once the segment is closed. */
+static int segment_fd(struct recorder *r)
+{
+	int fd = memfd_create("stkrec-segment", MFD_CLOEXEC);
+
+	if (fd < 0)
+		return -errno;
+	if (r->seg_fd >= 0)
+		close(r->seg_fd);
+	r->seg_fd = fcntl(fd, F_DUPFD_CLOEXEC, 0);
+	if (r->seg_fd < 0) {
+		close(fd);
+		return -errno;
+	}
+	return fd;
+}
+
 /* A new file: its header, then every definition it needs but the /proc
  * scan (recorder__scan_proc(), once the side band is open). */
 int recorder__open_output(struct recorder *r, const char **step)
@@ -471,8 +491,8 @@ int recorder__open_output(struct recorder *r, const char **step)
 	if (err)
 		return err;
 	fill_header(r, &h);
-	if (r->fl) { /* a segment in memory */
-		err = recorder__flight_fd(r, h.start_time);
+	if (r->fl) { /* a flight recorder's segment, in memory */
+		err = segment_fd(r);
 		r->files += err >= 0;
 		err = err < 0 ? err : cap_writer__fdopen(err, &h, &wo, &r->w);
 	} else if (r->opts.output_fd >= 0) {
@@ -762,8 +782,6 @@ static int close_async(struct recorder *r, uint64_t now)
 
 bool recorder__switch_due(const struct recorder *r, uint64_t now)
 {
-	if (r->fl)
-		return recorder__flight_due(r, now);
 	if (r->opts.switch_ns && now - r->switch_from_ns >= r->opts.switch_ns)
 		return true;
 	return r->opts.switch_bytes && cap_writer__file_size(r->w) >= r->opts.switch_bytes;
@@ -783,10 +801,13 @@ static void forget_defs(struct recorder *r)
 
 int recorder__switch_output(struct recorder *r, uint64_t now)
 {
-	const char *step;
-	int err;
+	return recorder__open_next(r, now, close_async(r, now));
+}
 
-	err = r->fl ? recorder__close_segment(r, now) : close_async(r, now);
+int recorder__open_next(struct recorder *r, uint64_t now, int err)
+{
+	const char *step;
+
 	forget_defs(r);
 	if (!err)
 		err = recorder__open_output(r, &step);
@@ -801,15 +822,15 @@ int recorder__switch_output(struct recorder *r, uint64_t now)
 
 /*
  * A flight recorder's segment ends: the waits still open, LOST, STAT and
- * END, no pack (a dump has its own); it joins the segments held. The ids
- * it gave out are where the next segment's start.
+ * END, no pack (a dump has its own); *size its bytes, in r->seg_fd. The
+ * ids it gave out are where the next segment's start.
  */
-int recorder__close_segment(struct recorder *r, uint64_t now)
+int recorder__close_segment(struct recorder *r, uint64_t now, uint64_t *size)
 {
 	struct cap_end end;
-	uint64_t size = 0;
 	int err;
 
+	*size = 0;
 	if (!r->w)
 		return 0;
 	err = close_head(r, now); /* its open waits may intern stacks */
@@ -817,14 +838,11 @@ int recorder__close_segment(struct recorder *r, uint64_t now)
 	end_of(r, CAP_STOP_SWITCH, 0, now, &end);
 	if (!err)
 		err = cap_writer__append(r->w, CAP_REC_END, &end, sizeof(end), NULL, 0);
-	if (!err) {
-		err = cap_writer__finish_size(r->w, &size);
-	} else {
-		cap_writer__free(r->w);
-	}
-	r->w = NULL;
 	if (!err)
-		err = recorder__flight_keep(r, size, now);
+		err = cap_writer__finish_size(r->w, size);
+	else
+		cap_writer__free(r->w);
+	r->w = NULL;
 	return err;
 }
 

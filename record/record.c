@@ -484,7 +484,7 @@ static int start(struct recorder *r, const char **step)
 		return err;
 	if (r->opts.flight_ns || r->opts.flight_bytes) {
 		*step = "open output";
-		err = flight__new(&r->opts, &r->fl);
+		err = flight__new(&r->opts, &r->fl, &r->trg);
 		if (err)
 			return err;
 	}
@@ -560,6 +560,7 @@ int recorder__new(const struct record_opts *opts, const struct record_policy *po
 	r->opts = *opts;
 	r->with = policy->with;
 	r->epfd = -1;
+	r->seg_fd = -1;
 	r->cmd.go_fd = r->cmd.err_fd = r->cmd.pidfd = -1;
 	r->cmd.status = -1;
 	libbpf_set_print(opts->libbpf_log);
@@ -637,6 +638,8 @@ void recorder__free(struct recorder *r)
 		return;
 	recorder__join_tail(r);
 	flight__free(r->fl);
+	if (r->seg_fd >= 0)
+		close(r->seg_fd);
 	if (r->opts.output_fd >= 0 && !r->files) /* never handed to a writer */
 		close(r->opts.output_fd);
 	command__kill(&r->cmd);

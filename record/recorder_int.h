@@ -20,6 +20,7 @@
 #include "record/threads.h"
 #include "record/unwind.h"
 #include "record/pytrack.h"
+#include "record/trigger.h"
 
 /* --call-graph dwarf: processes with unwind tables at once */
 #define UNWIND_PROCS 16384
@@ -55,6 +56,8 @@ struct recorder {
 	struct jitroots *jr;     /* ... where those of other mount namespaces are */
 	struct cgroups *cg;      /* cgroup v2 paths; NULL: no cgroup2 mount */
 	struct flight *fl;       /* --flight-recorder, else NULL */
+	struct triggers *trg;    /* ... its triggers (flight.c owns them) */
+	int seg_fd;              /* ... the segment being written (a dup), or -1 */
 	struct intern_ids ids;   /* the last closed segment's (flight.c) */
 	volatile sig_atomic_t dump_requested; /* recorder__dump() */
 	struct cap_pack_info pack; /* the last file's symbol pack */
@@ -142,22 +145,18 @@ int recorder__switch_output(struct recorder *r, uint64_t now);
 /* flight.c: --flight-recorder (segments in memory, dumps by dump.c) */
 struct flight;
 struct dump_job;
-int flight__new(const struct record_opts *o, struct flight **out);
+int flight__new(const struct record_opts *o, struct flight **out, struct triggers **trg);
 void flight__free(struct flight *f);
-/* A memfd for the next segment, opened at now: the writer's to own. */
-int recorder__flight_fd(struct recorder *r, uint64_t now);
-/* The segment just finished (size bytes, ended at now) joins those held. */
-int recorder__flight_keep(struct recorder *r, uint64_t size, uint64_t now);
-bool recorder__flight_due(const struct recorder *r, uint64_t now);
-/* An OFFCPU just written (open at a segment's end, or whole): a trigger? */
-void recorder__flight_wait(struct recorder *r, const struct cap_offcpu *o, const char *comm);
 /* Housekeeping: triggers, dumps, segments; 1 when --max-dumps is reached. */
 int recorder__flight_tick(struct recorder *r, uint64_t now);
 /* The recording's end: the last dump, if any, written. */
 int recorder__flight_end(struct recorder *r, uint64_t now);
 void recorder__flight_progress(const struct recorder *r, struct record_progress *p);
-/* output.c: a segment closed without a pack; a dump's name and header */
-int recorder__close_segment(struct recorder *r, uint64_t now);
+/* output.c: a segment closed without a pack (its bytes in r->seg_fd); the
+ * next file opened after one closed (err: the close's); a dump's name
+ * and header */
+int recorder__close_segment(struct recorder *r, uint64_t now, uint64_t *size);
+int recorder__open_next(struct recorder *r, uint64_t now, int err);
 int recorder__dump_header(struct recorder *r, struct dump_job *j, uint64_t window_start);
 
 /* events.c: a ring buffer record (or the stop iterator's) into the file;
