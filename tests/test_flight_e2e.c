@@ -258,6 +258,35 @@ Test(flight, one_stall_one_dump_with_the_span_before_it, .init = setup, .fini = 
 		    d.trig.window_start) / 1e9, d.events, d.trig.wait_duration / 1e9);
 }
 
+/* With -e wakeup the dump holds who woke the trigger's wait: --chain on
+ * its thread names the waker (the timer's interrupt ending the nap). */
+Test(flight, chain_of_the_trigger_from_the_dump_alone, .init = setup, .fini = teardown,
+     .timeout = 600)
+{
+	char *flight[] = { "-e", "offcpu,wakeup", "--flight-recorder", "3s", "--trigger",
+			   "wait>=500ms", NULL };
+	char *plan[] = { "-3000", "+700", "-1000", NULL };
+	static char names[8][PATH_MAX];
+	struct rl_run r = { 0 }, c;
+	char tid[16];
+	struct dump d;
+
+	run_flight(flight, plan, &r);
+	cr_assert_eq(dumps_of("f.cap", names, 8), 1, "%s", r.err);
+	read_dump(names[0], &d);
+	snprintf(tid, sizeof(tid), "%u", d.trig.tid);
+	{
+		char *argv[] = { (char *)rl_stkrec(), "report", "--chain", tid, "-i", names[0],
+				 NULL };
+
+		rl_run(argv, 120, 0, &c);
+	}
+	cr_assert_eq(rl_code(&c), 0, "%s", c.err);
+	/* hop 0 is the stall itself, woken by the timer that ended it */
+	cr_assert(strstr(c.out, "stall_long"), "%s", c.out);
+	cr_assert(strstr(c.out, "by [hardirq]: hrtimer_wakeup"), "%s", c.out);
+}
+
 Test(flight, no_file_when_no_wait_is_that_long, .init = setup, .fini = teardown,
      .timeout = 600)
 {
