@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 /*
  * A flight recorder's triggers (trigger.h). A wait triggers when it ends
- * at least DURATION long; one still open when a file closes triggers once
+ * at least DURATION long, counted from the attach for a wait under way
+ * then; one still open when a file closes triggers once
  * it has outlasted DURATION by hang_ns (a thread that hangs, not only one
  * that came back; a wait just past DURATION is written whole when it ends,
  * soon), if it began while recording (a kernel worker idle since boot is
@@ -86,9 +87,12 @@ static bool hang_seen(const struct triggers *t, const struct cap_offcpu *o)
 void triggers__wait(struct triggers *t, const struct cap_offcpu *o, const char *comm,
 		    uint64_t since, uint64_t now)
 {
+	uint64_t end = o->start + o->duration, from = o->start > since ? o->start : since;
 	struct cap_trigger trig;
 
-	if (!t->threshold || o->duration < t->threshold || hang_seen(t, o))
+	/* the part seen while recording (a command held until the attach
+	 * waited all along the programs' load: no trigger of its own) */
+	if (!t->threshold || end < from + t->threshold || hang_seen(t, o))
 		return;
 	if (o->open & CAP_OFFCPU_OPEN_END) {
 		if (o->start < since || o->duration < t->threshold + t->hang)
