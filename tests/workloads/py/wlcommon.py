@@ -15,6 +15,12 @@ def deadline():
     return time.monotonic() + (float(sys.argv[1]) if len(sys.argv) > 1 else 5.0)
 
 
+def cpu_deadline():
+    """When a CPU burner stops: argv[1] seconds of its own thread's CPU time
+    from now (default 5), so that a busy host does not thin its samples."""
+    return time.thread_time() + (float(sys.argv[1]) if len(sys.argv) > 1 else 5.0)
+
+
 def tid():
     """The calling thread's kernel id (gettid(2) before 3.8's native ids)."""
     if hasattr(threading, "get_native_id"):
