@@ -4,6 +4,8 @@
  * recorder on tests/workloads/stall.c (short naps, long stalls, a child
  * process), its dumps read back by event times, not by the wall clock.
  * reliability_flight::memory_flat runs 20 s here and 30 min in make soak.
+ * Every stall is 1.5 s against a 1 s threshold: on a busy host a 10 ms
+ * nap's wakeup can wait for a CPU for most of a second.
  */
 #include <inttypes.h>
 #include "format/capture.h"
@@ -440,6 +442,19 @@ Test(flight, a_hang_triggers_while_it_lasts, .init = setup, .fini = teardown, .t
 	cr_assert_geq(d.stall_dur, d.trig.wait_duration);
 }
 
+/* /bin/sleep SECS, its pid also as text in pidarg (16 bytes). */
+static pid_t start_sleeper(const char *secs, char *pidarg)
+{
+	char *argv[] = { "/bin/sleep", (char *)secs, NULL };
+	int fo, fe;
+	pid_t pid = rl_spawn(argv, &fo, &fe, 0);
+
+	close(fo);
+	close(fe);
+	snprintf(pidarg, 16, "%d", pid);
+	return pid;
+}
+
 /* A thread off CPU since before the recording (an idle worker, a daemon
  * asleep) is no hang: only waits begun while recording trigger while open. */
 Test(flight, a_wait_begun_before_the_recording_is_no_hang, .init = setup, .fini = teardown,
@@ -449,18 +464,9 @@ Test(flight, a_wait_begun_before_the_recording_is_no_hang, .init = setup, .fini 
 	static char names[8][PATH_MAX];
 	struct rl_run r = { 0 };
 	pid_t sleeper;
-	int fo, fe;
 
 	rl_need_bpf();
-	{
-		char *argv[] = { "/bin/sleep", "60", NULL };
-
-		sleeper = rl_spawn(argv, &fo, &fe, 0);
-		close(fo);
-		close(fe);
-	}
-	usleep(200000);
-	snprintf(pidarg, sizeof(pidarg), "%d", sleeper);
+	sleeper = start_sleeper("60", pidarg);
 	snprintf(cap, sizeof(cap), "%s/f.cap", dir);
 	{
 		char *argv[] = { (char *)rl_stkrec(), "record", "-o", cap, "-e", "offcpu", "-p",
@@ -475,9 +481,6 @@ Test(flight, a_wait_begun_before_the_recording_is_no_hang, .init = setup, .fini 
 	cr_assert_eq(dumps_of("f.cap", names, 8), 0, "%s", r.err);
 }
 
-/* Every stall is 1.5 s against a 1 s threshold: on a busy host a 10 ms
- * nap's wakeup can wait for a CPU for most of a second. */
-
 /* A wait under way at the start counts from the attach: a command held
  * until then, or a thread asleep since before, is not long by the time
  * it was off CPU before the recording. */
@@ -487,15 +490,11 @@ Test(flight, a_wait_counts_from_the_attach, .init = setup, .fini = teardown, .ti
 	static char names[8][PATH_MAX];
 	struct rl_run r = { 0 };
 	pid_t sleeper, rec;
-	int fo, fe, so, se;
-	char *sargv[] = { "/bin/sleep", "4", NULL };
+	int fo, fe;
 
 	rl_need_bpf();
-	sleeper = rl_spawn(sargv, &so, &se, 0);
-	close(so);
-	close(se);
-	usleep(2000000);
-	snprintf(pidarg, sizeof(pidarg), "%d", sleeper);
+	sleeper = start_sleeper("4", pidarg);
+	usleep(2000000); /* 2 s of its wait pass before the recording */
 	snprintf(cap, sizeof(cap), "%s/f.cap", dir);
 	{
 		char *argv[] = { (char *)rl_stkrec(), "record", "-o", cap, "-e", "offcpu", "-p",
