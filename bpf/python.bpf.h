@@ -98,30 +98,54 @@ static __always_inline bool py_thread_is(const struct stkrec_pyproc *pp, __u64 t
 	return v && v == key;
 }
 
-/* The current thread's PyThreadState, 0 when it has none (a thread Python
- * does not know), -1 when the interpreter's memory could not be read. */
-static __always_inline __s64 py_thread_state(const struct stkrec_pyproc *pp, __u32 tid)
-{
-	__u64 key = py_thread_key(pp, tid), ts, *hint;
-	int i;
+/* bpf_loop() state of the search of the interpreter's thread list. */
+struct py_find {
+	const struct stkrec_pyproc *pp;
+	__u64 key;
+	__u64 ts;      /* the thread state looked at next, 0 at the end */
+	int found;     /* 1 found (ts is it), -1 unreadable */
+};
 
-	if (!key)
-		return 0;
-	hint = bpf_map_lookup_elem(&pythreads, &tid);
-	if (hint && py_thread_is(pp, *hint, key))
-		return *hint;
-	if (py_read_ptr(&ts, pp->runtime + pp->rt_interp) || !ts ||
-	    py_read_ptr(&ts, ts + pp->is_threads))
-		return -1;
-	for (i = 0; i < PY_MAX_THREADS && ts; i++) {
-		if (py_thread_is(pp, ts, key)) {
-			bpf_map_update_elem(&pythreads, &tid, &ts, BPF_ANY);
-			return ts;
-		}
-		if (py_read_ptr(&ts, ts + pp->ts_next))
-			return -1;
+static long py_find_step(__u64 i, void *arg)
+{
+	struct py_find *f = arg;
+
+	if (!f->ts)
+		return 1;
+	if (py_thread_is(f->pp, f->ts, f->key)) {
+		f->found = 1;
+		return 1;
+	}
+	if (py_read_ptr(&f->ts, f->ts + f->pp->ts_next)) {
+		f->found = -1;
+		return 1;
 	}
 	return 0;
+}
+
+/* The current thread's PyThreadState, 0 when it has none (a thread Python
+ * does not know), -1 when the interpreter's memory could not be read. A
+ * bpf_loop() walks the list: the verifier checks one step, not 128. */
+static __always_inline __s64 py_thread_state(const struct stkrec_pyproc *pp, __u32 tid)
+{
+	struct py_find f = { .pp = pp, .key = py_thread_key(pp, tid) };
+	__u64 *hint;
+
+	if (!f.key)
+		return 0;
+	hint = bpf_map_lookup_elem(&pythreads, &tid);
+	if (hint && py_thread_is(pp, *hint, f.key))
+		return *hint;
+	if (py_read_ptr(&f.ts, pp->runtime + pp->rt_interp) || !f.ts ||
+	    py_read_ptr(&f.ts, f.ts + pp->is_threads))
+		return -1;
+	bpf_loop(PY_MAX_THREADS, py_find_step, &f, 0);
+	if (f.found < 0)
+		return -1;
+	if (!f.found)
+		return 0;
+	bpf_map_update_elem(&pythreads, &tid, &f.ts, BPF_ANY);
+	return f.ts;
 }
 
 /* The thread's innermost frame (0: none, it runs no Python now). */

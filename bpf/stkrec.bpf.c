@@ -225,6 +225,19 @@ static __always_inline void entry_regs(struct user_regs *u)
 	u->fp = PT_REGS_FP_CORE(regs);
 }
 
+/*
+ * The walk, a global function: the verifier checks it once per program,
+ * with nothing known of its arguments, instead of once per call site and
+ * per state of the caller.
+ */
+__noinline int stkrec_walk_user(struct stkrec_stack_ev *e, __u64 pc, __u64 sp, __u64 fp,
+				__u32 kind)
+{
+	if (!e)
+		return 0;
+	return unwind_user(e->ips, e->pid, pc, sp, fp, kind);
+}
+
 /* --call-graph dwarf: frames written, or -1 for a frame-pointer stack. */
 static __always_inline long dwarf_stack(struct stkrec_stack_ev *e, __u32 kind,
 					const struct user_regs *sampled)
@@ -237,7 +250,7 @@ static __always_inline long dwarf_stack(struct stkrec_stack_ev *e, __u32 kind,
 		u = *sampled;
 	else
 		entry_regs(&u);
-	return unwind_user(e->ips, e->pid, u.pc, u.sp, u.fp, kind);
+	return stkrec_walk_user(e, u.pc, u.sp, u.fp, kind);
 }
 #else
 static __always_inline long dwarf_stack(struct stkrec_stack_ev *e, __u32 kind,
@@ -450,6 +463,7 @@ int stkrec_cpu(struct bpf_perf_event_data *ctx)
 	__u32 zero = SCRATCH_CPU, pflags;
 	struct stkrec_stack_ev *e;
 	struct user_regs u;
+	bool in_user;
 
 	if (!tid && !include_idle)
 		return 0;
@@ -473,14 +487,15 @@ int stkrec_cpu(struct bpf_perf_event_data *ctx)
 	task_ev_ids(e, t);
 	e->woken_cgroup = 0;
 	bpf_get_current_comm(e->comm, sizeof(e->comm));
-	if (sampled_in_user(ctx)) {
+	in_user = sampled_in_user(ctx);
+	if (in_user) {
 		u.pc = PT_REGS_IP(&ctx->regs);
 		u.sp = PT_REGS_SP(&ctx->regs);
 		u.fp = PT_REGS_FP(&ctx->regs);
-		take_stacks(ctx, e, STKREC_KIND_CPU, pflags & STKREC_PF_KTHREAD, true, &u);
-	} else {
-		take_stacks(ctx, e, STKREC_KIND_CPU, pflags & STKREC_PF_KTHREAD, false, NULL);
 	}
+	/* one call: each call site is a copy of the unwinder to verify */
+	take_stacks(ctx, e, STKREC_KIND_CPU, pflags & STKREC_PF_KTHREAD, in_user,
+		    in_user ? &u : NULL);
 	emit_stack_ev(e, STKREC_KIND_CPU);
 	return 0;
 }

@@ -88,16 +88,17 @@ struct unwind_ctx {
 	struct task_struct *task; /* whose memory: with cross, another task's */
 };
 
-static __always_inline const struct stkrec_umap *umap_find(const struct stkrec_umaps *ms,
-							   __u64 addr)
+/* The index in ms of the mapping holding addr, -1 if none: a global
+ * function, for the reason given at stkrec_row_find(). */
+__noinline int stkrec_umap_find(const struct stkrec_umaps *ms, __u64 addr)
 {
 	__u32 lo = 0, hi, mid, i;
 
 	if (!ms)
-		return NULL;
+		return -1;
 	hi = ms->nr;
 	if (hi > STKREC_MAX_UMAPS)
-		return NULL;
+		return -1;
 	/* the last mapping starting at or below addr */
 	for (i = 0; i < UMAP_SEARCH && lo < hi; i++) {
 		mid = (lo + hi) / 2;
@@ -107,33 +108,65 @@ static __always_inline const struct stkrec_umap *umap_find(const struct stkrec_u
 			hi = mid;
 	}
 	if (!lo)
-		return NULL;
+		return -1;
 	lo = (lo - 1) & (STKREC_MAX_UMAPS - 1);
-	return addr < ms->m[lo].end ? &ms->m[lo] : NULL;
+	return addr < ms->m[lo].end ? lo : -1;
+}
+
+static __always_inline const struct stkrec_umap *umap_find(const struct stkrec_umaps *ms,
+							   __u64 addr)
+{
+	int i;
+
+	if (!ms)
+		return NULL;
+	i = stkrec_umap_find(ms, addr);
+	if (i < 0)
+		return NULL;
+	return &ms->m[i & (STKREC_MAX_UMAPS - 1)];
+}
+
+/*
+ * The index of the last row at or below vaddr among nr rows from first,
+ * -1 if none: a global function, which the verifier checks once per
+ * program with nothing known of its arguments, where the same loop inlined
+ * in each frame's step was checked again for every state reaching it.
+ */
+__noinline int stkrec_row_find(__u32 first, __u32 nr, __u32 vaddr)
+{
+	__u32 lo = first, hi = first + nr, mid, i;
+	const struct stkrec_cfi_row *row;
+
+	if (hi < lo)
+		return -1;
+	for (i = 0; i < ROW_SEARCH && lo < hi; i++) {
+		mid = lo + (hi - lo) / 2;
+		row = bpf_map_lookup_elem(&cfi_rows, &mid);
+		if (!row)
+			return -1;
+		if (row->pc <= vaddr)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (lo == first)
+		return -1; /* below the file's first row */
+	return lo - 1;
 }
 
 static __always_inline const struct stkrec_cfi_row *row_find(const struct stkrec_umap *m,
 							     __u64 vaddr)
 {
-	__u32 lo = m->first, hi = m->first + m->nr_rows, mid, i;
-	const struct stkrec_cfi_row *row;
+	__u32 i;
+	int r;
 
-	if (vaddr >> 32 || hi < lo)
+	if (vaddr >> 32)
 		return NULL;
-	for (i = 0; i < ROW_SEARCH && lo < hi; i++) {
-		mid = lo + (hi - lo) / 2;
-		row = bpf_map_lookup_elem(&cfi_rows, &mid);
-		if (!row)
-			return NULL;
-		if (row->pc <= (__u32)vaddr)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	if (lo == m->first)
-		return NULL; /* below the file's first row */
-	lo--;
-	return bpf_map_lookup_elem(&cfi_rows, &lo);
+	r = stkrec_row_find(m->first, m->nr_rows, vaddr);
+	if (r < 0)
+		return NULL;
+	i = r;
+	return bpf_map_lookup_elem(&cfi_rows, &i);
 }
 
 /* cross (a constant at every call): the memory of c->task, which is not
