@@ -23,8 +23,8 @@
 # its -o - reader gone, a SIGKILL's lost events), BENCH_PYTHON (0 skips
 # section 11, Python frames), BENCH_CGROUP (0 skips section 12, cgroup ids
 # and record -G on 50 busy cgroups), BENCH_FLIGHT (0 skips section 13, the
-# flight recorder); each of
-# tests/bench/{pack,wakeup,export,stop,python,cgroup,flight}.sh also runs
+# flight recorder), BENCH_START (0 skips section 14, start and idle); each of
+# tests/bench/{pack,wakeup,export,stop,python,cgroup,flight,start}.sh also runs
 # alone.
 set -euo pipefail
 
@@ -352,6 +352,8 @@ section_run 11 python
 section_run 12 cgroup
 # --- 13. the flight recorder: its cost and memory, a 30 s window dumped ------------
 section_run 13 flight
+# --- 14. start and idle: the attach, record -- true, 10 s of the host ------------
+section_run 14 start
 
 jq -n \
 	--arg kernel "$(uname -r)" --arg model "$MODEL" --argjson cpus "$(nproc)" \
@@ -372,6 +374,7 @@ jq -n \
 	--slurpfile wakeup "$TMP/wakeup.json" --slurpfile export "$TMP/export.json" \
 	--slurpfile stop "$TMP/stop.json" --slurpfile python "$TMP/python.json" \
 	--slurpfile cgroup "$TMP/cgroup.json" --slurpfile flight "$TMP/flight.json" \
+	--slurpfile start "$TMP/start.json" \
 	--argjson uloops "$ULOOPS" --argjson ua "$UA" --argjson ub "$UB" --argjson uc "$UC" \
 	--argjson ulb "$ULB" --argjson ulc "$ULC" --argjson ublost "$UBLOST" --argjson uclost "$UCLOST" \
 	--argjson uev "$UEV" --argjson ucb "$UCB" --argjson ubpe "$UBPE" --argjson upn "$UPN" \
@@ -408,6 +411,7 @@ jq -n \
 	stop: $stop[0],
 	python: $python[0],
 	cgroup: $cgroup[0],
-	flight: $flight[0]
+	flight: $flight[0],
+	start: $start[0]
 }' > "$RES"
 echo "results: $RES, table: $TABLE"
