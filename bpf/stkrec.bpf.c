@@ -225,19 +225,6 @@ static __always_inline void entry_regs(struct user_regs *u)
 	u->fp = PT_REGS_FP_CORE(regs);
 }
 
-/*
- * The walk, a global function: the verifier checks it once per program,
- * with nothing known of its arguments, instead of once per call site and
- * per state of the caller.
- */
-__noinline int stkrec_walk_user(struct stkrec_stack_ev *e, __u64 pc, __u64 sp, __u64 fp,
-				__u32 kind)
-{
-	if (!e)
-		return 0;
-	return unwind_user(e->ips, e->pid, pc, sp, fp, kind);
-}
-
 /* --call-graph dwarf: frames written, or -1 for a frame-pointer stack. */
 static __always_inline long dwarf_stack(struct stkrec_stack_ev *e, __u32 kind,
 					const struct user_regs *sampled)
@@ -250,7 +237,7 @@ static __always_inline long dwarf_stack(struct stkrec_stack_ev *e, __u32 kind,
 		u = *sampled;
 	else
 		entry_regs(&u);
-	return stkrec_walk_user(e, u.pc, u.sp, u.fp, kind);
+	return unwind_user(e->ips, e->pid, u.pc, u.sp, u.fp, kind);
 }
 #else
 static __always_inline long dwarf_stack(struct stkrec_stack_ev *e, __u32 kind,
