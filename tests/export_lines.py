@@ -173,8 +173,18 @@ def chrome(path):
 
 
 def chrome_flows(path):
-    """The count of flows and of wakeups, checked as chrome() checks them."""
-    print("%d flows of %d wakeups" % flows(load(path)["traceEvents"]))
+    """The flows, checked as chrome() checks them: their count, the
+    wakeups', then "WAKER -> WOKEN: N" per pair of thread names."""
+    events = load(path)["traceEvents"]
+    threads, _ = chrome_names(events)
+    ends, marks = flows(events)
+    pairs = {}
+    for p in ends.values():
+        key = f"{waker_of(p['s'], threads)[0]} -> {threads[(p['f']['pid'], p['f']['tid'])]}"
+        pairs[key] = pairs.get(key, 0) + 1
+    print(f"{len(ends)} flows of {len(marks)} wakeups")
+    for key in sorted(pairs):
+        print(f"{key}: {pairs[key]}")
 
 
 # ---- wakeup flows -------------------------------------------------------------
@@ -239,6 +249,7 @@ def bind_flows(events):
         if e["ph"] in pair:
             fail(f"flow {e['id']}: two '{e['ph']}'")
         pair[e["ph"]] = bound_slice(tracks, e, i)
+        pair[e["ph"] + "ts"] = us_ns(e["ts"])
     return tracks, marks, ends
 
 
@@ -253,11 +264,14 @@ def flows(events):
             fail(f"flow {fid}: no start or no end")
         if mark["cat"] != "wakeup" or wait["cat"] != "offcpu":
             fail(f"flow {fid}: from {mark['name']} to {wait['name']}")
+        if (pair["sts"] != us_ns(mark["ts"])
+                or pair["fts"] != us_ns(wait["ts"]) + us_ns(wait["dur"])):
+            fail(f"flow {fid}: not from the wakeup's time to the end of the wait")
         if want.pop(id(mark), None) is not wait:
             fail(f"flow {fid}: wakeup at {mark['ts']} did not end the wait at {wait['ts']}")
     if want:
         fail(f"{len(want)} wakeups ended a wait of the trace without a flow")
-    return len(ends), len(marks)
+    return ends, marks
 
 
 def chain_hop(hop, e, threads):
