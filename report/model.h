@@ -114,6 +114,18 @@ const struct cap_wakeup *model__waker(const struct model *m, const struct cap_of
  * (w ran in none, or the capture holds no such request). */
 const struct cap_bio *model__wakeup_bio(const struct model *m, const struct cap_wakeup *w);
 
+/* The waits of every thread by their end (model_flow.c): the hops of a
+ * wait chain, as --chain and the Chrome trace's wakeups follow them. */
+struct wait_index;
+/* 0, or -ENOMEM. */
+int wait_index__new(const struct model *m, struct wait_index **out);
+/* tid's last off-CPU interval (of model__offcpu()) that ended at or
+ * before t, or NULL: what a waker was waiting on before it woke a thread
+ * at t. */
+const struct cap_offcpu *wait_index__before(const struct wait_index *w, uint32_t tid,
+					    uint64_t t);
+void wait_index__free(struct wait_index *w);
+
 /* STRING by id, NUL-terminated; NULL when never defined. */
 const char *model__string(const struct model *m, uint32_t id);
 

@@ -16,6 +16,19 @@
  *     any Linux pid): each request an async span ("b" at issue, "e" at
  *     completion; spans in flight together overlap), args its op, bytes,
  *     device number, sector, error and submitter (comm, pid, tid, stacks);
+ *   - with wakeups (record -e wakeup), a zero-length slice ("X", cat
+ *     "wakeup", named "wakes COMM") on the waker's track when it woke a
+ *     thread, args the CPU, the thread woken ("woke": "COMM PID/TID"), the
+ *     request whose completion woke it ("io") and the waker's stack; an
+ *     interrupt's on a track per CPU and kind in the pseudo process
+ *     "interrupts" (pid 2^30 - 1). A wakeup that ended a wait of the trace
+ *     (the model's join: the last wakeup of the thread inside the wait) is
+ *     also a flow (v1 flow events "s" and "f", "bp":"e", one id per
+ *     wakeup) from that slice to the end of the wait: Perfetto binds each
+ *     to the slice open on its track at its time, chrome://tracing to the
+ *     slice enclosing it, and draws an arrow. A thread's wakeup slice says
+ *     in args.waited what the waker itself waited on last before (that
+ *     wait's ts and dur): --chain's next hop, whose own arrow goes on;
  *   - process, thread and device names as metadata ("M"), last; a process
  *     whose cgroup is known gets "process_labels" too: its container
  *     (container__name()'s RUNTIME:ID) and its cgroup's path, as its
@@ -34,6 +47,9 @@
 #include "util/array.h"
 
 #define DEVICE_PID0 (1u << 30)
+/* the interrupts' pseudo process; a track per CPU and kind (hardirq,
+ * softirq) has tid IRQ_PID - 1 - (cpu << 1 | softirq) */
+#define IRQ_PID (DEVICE_PID0 - 1)
 
 /* One named stack: its JSON text in the blob, "stack" array then the two
  * event names. */
@@ -68,6 +84,12 @@ struct chrome {
 	struct idmap dev_ids;    /* major << 32 | minor -> index */
 	struct cdev *devs;
 	size_t ndevs, devs_cap;
+	struct idmap irq_ids;    /* cpu << 1 | softirq -> index */
+	uint32_t *irqs;          /* their keys */
+	size_t nirqs, irqs_cap;
+	uint32_t *ended;         /* per wakeup: 1 + the index of the wait of the
+				  * trace it ended, or 0 */
+	struct wait_index *waits;
 	struct rframe *fr;
 };
 
@@ -253,6 +275,122 @@ static int put_bio(struct chrome *c, const struct view_event *e, const struct vi
 	return 0;
 }
 
+/* The track of an interrupt's wakeup: its CPU's and kind's. */
+static int irq_track(struct chrome *c, const struct cap_wakeup *w, uint32_t *tid)
+{
+	uint32_t key = w->cpu << 1 | !!(w->flags & CAP_WAKEUP_F_SOFTIRQ);
+	uint64_t *v;
+	int ret = idmap__upsert(&c->irq_ids, key, 0, c->nirqs, &v);
+
+	if (ret < 0)
+		return ret;
+	*tid = IRQ_PID - 1 - key;
+	return ret ? ARRAY_PUSH(c->irqs, c->nirqs, c->irqs_cap, key) : 0;
+}
+
+/* `,"waited":{"ts":T,"dur":D}`: the waker's last wait before it woke the
+ * thread at t, if any. */
+static void put_waited(struct chrome *c, uint32_t tid, uint64_t t)
+{
+	const struct cap_offcpu *o = wait_index__before(c->waits, tid, t);
+	char buf[96], *p = buf;
+
+	if (!o)
+		return;
+	memcpy(p, ",\"waited\":{\"ts\":", 16);
+	p = view_put_us(p + 16, o->start, c->t0);
+	memcpy(p, ",\"dur\":", 7);
+	p = view_put_us(p + 7, o->start + o->duration, o->start);
+	*p++ = '}';
+	fwrite_unlocked(buf, 1, p - buf, c->out);
+}
+
+/* `"cat":"wakeup","name":"wakeup","id":N,"pid":P,"tid":T,"ts":TS}` */
+static void put_flow(struct chrome *c, const char *ph, uint32_t id, uint32_t pid,
+		     uint32_t tid, uint64_t t)
+{
+	sep(c);
+	fprintf(c->out, "{\"ph\":%s,\"cat\":\"wakeup\",\"name\":\"wakeup\",\"id\":%" PRIu32 ",",
+		ph, id);
+	put_task_ts(c, pid, tid, t);
+	putc_unlocked('}', c->out);
+}
+
+/* The args of a wakeup's slice after "cpu": the thread woken, the request
+ * whose completion woke it, the waker's name where its track has another
+ * and its last wait. */
+static int put_wakeup_args(struct chrome *c, const struct cap_wakeup *w, uint32_t comm,
+			   uint32_t track_comm)
+{
+	const struct model *m = c->ctx->model;
+	const struct cap_bio *b = NULL;
+	char label[48];
+	int n, nk;
+
+	fputs_unlocked(",\"woke\":", c->out);
+	snprintf(label, sizeof(label), " %" PRIu32 "/%" PRIu32, w->pid, w->tid);
+	view_json_str(c->out, model__comm_name(m, model__comm_id(m, w->tid, w->time)), label);
+	if (w->flags & CAP_WAKEUP_F_IO) {
+		n = view_waker_frames(c->ctx, w, c->fr, &nk);
+		if (n < 0)
+			return n;
+		b = view_wake_bio(c->ctx, w, c->fr, nk);
+	}
+	if (b) {
+		view_bio_label(c->ctx, b, label, sizeof(label));
+		fputs_unlocked(",\"io\":", c->out);
+		view_json_str(c->out, label, "");
+	}
+	if (w->waker_tid && comm != track_comm) {
+		fputs_unlocked(",\"comm\":", c->out);
+		view_json_str(c->out, model__comm_name(m, comm), "");
+	}
+	if (w->waker_tid)
+		put_waited(c, w->waker_tid, w->time);
+	return 0;
+}
+
+/* A wakeup: a zero-length slice on the waker's track, and a flow from it
+ * to the end of the wait it ended when the trace has that wait. */
+static int put_wakeup(struct chrome *c, const struct view_event *e)
+{
+	const struct model *m = c->ctx->model;
+	size_t n;
+	const struct cap_wakeup *w = model__wakeups(m, &n) + e->idx;
+	const struct cap_offcpu *o;
+	struct view_evinfo ev = { w->time, w->time, w->waker_pid, w->waker_tid,
+				  model__comm_id(m, w->waker_tid, w->time), w->cpu,
+				  filter__ustack(c->ctx->filter, w->ustack),
+				  filter__kstack(c->ctx->filter, w->kstack), w->waker_cgroup };
+	const struct cstack *s = named_stack(c, &ev);
+	uint32_t pid = w->waker_tid ? w->waker_pid : IRQ_PID, tid = w->waker_tid;
+	uint32_t track_comm = ev.comm;
+	int err = s ? 0 : -ENOMEM;
+
+	if (!err)
+		err = w->waker_tid ? note_thread(c, &ev, &track_comm) : irq_track(c, w, &tid);
+	if (err)
+		return err;
+	sep(c);
+	fputs_unlocked("{\"ph\":\"X\",\"cat\":\"wakeup\",\"name\":\"wakes ", c->out);
+	view_json_chars(c->out, model__comm_name(m, model__comm_id(m, w->tid, w->time)));
+	fputs_unlocked("\",", c->out);
+	put_task_ts(c, pid, tid, w->time);
+	fprintf(c->out, ",\"dur\":0,\"args\":{\"cpu\":%" PRIu32, w->cpu);
+	err = put_wakeup_args(c, w, ev.comm, track_comm);
+	if (err)
+		return err;
+	fputs_unlocked(",\"stack\":", c->out);
+	fwrite_unlocked(c->blob + s->off, 1, s->stack_len, c->out);
+	fputs_unlocked("}}", c->out);
+	if (!c->ended[e->idx])
+		return 0;
+	o = model__offcpu(m, &n) + c->ended[e->idx] - 1;
+	put_flow(c, "\"s\"", e->idx, pid, tid, w->time);
+	put_flow(c, "\"f\",\"bp\":\"e\"", e->idx, o->pid, o->tid, o->start + o->duration);
+	return 0;
+}
+
 static void put_meta(struct chrome *c, const char *what, uint32_t pid, uint32_t tid,
 		     const char *name, const char *more)
 {
@@ -322,6 +460,13 @@ static int put_names(struct chrome *c)
 		put_meta(c, "thread_name", t->pid, t->tid, model__comm_name(m, t->comm), "");
 	}
 	idmap__fini(&pids);
+	if (ret >= 0 && c->nirqs)
+		put_meta(c, "process_name", IRQ_PID, IRQ_PID, "interrupts", "");
+	for (i = 0; ret >= 0 && i < c->nirqs; i++) {
+		snprintf(more, sizeof(more), " CPU %" PRIu32, c->irqs[i] >> 1);
+		put_meta(c, "thread_name", IRQ_PID, IRQ_PID - 1 - c->irqs[i],
+			 c->irqs[i] & 1 ? "[softirq]" : "[hardirq]", more);
+	}
 	for (i = 0; ret >= 0 && i < c->ndevs; i++) {
 		snprintf(more, sizeof(more), " (%" PRIu32 ":%" PRIu32 ")", c->devs[i].major,
 			 c->devs[i].minor);
@@ -331,6 +476,25 @@ static int put_names(struct chrome *c)
 	return ret < 0 ? ret : 0;
 }
 
+/* Which wakeups ended a wait of the trace (c->ended). */
+static int note_ended(struct chrome *c, const struct view_event *v, size_t n)
+{
+	const struct model *m = c->ctx->model;
+	size_t i, nw, no;
+	const struct cap_wakeup *w0 = model__wakeups(m, &nw), *w;
+	const struct cap_offcpu *o = model__offcpu(m, &no);
+
+	c->ended = calloc(nw ? nw : 1, sizeof(*c->ended));
+	if (!c->ended || wait_index__new(m, &c->waits))
+		return -ENOMEM;
+	for (i = 0; i < n; i++) {
+		w = v[i].kind == CAP_KIND_OFFCPU ? model__waker(m, &o[v[i].idx]) : NULL;
+		if (w)
+			c->ended[w - w0] = v[i].idx + 1;
+	}
+	return 0;
+}
+
 static int put_events(struct chrome *c)
 {
 	struct view_event *v = NULL;
@@ -338,8 +502,12 @@ static int put_events(struct chrome *c)
 	size_t i, n = 0;
 	int err;
 
-	err = view_events(c->ctx, VIEW_EVENTS_STACKS, &v, &n);
+	err = view_events(c->ctx, VIEW_EVENTS_ALL, &v, &n) ?: note_ended(c, v, n);
 	for (i = 0; !err && i < n; i++) {
+		if (v[i].kind == CAP_KIND_WAKEUP) {
+			err = put_wakeup(c, &v[i]);
+			continue;
+		}
 		view_event_info(c->ctx, &v[i], &ev);
 		if (v[i].kind == CAP_KIND_BIO)
 			err = put_bio(c, &v[i], &ev);
@@ -386,6 +554,10 @@ int view_chrome(struct report_ctx *ctx, FILE *out)
 	free(c.stacks);
 	free(c.threads);
 	free(c.devs);
+	free(c.irqs);
+	free(c.ended);
+	wait_index__free(c.waits);
+	idmap__fini(&c.irq_ids);
 	idmap__fini(&c.stack_ids);
 	idmap__fini(&c.thread_ids);
 	idmap__fini(&c.dev_ids);

@@ -3,19 +3,26 @@
  * speedscope's file format (speedscope's file-format-schema.json, shipped
  * with its npm package): a shared frame table and, per thread, profiles:
  *
- *   - its off-CPU waits, "evented": at switch-out each frame of the stack
- *     opens, outermost first, and at switch-in they close, innermost first;
- *   - its block I/O requests, "evented" the same way from issue to
- *     completion: the submitter's stacks, then the disk as innermost frame;
- *   - its CPU samples, "sampled": a stack per sample, outermost first,
- *     weighing the sampling period (unit "none" and 1 when unknown).
+ *   - its off-CPU waits, "sampled" with weights: a stack per wait,
+ *     outermost first, weighing its duration in nanoseconds, in time order;
+ *   - its block I/O requests the same way, by issue, weighing their
+ *     latency: the submitter's stacks, then the disk as innermost frame;
+ *   - its CPU samples, "sampled": a stack per sample, weighing the
+ *     sampling period (unit "none" and 1 when unknown).
  *
- * Times are nanoseconds since the capture start. An evented profile must
- * nest, so intervals of one thread that overlap (requests in flight
- * together) are put in lanes, a profile each ("block I/O #2"). A stack is
- * named once per (pid, exec, user stack, kernel stack), and events are
- * written as they are read from a sorted index: memory grows with the
- * events (16 bytes each) and the distinct stacks, the file as it goes.
+ * speedscope's Time Order view lays the waits end to end on that clock,
+ * each as long as it lasted (neighbours with one stack merge); frame
+ * totals are exact. Where a wait happened on the wall clock is the
+ * Chrome trace's to show: "evented" profiles, which open and close every
+ * frame of every wait at its times, cost ~870 bytes a wait of the pipe
+ * benchmark, and still ~420 with the outer frames a wait shares with the
+ * one before it kept open (a thread alternating between two stacks shares
+ * little), where a sample is its frame indices and a weight (~60 bytes).
+ *
+ * A stack is named once per (pid, exec, user stack, kernel stack), and
+ * profiles are written as they are read from a sorted index: memory grows
+ * with the events (16 bytes each) and the distinct stacks, the file as it
+ * goes.
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -34,7 +41,6 @@ struct ss {
 	const struct report_ctx *ctx;
 	FILE *out;
 	uint64_t t0;             /* capture start */
-	uint64_t span;           /* capture start to its last time */
 	bool first;              /* no profile written yet */
 	struct idmap frame_ids;  /* (name, file-line id), disks (0, dev) -> index */
 	struct idmap fl_ids;     /* (file, line) -> id */
@@ -44,16 +50,7 @@ struct ss {
 	uint32_t *sidx;          /* frame indices of the stacks, outermost first */
 	size_t nsidx, sidx_cap;
 	struct rframe *fr;
-	char *ebuf;              /* EBUF_SIZE: one interval's events */
-	uint32_t *lane;          /* per event of a run */
-	size_t lane_cap;
-	uint64_t *lane_end;
-	size_t nlanes, lanes_cap;
 };
-
-/* {"type":"O","frame":N,"at":T}, comma first: at most 1+20+20+6+21+1 bytes */
-#define EVENT_MAX 72
-#define EBUF_SIZE ((VIEW_MAX_FRAMES + 1) * EVENT_MAX)
 
 static const struct rframe unknown_frame = { .name = "[unknown]", .dso = "[unknown]" };
 
@@ -129,49 +126,17 @@ static int stack_frames(struct ss *ss, const struct view_evinfo *ev, bool bio,
 
 /* ---- profiles ------------------------------------------------------------- */
 
-/* ns since the capture start, signed, at p; returns the end. */
-static char *put_rel(const struct ss *ss, char *p, uint64_t t)
-{
-	if (t < ss->t0) {
-		*p++ = '-';
-		return view_put_u64(p, ss->t0 - t);
-	}
-	return view_put_u64(p, t - ss->t0);
-}
+static const char *const what[] = {
+	[CAP_KIND_OFFCPU] = "off-CPU", [CAP_KIND_CPU] = "CPU", [CAP_KIND_BIO] = "block I/O",
+};
 
-/* Frames f[0..n) (outermost first), then the frame `inner` when >= 0,
- * opened ('O') at t outermost first, or closed ('C') innermost first:
- * built in ss->ebuf and written at once (these are most of the file). */
-static void put_frame_events(struct ss *ss, const uint32_t *f, int n, int64_t inner,
-			     char type, uint64_t t, bool *first)
-{
-	char at[32], *p = ss->ebuf, *ae = put_rel(ss, at, t);
-	int i, k, total = n + (inner >= 0);
-
-	for (i = 0; i < total; i++) {
-		k = type == 'O' ? i : total - 1 - i;
-		if (!*first)
-			*p++ = ',';
-		*first = false;
-		memcpy(p, "{\"type\":\"O\",\"frame\":", 20);
-		p[9] = type;
-		p = view_put_u64(p + 20, k < n ? f[k] : (uint64_t)inner);
-		memcpy(p, ",\"at\":", 6);
-		memcpy(p + 6, at, ae - at);
-		p += 6 + (ae - at);
-		*p++ = '}';
-	}
-	fwrite_unlocked(ss->ebuf, 1, p - ss->ebuf, ss->out);
-}
-
-/* {"type":TYPE,"name":"COMM[ (CONTAINER)] PID/TID: WHAT[ #LANE]","unit":...,
- * and the opening of its events or samples. COMM is the thread's name at
- * its last event of the run (a thread renames itself early, if at all),
- * CONTAINER its container there (container__name()'s RUNTIME:ID), where
- * one is named. */
-static void put_head(struct ss *ss, const struct view_event *run, size_t n, const char *type,
-		     const char *what, size_t lane, size_t nlanes, const char *unit,
-		     int64_t lo, int64_t hi)
+/* {"type":"sampled","name":"COMM[ (CONTAINER)] PID/TID: WHAT","unit":...,
+ * and the opening of its samples. COMM is the thread's name at its last
+ * event of the run (a thread renames itself early, if at all), CONTAINER
+ * its container there (container__name()'s RUNTIME:ID), where one is
+ * named. */
+static void put_head(struct ss *ss, const struct view_event *run, size_t n, const char *unit,
+		     uint64_t total)
 {
 	char name[128 + VIEW_CONTAINER_MAX], ctr[VIEW_CONTAINER_MAX];
 	struct view_evinfo ev;
@@ -180,126 +145,85 @@ static void put_head(struct ss *ss, const struct view_event *run, size_t n, cons
 	view_container(ss->ctx->model, ev.cgroup, ctr, NULL);
 	snprintf(name, sizeof(name), "%s%s%s%s %" PRIu32 "/%" PRIu32 ": %s",
 		 model__comm_name(ss->ctx->model, ev.comm), strcmp(ctr, "-") ? " (" : "",
-		 strcmp(ctr, "-") ? ctr : "", strcmp(ctr, "-") ? ")" : "", ev.pid, ev.tid, what);
-	if (nlanes > 1)
-		snprintf(name + strlen(name), sizeof(name) - strlen(name), " #%zu", lane + 1);
-	fprintf(ss->out, "%s\n{\"type\":\"%s\",\"name\":", ss->first ? "" : ",", type);
+		 strcmp(ctr, "-") ? ctr : "", strcmp(ctr, "-") ? ")" : "", ev.pid, ev.tid,
+		 what[run[0].kind]);
+	fprintf(ss->out, "%s\n{\"type\":\"sampled\",\"name\":", ss->first ? "" : ",");
 	view_json_str(ss->out, name, "");
-	fprintf(ss->out, ",\"unit\":\"%s\",\"startValue\":%" PRId64 ",\"endValue\":%" PRId64
-		",\"%s\":[", unit, lo, hi, *type == 'e' ? "events" : "samples");
+	fprintf(ss->out, ",\"unit\":\"%s\",\"startValue\":0,\"endValue\":%" PRIu64
+		",\"samples\":[", unit, total);
 	ss->first = false;
 }
 
-/* Lanes for the intervals v[0..n) (sorted by start): each goes to the
- * first lane free at its start. Returns the number of lanes, or -ENOMEM;
- * *hi gets the latest end. */
-static int lanes(struct ss *ss, const struct view_event *v, size_t n, uint64_t *hi)
+/* What an event weighs: a wait's or a request's ns, a CPU sample's period
+ * (1 when unknown). */
+static uint64_t weight(const struct ss *ss, const struct view_event *e)
 {
+	uint64_t period = ss->ctx->opts.cpu_period_ns;
 	struct view_evinfo ev;
-	size_t i, l;
 
-	if (ARRAY_RESERVE(ss->lane, ss->lane_cap, n))
-		return -ENOMEM;
-	ss->nlanes = 0;
-	*hi = 0;
-	for (i = 0; i < n; i++) {
-		view_event_info(ss->ctx, &v[i], &ev);
-		for (l = 0; l < ss->nlanes && ss->lane_end[l] > ev.start; l++)
-			;
-		if (l == ss->nlanes &&
-		    ARRAY_PUSH(ss->lane_end, ss->nlanes, ss->lanes_cap, ev.end))
-			return -ENOMEM;
-		ss->lane_end[l] = ev.end;
-		ss->lane[i] = l;
-		*hi = ev.end > *hi ? ev.end : *hi;
-	}
-	return ss->nlanes;
+	if (e->kind == CAP_KIND_CPU)
+		return period ? period : 1;
+	view_event_info(ss->ctx, e, &ev);
+	return ev.end - ev.start;
 }
 
-static int put_interval(struct ss *ss, const struct view_event *e, bool *first)
+/* "[F,F,...]" of an event: its stacks' frames, outermost first, then its
+ * disk for a request. */
+static int put_stack(struct ss *ss, const struct view_event *e, bool comma)
 {
-	const struct model *m = ss->ctx->model;
 	bool bio = e->kind == CAP_KIND_BIO;
 	struct view_evinfo ev;
 	const uint32_t *f;
-	uint32_t disk = 0;
+	char buf[24], *p;
+	uint32_t disk;
 	size_t nev;
-	int n, err = 0;
+	int j, k;
 
 	view_event_info(ss->ctx, e, &ev);
-	n = stack_frames(ss, &ev, bio, &f);
-	if (n >= 0 && bio) {
-		const struct cap_bio *b = model__bio(m, &nev) + e->idx;
-
-		err = disk_frame(ss, b->major, b->minor, &disk);
+	k = stack_frames(ss, &ev, bio, &f);
+	if (k < 0)
+		return k;
+	fputs_unlocked(comma ? ",[" : "[", ss->out);
+	for (j = 0; j < k; j++) {
+		p = buf;
+		if (j)
+			*p++ = ',';
+		p = view_put_u64(p, f[j]);
+		fwrite_unlocked(buf, 1, p - buf, ss->out);
 	}
-	if (n < 0 || err)
-		return n < 0 ? n : err;
-	put_frame_events(ss, f, n, bio ? (int64_t)disk : -1, 'O', ev.start, first);
-	put_frame_events(ss, f, n, bio ? (int64_t)disk : -1, 'C', ev.end, first);
+	if (bio) {
+		const struct cap_bio *b = model__bio(ss->ctx->model, &nev) + e->idx;
+
+		if (disk_frame(ss, b->major, b->minor, &disk))
+			return -ENOMEM;
+		fprintf(ss->out, "%s%" PRIu32, k ? "," : "", disk);
+	}
+	putc_unlocked(']', ss->out);
 	return 0;
 }
 
-/* The intervals of one thread and kind, a profile per lane. */
-static int put_evented(struct ss *ss, const struct view_event *v, size_t n)
-{
-	const char *what = v[0].kind == CAP_KIND_BIO ? "block I/O" : "off-CPU";
-	struct view_evinfo ev;
-	uint64_t hi;
-	int64_t lo_rel, hi_rel;
-	size_t i, l;
-	bool first;
-	int nl = lanes(ss, v, n, &hi), err = 0;
-
-	if (nl < 0)
-		return nl;
-	view_event_info(ss->ctx, &v[0], &ev);
-	lo_rel = ev.start < ss->t0 ? -(int64_t)(ss->t0 - ev.start) : 0;
-	hi_rel = hi > ss->t0 + ss->span ? (int64_t)(hi - ss->t0) : (int64_t)ss->span;
-	for (l = 0; !err && l < (size_t)nl; l++) {
-		put_head(ss, v, n, "evented", what, l, nl, "nanoseconds", lo_rel, hi_rel);
-		first = true;
-		for (i = 0; !err && i < n; i++) {
-			if (ss->lane[i] == l)
-				err = put_interval(ss, &v[i], &first);
-		}
-		fputs("]}", ss->out);
-	}
-	return err;
-}
-
-/* The CPU samples of one thread: stacks, then their weights. */
+/* The events of one thread and kind: stacks, then their weights. */
 static int put_sampled(struct ss *ss, const struct view_event *v, size_t n)
 {
-	uint64_t period = ss->ctx->opts.cpu_period_ns;
-	char w[24], *we = view_put_u64(w, period ? period : 1);
-	struct view_evinfo ev;
-	const uint32_t *f;
+	bool counted = v[0].kind == CAP_KIND_CPU && !ss->ctx->opts.cpu_period_ns;
+	uint64_t total = 0;
+	char w[24], *we;
 	size_t i;
-	int j, k;
+	int err;
 
-	put_head(ss, v, n, "sampled", "CPU", 0, 1, period ? "nanoseconds" : "none", 0,
-		 (int64_t)(n * (period ? period : 1)));
+	for (i = 0; i < n; i++)
+		total += weight(ss, &v[i]);
+	put_head(ss, v, n, counted ? "none" : "nanoseconds", total);
 	for (i = 0; i < n; i++) {
-		view_event_info(ss->ctx, &v[i], &ev);
-		k = stack_frames(ss, &ev, false, &f);
-		if (k < 0)
-			return k;
-		fputs_unlocked(i ? ",[" : "[", ss->out);
-		for (j = 0; j < k; j++) {
-			char buf[24], *p = buf;
-
-			if (j)
-				*p++ = ',';
-			p = view_put_u64(p, f[j]);
-			fwrite_unlocked(buf, 1, p - buf, ss->out);
-		}
-		putc_unlocked(']', ss->out);
+		err = put_stack(ss, &v[i], i);
+		if (err)
+			return err;
 	}
 	fputs("],\"weights\":[", ss->out);
 	for (i = 0; i < n; i++) {
 		if (i)
 			putc_unlocked(',', ss->out);
+		we = view_put_u64(w, weight(ss, &v[i]));
 		fwrite_unlocked(w, 1, we - w, ss->out);
 	}
 	fputs("]}", ss->out);
@@ -346,10 +270,7 @@ static int put_profiles(struct ss *ss)
 	for (i = 0; !err && i < n; i = j) {
 		for (j = i + 1; j < n && same_thread_kind(&v[i], &v[j]); j++)
 			;
-		if (v[i].kind == CAP_KIND_CPU)
-			err = put_sampled(ss, v + i, j - i);
-		else
-			err = put_evented(ss, v + i, j - i);
+		err = put_sampled(ss, v + i, j - i);
 	}
 	free(v);
 	return err;
@@ -400,24 +321,16 @@ int view_speedscope(struct report_ctx *ctx, FILE *out)
 	int err;
 
 	ss.t0 = model__header(ctx->model)->start_time;
-	ss.span = model__last_time(ctx->model) - ss.t0;
 	ss.fr = malloc(VIEW_MAX_FRAMES * sizeof(*ss.fr));
-	ss.ebuf = malloc(EBUF_SIZE);
-	if (!ss.fr || !ss.ebuf) {
-		free(ss.fr);
-		free(ss.ebuf);
+	if (!ss.fr)
 		return -ENOMEM;
-	}
 	put_file_head(&ss);
 	err = put_profiles(&ss);
 	if (!err)
 		put_frames(&ss);
 	free(ss.fr);
-	free(ss.ebuf);
 	free(ss.frames);
 	free(ss.sidx);
-	free(ss.lane);
-	free(ss.lane_end);
 	idmap__fini(&ss.frame_ids);
 	idmap__fini(&ss.fl_ids);
 	idmap__fini(&ss.stacks);
