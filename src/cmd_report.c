@@ -422,9 +422,10 @@ static int check_combinations(struct cli *c)
 		bad = "--json needs --top-waits";
 	else if (c->opts.icicle && c->view->fn != view_svg)
 		bad = "--icicle needs --svg";
-	else if ((c->opts.callgraph || c->opts.nsort || c->opts.header) &&
-		 c->view->fn != view_perf)
-		bad = "-g, --sort and --header apply to the default view only";
+	else if ((c->opts.callgraph || c->opts.nsort) && c->view->fn != view_perf)
+		bad = "-g and --sort apply to the default view only";
+	else if (c->opts.header && c->view->fn != view_perf)
+		bad = "--header applies to the default view only";
 	if (bad) {
 		log_usage_error(c->cmd, "%s", bad);
 		return -EINVAL;

@@ -232,7 +232,7 @@ Test(report_first, header_short_by_default_whole_with_header_or_v)
 	free(v);
 	r = stkrec("report --header --folded -i a.cap");
 	cr_expect_eq(r.code, 2);
-	expect_has(r.err, "--header apply to the default view only", "--header --folded");
+	expect_has(r.err, "--header applies to the default view only", "--header --folded");
 	res_free(&r);
 	e2e_dir_teardown();
 }
