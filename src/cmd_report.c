@@ -178,7 +178,9 @@ static void usage_report(FILE *f)
 	      "Symbolize a capture offline and summarize it.\n\n"
 	      "Views (default: perf-style tables of self overhead per event kind; off-CPU\n"
 	      "rows by where threads waited: the kernel function outside the scheduler,\n"
-	      "as ps's WCHAN, and the user function outside the C library):\n", f);
+	      "as ps's WCHAN, and the user function outside the C library; kernel\n"
+	      "threads idle throughout the recording in one line after it, -k lists them):\n",
+	      f);
 	for (i = 0; i < NVIEWS; i++) {
 		if ((views[i].flags & VIEW_EXPORT) && !exports) {
 			fputs("Exports for other viewers (FILE, '-': stdout; every filter "

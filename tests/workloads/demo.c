@@ -188,7 +188,10 @@ int main(int argc, char **argv)
 	if (pipe(pipefd))
 		return 1;
 	if (argc == 5) {
-		char *pargv[] = { argv[3], argv[4], argv[1], NULL };
+		char until[32]; /* the same deadline: time.monotonic() is CLOCK_MONOTONIC */
+		char *pargv[] = { argv[3], argv[4], until, NULL };
+
+		snprintf(until, sizeof(until), "%.6f", deadline);
 
 		if (posix_spawnp(&py, argv[3], NULL, NULL, pargv, environ)) {
 			fprintf(stderr, "demo: cannot run %s: the Python part is left out\n",
