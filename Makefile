@@ -315,10 +315,11 @@ browser-deps: deps
 		[ -d tests/browser/node_modules/speedscope ] || \
 		npm ci --prefix tests/browser --no-audit --no-fund --loglevel=error
 
+# The bundled workload (tests/workloads/demo.c and py/demo.py) recorded and
+# explained by demo/run.sh, which tests/test_demo.c runs too.
 demo: deps
-	$(Q)$(MAKE) --no-print-directory all
-	$(OUT)/stkrec record -a -d 5 -o $(OUT)/demo.stkrec
-	$(OUT)/stkrec report -i $(OUT)/demo.stkrec
+	$(Q)$(MAKE) --no-print-directory all $(OUT)/workloads/demo $(OUT)/workloads/py/demo.py
+	$(Q)demo/run.sh $(OUT)/stkrec $(OUT)/workloads $(OUT)
 
 BENCH_PKGS := linux-perf stress-ng zstd time jq procps
 

@@ -13,6 +13,7 @@ void agg__fini(struct agg *a)
 	free(a->g);
 	idmap__fini(&a->idx);
 	idmap__fini(&a->tuples);
+	idmap__fini(&a->idle);
 	memset(a, 0, sizeof(*a));
 }
 
@@ -116,6 +117,33 @@ static bool cpu_ev(const struct report_ctx *ctx, const struct cap_cpu *e,
 			    e->time);
 }
 
+#define TASK_INTERRUPTIBLE 0x1 /* the kernel's task state bits */
+#define TASK_NOLOAD 0x400
+
+bool view_idle_kthread(const struct model *m, const struct cap_offcpu *e)
+{
+	const uint32_t both = CAP_OFFCPU_OPEN_START | CAP_OFFCPU_OPEN_END;
+
+	return (e->open & both) == both && (e->state & (TASK_INTERRUPTIBLE | TASK_NOLOAD)) &&
+	       model__is_kthread(m, e->tid);
+}
+
+/* AGG_FOLD_IDLE: count e's thread if idle throughout: 1 when it is, 0
+ * when not, or -ENOMEM. */
+static int fold_idle(struct agg *a, const struct report_ctx *ctx, const struct cap_offcpu *e)
+{
+	uint64_t *slot;
+	int ret;
+
+	if (!view_idle_kthread(ctx->model, e))
+		return 0;
+	ret = idmap__upsert(&a->idle, e->tid, 0, 0, &slot);
+	if (ret < 0)
+		return ret;
+	a->nidle += ret;
+	return 1;
+}
+
 /* One loop for both kinds; inlined once per kind, so that each loop reads
  * its own kind's events with no test of the kind per event. */
 static inline __attribute__((always_inline)) int
@@ -131,6 +159,13 @@ collect(struct agg *a, const struct report_ctx *ctx, unsigned flags,
 	for (i = 0; i < n; i++) {
 		if (!(off ? offcpu_ev(ctx, &off[i], &key, &ev) : cpu_ev(ctx, &cpu[i], &key, &ev)))
 			continue;
+		if (off && (flags & AGG_FOLD_IDLE)) {
+			err = fold_idle(a, ctx, &off[i]);
+			if (err < 0)
+				return err;
+			if (err)
+				continue;
+		}
 		key.comm = (flags & AGG_ANY_COMM) ? 0 : ev.comm;
 		key.ustack = filter__ustack(f, key.ustack);
 		key.kstack = filter__kstack(f, key.kstack);

@@ -28,6 +28,7 @@ struct prow {
 	uint32_t grp, comm, pid;
 	uint64_t cgroup;
 	bool kernel, wkernel;
+	bool kthread;         /* a kernel thread's, without user frames */
 	const char *dso, *sym;
 	const char *wait;     /* the wait's site (view_wait_site()) */
 	const char *usym;     /* the user function (view_user_site()) */
@@ -138,7 +139,7 @@ static void cell_raw(const struct ptable *t, const struct prow *r, enum view_sor
 		snprintf(buf, len, "[%c] %s", r->wkernel ? 'k' : '.', r->wait);
 		break;
 	case SORT_USYM:
-		snprintf(buf, len, "[.] %s", r->usym);
+		snprintf(buf, len, r->kthread ? "%s" : "[.] %s", r->usym);
 		break;
 	case SORT_CGROUP:
 		snprintf(buf, len, "%s", view_cgroup(t->ctx->model, r->cgroup, cb));
@@ -164,6 +165,19 @@ static void cell(const struct ptable *t, const struct prow *r, enum view_sort k,
 		snprintf(buf, len, "%s", raw);
 }
 
+/* The innermost Python function of user frames fr[nk..n), or NULL: a
+ * Python thread's own function, where the interpreter's are like the C
+ * library's wrappers. */
+static const char *python_site(const struct rframe *fr, int nk, int n)
+{
+	int i;
+
+	for (i = nk; i < n; i++)
+		if (fr[i].python && fr[i].func)
+			return fr[i].func;
+	return NULL;
+}
+
 /* The row's wait site and user function, of frames fr[0..n), nk kernel. */
 static void row_sites(const struct ptable *t, struct prow *r, const struct rframe *fr, int n,
 		      int nk)
@@ -173,7 +187,7 @@ static void row_sites(const struct ptable *t, struct prow *r, const struct rfram
 	r->wait = fr[w].name;
 	r->wkernel = fr[w].kernel;
 	if (u >= 0)
-		r->usym = fr[u].name;
+		r->usym = python_site(fr, nk, n) ?: fr[u].name;
 }
 
 static int build_rows(struct ptable *t, enum cap_kind kind, struct rframe *fr)
@@ -204,6 +218,10 @@ static int build_rows(struct ptable *t, enum cap_kind kind, struct rframe *fr)
 				r->src = fr[0].srcfile;
 				r->line = fr[0].line;
 			}
+		}
+		if (n == nk && model__is_kthread(t->ctx->model, g->max_tid)) {
+			r->usym = "[kernel thread]";
+			r->kthread = true;
 		}
 	}
 	return 0;
@@ -334,26 +352,19 @@ static void print_stats(const struct model *m, FILE *out)
 		fputc('\n', out);
 }
 
-static void perf_header(const struct report_ctx *ctx, FILE *out)
+static void put_duration(const struct model *m, FILE *out)
 {
-	const struct model *m = ctx->model;
-	const struct cap_header *h = model__header(m);
-	uint64_t span = model__last_time(m) - h->start_time;
-	struct cap_loss loss;
-	char when[64];
-	int k;
+	uint64_t span = model__last_time(m) - model__header(m)->start_time;
 
-	view_fmt_walltime(m, h->start_time, when, sizeof(when));
-	fprintf(out, "# ========\n# captured on    : %s\n", when);
-	view_put_name("# hostname       : ", h->hostname, out);
-	view_put_name("\n# os release     : ", h->release, out);
-	view_put_name("\n# arch           : ", h->machine, out);
-	fprintf(out, "\n# nr cpus        : %" PRIu32 "\n", h->ncpus);
-	view_put_name("# stkrec version : ", h->version, out);
-	view_put_name("\n# cmdline        : ", h->cmdline, out);
-	fputc('\n', out);
 	fprintf(out, "# duration       : %" PRIu64 ".%03" PRIu64 " s\n", span / 1000000000,
 		span % 1000000000 / 1000000);
+}
+
+static void put_events(const struct model *m, FILE *out)
+{
+	struct cap_loss loss;
+	int k;
+
 	cap_loss__split(model__lost_detail(m), &loss);
 	fputs("# events         :", out);
 	for (k = 0; k < CAP_KIND_MAX; k++)
@@ -362,7 +373,92 @@ static void perf_header(const struct report_ctx *ctx, FILE *out)
 			fprintf(out, "%s %s %zu (lost %" PRIu64 ")", k ? "," : "",
 				cap_kind_name(k), model__nr_events(m, k), loss.events[k]);
 	fputc('\n', out);
-	print_stats(m, out);
+}
+
+/* The recorder's counters of the stat keys from key on, one per event
+ * kind that has stacks (offcpu, cpu, bio, wakeup), added up. */
+static uint64_t stat_sum(const uint64_t *v, int key, int wakeup_key)
+{
+	return v[key] + v[key + 1] + v[key + 2] + v[wakeup_key];
+}
+
+/* How user stacks were walked, and what the dwarf unwinder could not do
+ * (the counters, with --header). */
+static void put_unwinding(const struct model *m, FILE *out)
+{
+	uint64_t v[CAP_STAT_MAX] = { 0 }, value, n = 0, cut, fp;
+	const char *key;
+	size_t i;
+	int k;
+
+	fputs("# unwinding      : ", out);
+	if (!(model__header(m)->features & CAP_FEAT_DWARF_UNWIND)) {
+		fputs("fp (frame pointers)\n", out);
+		return;
+	}
+	for (i = 0; !model__stat(m, i, &key, &value); i++) {
+		k = cap_stat_key_of(key);
+		if (k >= 0)
+			v[k] += value;
+	}
+	for (k = 0; k < CAP_KIND_MAX; k++)
+		if (k != CAP_KIND_SIDEBAND)
+			n += model__nr_events(m, k);
+	cut = stat_sum(v, CAP_STAT_UNWIND_TRUNC_OFFCPU, CAP_STAT_UNWIND_TRUNC_WAKEUP);
+	fp = stat_sum(v, CAP_STAT_UNWIND_NO_TABLES_OFFCPU, CAP_STAT_UNWIND_NO_TABLES_WAKEUP);
+	fprintf(out, "dwarf, %" PRIu64 " of %" PRIu64 " user stacks cut short (%.1f%%), %" PRIu64
+		" by frame pointers before their tables\n", cut, n, n ? 100.0 * cut / n : 0.0, fp);
+}
+
+/* The default: what was recorded, when, for how long, the events and
+ * their losses, the unwinding, in a few lines. */
+static void header_short(const struct model *m, FILE *out)
+{
+	const struct cap_header *h = model__header(m);
+	char when[64];
+
+	view_fmt_walltime(m, h->start_time, when, sizeof(when));
+	fprintf(out, "# captured on    : %s", when);
+	if (h->hostname[0]) /* scrubbed: none */
+		view_put_name(" on ", h->hostname, out);
+	view_put_name(" (", h->release, out);
+	view_put_name(", ", h->machine, out);
+	fprintf(out, ", %" PRIu32 " cpus)\n", h->ncpus);
+	view_put_name("# cmdline        : ", h->cmdline, out);
+	fputc('\n', out);
+}
+
+/* --header, -v: a line per fact, perf's, and every recorder counter. */
+static void header_full(const struct model *m, FILE *out)
+{
+	const struct cap_header *h = model__header(m);
+	char when[64];
+
+	view_fmt_walltime(m, h->start_time, when, sizeof(when));
+	fprintf(out, "# captured on    : %s\n", when);
+	view_put_name("# hostname       : ", h->hostname, out);
+	view_put_name("\n# os release     : ", h->release, out);
+	view_put_name("\n# arch           : ", h->machine, out);
+	fprintf(out, "\n# nr cpus        : %" PRIu32 "\n", h->ncpus);
+	view_put_name("# stkrec version : ", h->version, out);
+	view_put_name("\n# cmdline        : ", h->cmdline, out);
+	fputc('\n', out);
+}
+
+static void perf_header(const struct report_ctx *ctx, FILE *out)
+{
+	const struct model *m = ctx->model;
+
+	fputs("# ========\n", out);
+	if (ctx->opts.header)
+		header_full(m, out);
+	else
+		header_short(m, out);
+	put_duration(m, out);
+	put_events(m, out);
+	put_unwinding(m, out);
+	if (ctx->opts.header)
+		print_stats(m, out);
 	fputs("# ========\n", out);
 	print_loss(m, out);
 }
@@ -755,6 +851,8 @@ static int stack_table(const struct report_ctx *ctx, enum cap_kind kind, FILE *o
 	for (i = 0; i < (size_t)t.nkeys; i++)
 		if (t.keys[i] == SORT_CGROUP || t.keys[i] == SORT_CONTAINER)
 			t.agg_flags = AGG_BY_CGROUP;
+	if (kind == CAP_KIND_OFFCPU && ctx->filter->threads != FILTER_THREADS_KERNEL)
+		t.agg_flags |= AGG_FOLD_IDLE;
 	fr = malloc(VIEW_MAX_FRAMES * sizeof(*fr));
 	if (!fr)
 		return -ENOMEM;
@@ -776,6 +874,10 @@ static int stack_table(const struct report_ctx *ctx, enum cap_kind kind, FILE *o
 		if (ctx->opts.callgraph)
 			err = perf_callgraph(ctx, &t, &t.ent[i], kind, total, fr, out);
 	}
+	if (!err && t.a.nidle)
+		fprintf(out, "#\n# %zu kernel thread%s idle throughout the recording, not in this "
+			"table: -k lists %s\n", t.a.nidle, t.a.nidle == 1 ? "" : "s",
+			t.a.nidle == 1 ? "it" : "them");
 	free(fr);
 	free(t.rows);
 	free(t.ent);

@@ -33,6 +33,7 @@ struct report_opts {
 					* (off-CPU without -g: comm,wait,usym) */
 	int nsort;
 	bool callgraph;     /* perf view -g */
+	bool header;        /* perf view: the full header, every recorder counter */
 	bool delimited;     /* folded -d: "-" between user and kernel frames */
 	bool annotate;      /* folded -a: "_[k]" after kernel frames */
 	bool with_pid;      /* folded --pid: first frame "comm-PID" */

@@ -72,10 +72,21 @@ struct agg {
 	struct idmap idx;
 	struct idmap tuples;  /* AGG_BY_CGROUP: (stacks, cgroup) -> number */
 	uint32_t ntuples;
+	struct idmap idle;    /* AGG_FOLD_IDLE: the tids left out */
+	size_t nidle;         /* ... how many */
 };
 
 #define AGG_ANY_COMM 0x1
 #define AGG_BY_CGROUP 0x2 /* groups of one cgroup each */
+#define AGG_FOLD_IDLE 0x4 /* view_idle_kthread() waits: counted per thread
+			   * in nidle, in no group */
+
+/* A kernel thread idle throughout: a wait of a kernel thread open at both
+ * the start and the end of the recording, in an idle sleep
+ * (TASK_INTERRUPTIBLE, or TASK_NOLOAD: the kernel's TASK_IDLE, which the
+ * load average leaves out too). A kernel thread stuck in plain D state all
+ * along is not idle. The default table counts these in one line. */
+bool view_idle_kthread(const struct model *m, const struct cap_offcpu *e);
 
 /* Group the filtered events of kind (CAP_KIND_OFFCPU or CAP_KIND_CPU).
  * The -U/-K filter is applied to the stack ids. 0 or -ENOMEM. */

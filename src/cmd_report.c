@@ -47,6 +47,8 @@ enum { VIEW_REPORT, VIEW_SCRIPT }; /* the defaults' rows */
 
 static const struct view_row views[] = {
 	[VIEW_REPORT] = { .fn = view_perf, .help =
+		"  --header              the whole header: host, version, every recorder\n"
+		"                        counter (also with -v)\n"
 		"  -g, --call-graph      callers under each row (percent of the kind's total)\n"
 		"  -s, --sort KEYS       columns among comm,pid,dso,sym,wait,usym,cgroup,\n"
 		"                        container (default comm,dso,sym; off-CPU\n"
@@ -120,7 +122,8 @@ struct cli {
 /* report's own options: the views' modifiers, then an option per view
  * (OPT_VIEWS + its row). */
 enum {
-	OPT_PID_FRAME = REPORT_COMMON_OPT_END, OPT_JSON, OPT_ICICLE, OPT_WAKERS, OPT_VIEWS,
+	OPT_PID_FRAME = REPORT_COMMON_OPT_END, OPT_JSON, OPT_ICICLE, OPT_WAKERS, OPT_HEADER,
+	OPT_VIEWS,
 };
 
 /* The options but the views'. */
@@ -137,6 +140,7 @@ static const struct option long_opts[] = {
 	{ "call-graph", no_argument, NULL, 'g' },
 	{ "icicle", no_argument, NULL, OPT_ICICLE },
 	{ "wakers", no_argument, NULL, OPT_WAKERS },
+	{ "header", no_argument, NULL, OPT_HEADER },
 	{ 0 },
 };
 
@@ -174,7 +178,9 @@ static void usage_report(FILE *f)
 	      "Symbolize a capture offline and summarize it.\n\n"
 	      "Views (default: perf-style tables of self overhead per event kind; off-CPU\n"
 	      "rows by where threads waited: the kernel function outside the scheduler,\n"
-	      "as ps's WCHAN, and the user function outside the C library):\n", f);
+	      "as ps's WCHAN, and the user function outside the C library; kernel\n"
+	      "threads idle throughout the recording in one line after it, -k lists them):\n",
+	      f);
 	for (i = 0; i < NVIEWS; i++) {
 		if ((views[i].flags & VIEW_EXPORT) && !exports) {
 			fputs("Exports for other viewers (FILE, '-': stdout; every filter "
@@ -353,6 +359,10 @@ static int opt_modifier(struct cli *c, int opt, const char *arg)
 		c->opts.callgraph = true;
 		c->report_only |= 1;
 		return 0;
+	case OPT_HEADER:
+		c->opts.header = true;
+		c->report_only |= 1;
+		return 0;
 	default:
 		return 1;
 	}
@@ -416,6 +426,8 @@ static int check_combinations(struct cli *c)
 		bad = "--icicle needs --svg";
 	else if ((c->opts.callgraph || c->opts.nsort) && c->view->fn != view_perf)
 		bad = "-g and --sort apply to the default view only";
+	else if (c->opts.header && c->view->fn != view_perf)
+		bad = "--header applies to the default view only";
 	if (bad) {
 		log_usage_error(c->cmd, "%s", bad);
 		return -EINVAL;
@@ -582,6 +594,7 @@ static int report_run(struct cli *c)
 	}
 	ctx.model = m;
 	ctx.res = res;
+	ctx.opts.header |= log_verbosity > 0; /* -v: perf's --header */
 	set_cpu_period(c, &ctx);
 	if (filter__none_match(&c->com.flt, m)) {
 		/* one line, not empty tables; JSON and files stay documents */

@@ -381,12 +381,15 @@ Test(secure_e2e, scrubbed_capture_reports_the_same)
 	cr_assert_eq(mode_of("s.cap"), 0600);
 	cr_assert_eq(mode_of("p.cap"), 0600);
 	for (i = 0; i < sizeof(views) / sizeof(views[0]); i++) {
-		/* the default table's header names the host and the command */
+		/* the default table's header names the host (on the
+		 * "captured on" line; "hostname" with --header) and the
+		 * command */
 		snprintf(args, sizeof(args), views[i], "a.cap");
-		sh("%s %s | grep -v '^# hostname\\|^# cmdline' > a.cmp", rl_stkrec(), args);
+		sh("%s %s | grep -v '^# hostname\\|^# captured on\\|^# cmdline' > a.cmp",
+		   rl_stkrec(), args);
 		snprintf(args, sizeof(args), views[i], "s.cap");
 		sh("unshare -m sh -c 'mount --bind /dev/null /proc/kallsyms && %s %s' | "
-		   "grep -v '^# hostname\\|^# cmdline' > s.cmp", rl_stkrec(), args);
+		   "grep -v '^# hostname\\|^# captured on\\|^# cmdline' > s.cmp", rl_stkrec(), args);
 		snprintf(path, sizeof(path), "%s/a.cmp", dir);
 		a = rc_slurp(path, NULL);
 		snprintf(path, sizeof(path), "%s/s.cmp", dir);
