@@ -46,7 +46,7 @@ msg = @printf '  %-8s %s\n' "$(1)" "$(2)";
 endif
 
 .DELETE_ON_ERROR:
-.PHONY: all clean deps browser-deps kernel-deps test test-build test-kernels workloads soak fuzz \
+.PHONY: FORCE all clean deps browser-deps kernel-deps test test-build test-kernels workloads soak fuzz \
 	fuzz-build install vmlinux demo bench
 
 UTIL_SRCS := $(wildcard util/*.c)
@@ -139,6 +139,18 @@ $(LIBPYTHON): $(PYTHON_OBJS)
 $(LIBREPORT): $(REPORT_OBJS)
 $(LIBSRC): $(SRC_OBJS)
 
+# `stkrec --version` names the commit built: $(OUT)/version.h holds `git
+# describe` of this tree ("" outside git: a tarball) and is rewritten only
+# when that changes, so a new commit (or a tree turning dirty) recompiles
+# main.c and relinks, and an unchanged tree rebuilds nothing. Tags are left
+# out, so that the commit reads as `git rev-parse --short HEAD`.
+$(OUT)/version.h: FORCE | $(OUT)
+	$(Q)c=$$([ -e .git ] && git describe --always --dirty --exclude='*' 2>/dev/null); \
+	printf '#define STKREC_COMMIT "%s"\n' "$$c" >$@.tmp; \
+	if cmp -s $@.tmp $@; then rm -f $@.tmp; else mv $@.tmp $@ && echo "  GEN      $@ ($$c)"; fi
+
+$(OUT)/src/main.o: $(OUT)/version.h
+
 $(OUT)/stkrec: $(OUT)/src/main.o $(ALL_LIBS)
 	$(call msg,LINK,$@)
 	$(Q)$(CC) $(CFLAGS) $^ $(LDLIBS) -o $@
@@ -146,6 +158,8 @@ $(OUT)/stkrec: $(OUT)/src/main.o $(ALL_LIBS)
 
 $(OUT):
 	$(Q)mkdir -p $(OUT)
+
+FORCE:
 
 # --- tests -----------------------------------------------------------------
 # One Criterion binary runs every tests/test_*.c; build/tests/test_X runs one
