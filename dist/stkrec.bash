@@ -48,7 +48,10 @@ _stkrec_arg()
 	kinds) _stkrec_words "${!kinds}" "$3" ;;
 	kinds,) _stkrec_list "$3" "${!kinds}" ;;
 	keys,) _stkrec_list "$3" "$_stkrec_sort_keys" ;;
-	choice:*) _stkrec_words "${cls#choice:}" "$3" ;;
+	choice:*)
+		cls=${cls#choice:}
+		_stkrec_words "${cls//|/ }" "$3"
+		;;
 	*) COMPREPLY=() ;;
 	esac
 	return 0
