@@ -179,7 +179,8 @@ Test(install, version_names_the_commit)
 	/* git describe --dirty: tracked files changed since HEAD. */
 	diff = run(&changed, "git -C '%s' diff --quiet HEAD", srcdir);
 	snprintf(expect, sizeof(expect), "stkrec %s (%s%s)\n", mk, head, changed ? "-dirty" : "");
-	cr_assert_str_eq(out, expect, "built from another commit than %s's HEAD? (make)", srcdir);
+	cr_assert_str_eq(out, expect, "'%s', not '%s': built from another commit than %s's HEAD?",
+			 out, expect, srcdir);
 	for (v = mk; *v; v++)
 		cr_assert(isdigit((unsigned char)*v) || *v == '.', "VERSION %s", mk);
 	free(out), free(mk), free(head), free(diff);
@@ -336,6 +337,21 @@ static void assert_documents(const char *page, const char *help, const char *tex
 	cr_assert_gt(n, 2, "%s: no options in -h", page);
 }
 
+/* SYNOPSIS: -h's usage, word for word (its options whole: a line breaks
+ * between words only). */
+static void assert_synopsis(const char *page, const char *help, const char *text)
+{
+	char *usage = strdup(help), *end, expect[2048];
+
+	cr_assert(usage && !strncmp(usage, "usage: ", 7), "%s: -h starts '%.20s'", page, help);
+	end = strstr(usage, "\n\n");
+	if (end)
+		*end = 0;
+	snprintf(expect, sizeof(expect), "SYNOPSIS %s DESCRIPTION", squeeze(usage) + 7);
+	cr_assert_not_null(strstr(text, expect), "%s: no '%s' in '%s'", page, expect, text);
+	free(usage);
+}
+
 /* NAME: the command's line of `stkrec -h`; SEE ALSO: every other page. */
 static void assert_name_and_see_also(const char *cmd, const char *list, const char *text)
 {
@@ -378,6 +394,7 @@ Test(install, man_pages_render_and_document_every_option)
 		cr_assert_eq(st, 0);
 		text = squeeze(render(page));
 		assert_documents(page, help, text);
+		assert_synopsis(page, help, text);
 		assert_name_and_see_also(cmd, list, text);
 		free(help), free(text);
 	}
@@ -405,7 +422,7 @@ static char *complete(const char *dir, bool sort, const char *words)
 #define assert_completes(dir, sort, words, expect)                                 \
 	do {                                                                       \
 		char *got_ = complete(dir, sort, words);                           \
-		cr_expect_str_eq(got_, expect, "%s", words);                       \
+		cr_expect_str_eq(got_, expect, "%s: '%s'", words, got_);          \
 		free(got_);                                                        \
 	} while (0)
 
