@@ -276,14 +276,14 @@ fuzz: deps
 
 # --- setup, demo, install ----------------------------------------------------
 # golang-go: `go tool pprof` reads the --pprof files in the tests.
-# help2man, man-db, lintian, dpkg-dev: make man, make deb and their tests
-# (tests/test_install.c).
+# help2man, man-db, lintian, dpkg-dev, bash-completion: make man, make deb
+# and their tests (tests/test_install.c).
 # python3.11-dbg: the DWARF of Debian's python3.11 (its build ID's debug
 # file; apt brings python3.11 to the -dbg's version), which python/ reads
 # and tests/test_python_offsets.c holds the offsets table against.
 DEB_PKGS := clang llvm libbpf-dev bpftool libelf-dev libdw-dev libzstd-dev zlib1g-dev liblzma-dev dwz elfutils \
 	libcriterion-dev pkg-config zstd make gcc libxml2-utils python3 chromium nodejs libc6-dbg golang-go \
-	python3.11-dbg help2man man-db lintian dpkg-dev
+	python3.11-dbg help2man man-db lintian dpkg-dev bash-completion
 
 # $(call apt_install,PACKAGES,OPTIONS): install those not installed yet.
 apt_install = missing=$$(for p in $(1); do \
@@ -352,7 +352,7 @@ bench: deps
 MANDIR ?= $(PREFIX)/share/man
 BASHCOMPDIR ?= $(PREFIX)/share/bash-completion/completions
 DEB_VERSION := $(VERSION)-1
-DEB := $(OUT)/stkrec_$(DEB_VERSION)_$(shell dpkg --print-architecture 2>/dev/null).deb
+DEB = $(OUT)/stkrec_$(DEB_VERSION)_$(shell dpkg --print-architecture 2>/dev/null).deb
 source_date = $${SOURCE_DATE_EPOCH:-$$([ -e .git ] && git log -1 --format=%ct || date +%s)}
 
 .PHONY: man completion deb

@@ -10,12 +10,19 @@
 #   dist/man.sh --help-of STKREC CMD      `stkrec CMD -h`, made to read as
 #                                         help2man expects (below)
 #   dist/man.sh --version-of STKREC CMD   `stkrec-CMD (stkrec) VERSION`
-# The page's NAME line is the command's line in `stkrec -h`; SEE ALSO names
-# every command's page, from the same list.
+# The page's NAME line is the command's line in `stkrec -h` (stkrec(1): the
+# first sentence of its description); SEE ALSO names every command's page,
+# from the same list.
 set -e
 
 commands() {
 	"$1" -h | awk '/^Commands:/ { on = 1; next } on && !NF { exit } on { print }'
+}
+
+# The first sentence of `stkrec -h`'s description, up to its ';'.
+tagline() {
+	"$1" -h | awk 'NR > 1 && NF { s = s (s ? " " : "") $0 } NR > 1 && !NF && s { exit }
+		END { sub(/[;.].*/, "", s); print s }'
 }
 
 # -h as help2man reads it: "Usage:" with the synopsis on one line (it takes
@@ -58,7 +65,7 @@ page() {
 	stkrec=$1 cmd=$2 out=$3
 	inc=$out.h2m
 	if [ "$cmd" = - ]; then
-		name="record what threads wait on, burn CPU on, and what disk I/O they cause"
+		name=$(tagline "$stkrec")
 	else
 		name=$(commands "$stkrec" | awk -v c="$cmd" '$1 == c { $1 = ""; sub(/^ /, ""); print }')
 		[ -n "$name" ] || { echo "man.sh: '$cmd' is not in '$stkrec -h'" >&2; exit 1; }

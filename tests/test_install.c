@@ -352,14 +352,19 @@ static void assert_synopsis(const char *page, const char *help, const char *text
 	free(usage);
 }
 
-/* NAME: the command's line of `stkrec -h`; SEE ALSO: every other page. */
+/* NAME: the command's line of `stkrec -h` (stkrec(1): the first sentence
+ * of its description); SEE ALSO: every other page. */
 static void assert_name_and_see_also(const char *cmd, const char *list, const char *text)
 {
 	char expect[1024], desc[256];
 	const char *line;
 	int n;
 
-	if (cmd) {
+	if (!cmd) {
+		snprintf(expect, sizeof(expect), "NAME stkrec - Record what threads wait on, burn CPU "
+			 "on, and what disk I/O they cause, into one portable capture SYNOPSIS");
+		cr_assert_not_null(strstr(text, expect), "no '%s' in %s", expect, text);
+	} else {
 		snprintf(expect, sizeof(expect), "\n   %s", cmd);
 		line = strstr(list, expect);
 		cr_assert_not_null(line, "%s not in stkrec -h", cmd);
@@ -615,4 +620,25 @@ Test(install, deb_installs_into_a_fresh_root)
 	free(out);
 	assert_depends(deb, bin);
 	free(ver), free(arch);
+}
+
+/* Installed, the completion is found and loaded by bash-completion on the
+ * first TAB (sourced inside a function: its tables must still be global). */
+Test(install, completion_loads_on_demand)
+{
+	const char *loader = "/usr/share/bash-completion/bash_completion";
+	char *dest, *out;
+	int st;
+
+	if (access(loader, R_OK))
+		cr_skip_test("no %s (make deps installs bash-completion)", loader);
+	need("help2man");
+	dest = install("usr", "/usr");
+	out = run(&st, "XDG_DATA_DIRS='%s/usr/share' bash --norc --noprofile -c '"
+		  "source %s && __load_completion stkrec && complete -p stkrec && "
+		  "COMP_WORDS=(stkrec report -s c) COMP_CWORD=3 && _stkrec && "
+		  "echo \"${COMPREPLY[*]}\"' 2>&1", dest, loader);
+	cr_assert_eq(st, 0, "%s", out);
+	cr_assert_str_eq(out, "complete -F _stkrec stkrec\ncomm cgroup container\n");
+	free(out);
 }
