@@ -275,30 +275,29 @@ static void assert_gzip_9n(const char *path)
 
 Test(install, install_lays_out_exactly)
 {
-	char path[PATH_MAX], *dest, *found;
+	char path[PATH_MAX], usr[160], *found;
 	int st;
 
 	need("help2man");
-	dest = install("usr", "/usr");
-	assert_layout(dest, "usr");
+	need("man");
+	snprintf(usr, sizeof(usr), "%s", install("usr", "/usr"));
+	assert_layout(usr, "usr");
 	for (int i = -1; i < NCMDS; i++) {
-		snprintf(path, sizeof(path), "%s/usr/share/man/man1/stkrec%s%s.1.gz", dest,
+		snprintf(path, sizeof(path), "%s/usr/share/man/man1/stkrec%s%s.1.gz", usr,
 			 i < 0 ? "" : "-", i < 0 ? "" : cmds[i]);
 		assert_gzip_9n(path);
 	}
-	cr_assert_eq(e2e_shell("cmp -s '%s' '%s/usr/bin/stkrec'", bin, dest), 0);
+	cr_assert_eq(e2e_shell("cmp -s '%s' '%s/usr/bin/stkrec'", bin, usr), 0);
 	cr_assert_eq(e2e_shell("cmp -s '%s/build/stkrec.bash' "
-			       "'%s/usr/share/bash-completion/completions/stkrec'", srcdir, dest), 0);
-	/* PREFIX defaults to /usr/local. */
-	dest = install("local", NULL);
-	assert_layout(dest, "usr/local");
+			       "'%s/usr/share/bash-completion/completions/stkrec'", srcdir, usr), 0);
 	/* `man stkrec-record` finds the page installed. */
-	dest = install("usr", "/usr");
-	snprintf(path, sizeof(path), "%s/usr/share/man/man1/stkrec-record.1.gz\n", dest);
-	found = run(&st, "MANPATH='%s/usr/share/man' man -w stkrec-record", dest);
+	snprintf(path, sizeof(path), "%s/usr/share/man/man1/stkrec-record.1.gz\n", usr);
+	found = run(&st, "MANPATH='%s/usr/share/man' man -w stkrec-record", usr);
 	cr_assert_eq(st, 0);
 	cr_assert_str_eq(found, path);
 	free(found);
+	/* PREFIX defaults to /usr/local. */
+	assert_layout(install("local", NULL), "usr/local");
 }
 
 /* Render page (a file) as man shows it: asserts no warning; the text. */
@@ -612,7 +611,7 @@ Test(install, deb_installs_into_a_fresh_root)
 			 "/usr/share/man/man1/stkrec-scrub.1.gz\n/usr/share/man/man1/stkrec.1.gz\n");
 	free(out);
 	out = run(&st, "zcat '%s/usr/share/doc/stkrec/changelog.Debian.gz' | head -1", root);
-	asprintf(&expect, "stkrec (%s-1) unstable; urgency=medium\n", ver);
+	cr_assert_geq(asprintf(&expect, "stkrec (%s-1) unstable; urgency=medium\n", ver), 0);
 	cr_assert_str_eq(out, expect);
 	free(out), free(expect);
 	out = run(&st, "readelf -S --wide '%s/usr/bin/stkrec' | grep -c ' \\.symtab '", root);
