@@ -46,7 +46,7 @@ msg = @printf '  %-8s %s\n' "$(1)" "$(2)";
 endif
 
 .DELETE_ON_ERROR:
-.PHONY: all clean deps browser-deps kernel-deps test test-build test-kernels workloads soak fuzz \
+.PHONY: FORCE all clean deps browser-deps kernel-deps test test-build test-kernels workloads soak fuzz \
 	fuzz-build install vmlinux demo bench
 
 UTIL_SRCS := $(wildcard util/*.c)
@@ -139,6 +139,18 @@ $(LIBPYTHON): $(PYTHON_OBJS)
 $(LIBREPORT): $(REPORT_OBJS)
 $(LIBSRC): $(SRC_OBJS)
 
+# `stkrec --version` names the commit built: $(OUT)/version.h holds `git
+# describe` of this tree ("" outside git: a tarball) and is rewritten only
+# when that changes, so a new commit (or a tree turning dirty) recompiles
+# main.c and relinks, and an unchanged tree rebuilds nothing. Tags are left
+# out, so that the commit reads as `git rev-parse --short HEAD`.
+$(OUT)/version.h: FORCE | $(OUT)
+	$(Q)c=$$([ -e .git ] && git describe --always --dirty --exclude='*' 2>/dev/null); \
+	printf '#define STKREC_COMMIT "%s"\n' "$$c" >$@.tmp; \
+	if cmp -s $@.tmp $@; then rm -f $@.tmp; else mv $@.tmp $@ && echo "  GEN      $@ ($$c)"; fi
+
+$(OUT)/src/main.o: $(OUT)/version.h
+
 $(OUT)/stkrec: $(OUT)/src/main.o $(ALL_LIBS)
 	$(call msg,LINK,$@)
 	$(Q)$(CC) $(CFLAGS) $^ $(LDLIBS) -o $@
@@ -146,6 +158,8 @@ $(OUT)/stkrec: $(OUT)/src/main.o $(ALL_LIBS)
 
 $(OUT):
 	$(Q)mkdir -p $(OUT)
+
+FORCE:
 
 # --- tests -----------------------------------------------------------------
 # One Criterion binary runs every tests/test_*.c; build/tests/test_X runs one
@@ -262,12 +276,14 @@ fuzz: deps
 
 # --- setup, demo, install ----------------------------------------------------
 # golang-go: `go tool pprof` reads the --pprof files in the tests.
+# help2man, man-db, lintian, dpkg-dev, bash-completion: make man, make deb
+# and their tests (tests/test_install.c).
 # python3.11-dbg: the DWARF of Debian's python3.11 (its build ID's debug
 # file; apt brings python3.11 to the -dbg's version), which python/ reads
 # and tests/test_python_offsets.c holds the offsets table against.
 DEB_PKGS := clang llvm libbpf-dev bpftool libelf-dev libdw-dev libzstd-dev zlib1g-dev liblzma-dev dwz elfutils \
 	libcriterion-dev pkg-config zstd make gcc libxml2-utils python3 chromium nodejs libc6-dbg golang-go \
-	python3.11-dbg
+	python3.11-dbg help2man man-db lintian dpkg-dev bash-completion
 
 # $(call apt_install,PACKAGES,OPTIONS): install those not installed yet.
 apt_install = missing=$$(for p in $(1); do \
@@ -328,8 +344,50 @@ bench: deps
 	$(Q)$(MAKE) --no-print-directory all
 	$(Q)STKREC=$(OUT)/stkrec tests/bench/run.sh
 
-install: $(OUT)/stkrec
-	install -D -m 0755 $(OUT)/stkrec $(DESTDIR)$(PREFIX)/bin/stkrec
+# --- man pages, bash completion, install, deb ---------------------------------
+# The man pages and the completion are made from the -h texts of the stkrec
+# just built (dist/man.sh runs help2man on them, dist/completion.sh reads
+# the options, event kinds and sort keys), so they cannot drift from them;
+# being run, it must be a native build. SOURCE_DATE_EPOCH (default: the
+# commit's time) dates the pages and the changelog, for reproducible builds.
+MANDIR ?= $(PREFIX)/share/man
+BASHCOMPDIR ?= $(PREFIX)/share/bash-completion/completions
+DEB_VERSION := $(VERSION)-1
+DEB = $(OUT)/stkrec_$(DEB_VERSION)_$(shell dpkg --print-architecture 2>/dev/null).deb
+source_date = $${SOURCE_DATE_EPOCH:-$$([ -e .git ] && git log -1 --format=%ct || date +%s)}
+
+.PHONY: man completion deb
+man: $(OUT)/man/stamp
+completion: $(OUT)/stkrec.bash
+
+$(OUT)/man/stamp: $(OUT)/stkrec dist/man.sh
+	$(call msg,MAN,$(OUT)/man)
+	$(Q)rm -rf $(OUT)/man && mkdir -p $(OUT)/man
+	$(Q)SOURCE_DATE_EPOCH=$(source_date) dist/man.sh $(OUT)/stkrec $(OUT)/man
+	$(Q)touch $@
+
+$(OUT)/stkrec.bash: $(OUT)/stkrec dist/completion.sh dist/stkrec.bash
+	$(call msg,GEN,$@)
+	$(Q)dist/completion.sh $(OUT)/stkrec >$@
+
+# The binary, the man pages (gzip -9n, as Debian ships them) and the
+# completion, under DESTDIR/PREFIX.
+install: $(OUT)/stkrec $(OUT)/man/stamp $(OUT)/stkrec.bash
+	$(Q)install -D -m 0755 $(OUT)/stkrec $(DESTDIR)$(PREFIX)/bin/stkrec
+	$(Q)install -d -m 0755 $(DESTDIR)$(MANDIR)/man1
+	$(Q)for f in $(OUT)/man/*.1; do \
+		gzip -9n <$$f >$(DESTDIR)$(MANDIR)/man1/$${f##*/}.gz && \
+		chmod 0644 $(DESTDIR)$(MANDIR)/man1/$${f##*/}.gz || exit 1; \
+	done
+	$(Q)install -D -m 0644 $(OUT)/stkrec.bash $(DESTDIR)$(BASHCOMPDIR)/stkrec
+
+# build/stkrec_VERSION-1_ARCH.deb, from `make install PREFIX=/usr` staged in
+# build/deb (dist/deb.sh adds what Debian asks of a binary package).
+deb:
+	$(Q)rm -rf $(OUT)/deb
+	$(Q)$(MAKE) --no-print-directory install DESTDIR=$(CURDIR)/$(OUT)/deb/debian/stkrec PREFIX=/usr
+	$(call msg,DEB,$(DEB))
+	$(Q)SOURCE_DATE_EPOCH=$(source_date) dist/deb.sh $(OUT)/deb $(DEB_VERSION) $(DEB)
 
 clean:
 	$(call msg,CLEAN)

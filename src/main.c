@@ -4,6 +4,7 @@
 #include <string.h>
 #include "src/commands.h"
 #include "src/log.h"
+#include "version.h"
 
 struct command {
 	const char *name;
@@ -53,7 +54,11 @@ int main(int argc, char **argv)
 		return EXIT_OK;
 	}
 	if (!strcmp(argv[1], "--version")) {
-		printf("stkrec %s\n", STKREC_VERSION);
+		/* STKREC_COMMIT: `git describe` at build time, "" outside git. */
+		if (*STKREC_COMMIT)
+			printf("stkrec %s (%s)\n", STKREC_VERSION, STKREC_COMMIT);
+		else
+			printf("stkrec %s\n", STKREC_VERSION);
 		return EXIT_OK;
 	}
 	for (i = 0; i < sizeof(commands) / sizeof(commands[0]); i++) {
