@@ -66,12 +66,11 @@ static const char py_loop[] =
 	"    end = time.process_time() + s\n"
 	"    while time.process_time() < end:\n"
 	"        work(10000)\n"
-	"def nap(s):\n"
-	"    end = time.monotonic() + s\n"
-	"    while time.monotonic() < end:\n"
+	"def nap(n):\n"
+	"    for _ in range(n):\n"
 	"        time.sleep(0.01)\n"
 	"spin(2)\n"
-	"nap(1)\n";
+	"nap(100)\n";
 
 static char *cap, *perf_data;
 
