@@ -88,7 +88,8 @@ static void write_capture(struct cap_writer *w, struct intern *in)
 		struct cap_offcpu o = { .start = 10 + i, .duration = 1, .tid = PID,
 					.pid = i % 2 ? CHILD : PID, .ustack = u[i % 3] };
 		struct cap_cpu c = { .time = 20 + i, .tid = PID, .pid = PID, .ustack = u[i % 2] };
-		struct cap_bio b = { .issue_time = 30 + i, .complete_time = 31 + i, .pid = CHILD, .ustack = u[2] };
+		struct cap_bio b = { .issue_time = 30 + i, .complete_time = 31 + i,
+				     .pid = CHILD, .ustack = u[2] };
 
 		cr_assert_eq(cap_writer__append(w, CAP_REC_OFFCPU, &o, sizeof(o), NULL, 0), 0);
 		cr_assert_eq(cap_writer__append(w, CAP_REC_CPU, &c, sizeof(c), NULL, 0), 0);
