@@ -710,6 +710,19 @@ void cap_writer__free(struct cap_writer *w);
 const struct cap_totals *cap_writer__totals(const struct cap_writer *w);
 uint64_t cap_writer__file_size(const struct cap_writer *w); /* bytes written */
 
+/*
+ * A tap: fn sees each record the writer takes from then on (whichever
+ * cap_writer__*() wrote it), as cap_writer__append() was given it (an
+ * OFFCPU as its struct, however it is written), once it is in the block,
+ * in the file's order: what a reader of the file gets back, without
+ * reading it. The recorder's symbol pack collects what it needs so. fn
+ * must not write through w. NULL fn: none (the writer's cost is then one
+ * test per record).
+ */
+typedef void (*cap_writer_tap_fn)(void *ctx, uint16_t type, const void *fixed, size_t fixed_len,
+				  const void *tail, size_t tail_len);
+void cap_writer__set_tap(struct cap_writer *w, cap_writer_tap_fn fn, void *ctx);
+
 /* ------------------------------------------------------------------------
  * Reader
  */

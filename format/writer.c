@@ -37,6 +37,8 @@ struct cap_writer {
 	struct cap_index_entry *index;
 	size_t nr_index, cap_index;
 	struct cap_totals totals;
+	cap_writer_tap_fn tap;   /* or NULL */
+	void *tap_ctx;
 };
 
 /* write(2) or the test hook, looping on short writes and EINTR. */
@@ -392,6 +394,8 @@ static int append_offcpu(struct cap_writer *w, const struct cap_offcpu *o)
 	w->raw_len += size;
 	w->prev_end = o->start + o->duration;
 	count_record(w, CAP_REC_OFFCPU, o, sizeof(*o));
+	if (w->tap)
+		w->tap(w->tap_ctx, CAP_REC_OFFCPU, o, sizeof(*o), NULL, 0);
 	if (w->raw_len >= w->opts.block_size)
 		return close_block(w);
 	return 0;
@@ -432,6 +436,8 @@ int cap_writer__append(struct cap_writer *w, uint16_t type, const void *fixed,
 		memcpy(w->raw + w->raw_len + sizeof(rh) + fixed_len, tail, tail_len);
 	w->raw_len += size;
 	count_record(w, type, fixed, fixed_len);
+	if (w->tap)
+		w->tap(w->tap_ctx, type, fixed, fixed_len, tail, tail_len);
 	if (w->raw_len >= w->opts.block_size)
 		return close_block(w);
 	return 0;
@@ -600,6 +606,12 @@ void cap_writer__free(struct cap_writer *w)
 	free(w->out);
 	free(w->index);
 	free(w);
+}
+
+void cap_writer__set_tap(struct cap_writer *w, cap_writer_tap_fn fn, void *ctx)
+{
+	w->tap = fn;
+	w->tap_ctx = ctx;
 }
 
 const struct cap_totals *cap_writer__totals(const struct cap_writer *w)

@@ -110,6 +110,22 @@ int pack__scan(struct packer *p, const char *path)
 	return err;
 }
 
+void pack__set_jit(struct packer *p, struct jitmaps *jm, uint64_t now)
+{
+	if (jm && p->own_jm)
+		jitmaps__free(p->jm);
+	if (jm) {
+		p->jm = p->o.jit = jm;
+		p->own_jm = false;
+	}
+	p->o.now = now;
+}
+
+void pack__usage(const struct packer *p, struct pack_usage *u)
+{
+	pack_scan__usage(p, u);
+}
+
 /* ---- hits ----------------------------------------------------------------- */
 
 static uint64_t objkey_hash(const uint8_t *id, uint8_t size, const char *path)
@@ -242,8 +258,10 @@ int pk_find_hits(struct packer *p)
 {
 	const uint64_t *pair, *ips;
 	size_t pos;
-	int i, nr, err;
+	int i, nr, err = pack_scan__index(p);
 
+	if (err)
+		return err;
 	hashtab__for_each(&p->pairs, pos, pair) {
 		nr = pack_scan__stack(p, (uint32_t)*pair, &ips);
 		for (i = 0; i < nr; i++) {

@@ -1,14 +1,16 @@
 /* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
 /*
  * The symbol pack (FORMAT.md §4.18-4.22): what a report needs to name a
- * capture's user frames on a host without its binaries. The packer reads a
- * capture (the recorder's own file as it closes, or one given to `stkrec
- * pack`), works out which (binary, offset) and which JIT addresses its user
- * stacks hit, names each with sym/ -- the code `report` names frames
- * with, so that the names are the same -- and writes the PACK records.
+ * capture's user frames on a host without its binaries. The packer takes a
+ * capture's records (the recorder's as it writes its file, or those of a
+ * file given to `stkrec pack`, read back), works out which (binary,
+ * offset) and which JIT addresses its user stacks hit, names each with
+ * sym/ -- the code `report` names frames with, so that the names are the
+ * same -- and writes the PACK records.
  *
  * Memory grows with the capture's definitions (mappings, user stacks, the
- * distinct (process, stack) pairs of its events), not with its events.
+ * distinct (process, stack) pairs of its events), not with its events;
+ * an event costs a lookup of its pair.
  * Never prints; returns 0 or -errno / CAP_ERR_*.
  */
 #ifndef STKREC_PACK_PACK_H
@@ -39,13 +41,35 @@ struct packer;
 int pack__new(const struct pack_opts *o, struct packer **out);
 void pack__free(struct packer *p);
 /* Read the capture at path (a file without trailer reads up to its last
- * complete block). */
+ * complete block): every record, as pack__feed() takes them. */
 int pack__scan(struct packer *p, const char *path);
-/* What the scanned capture's stacks hit, named and written through w, new
- * strings through in, then PACK_INFO; *info gets what it holds. The size
- * limit (CAP_ERR_FULL) ends the pack early, counted: not an error. */
+/*
+ * One record of the capture as its writer takes it, in the file's order:
+ * cap_writer__append()'s arguments, as a tap (cap_writer__set_tap())
+ * gets them. A packer fed every record of a file knows what pack__scan()
+ * of it would, without reading it back, and writes the same pack. A
+ * failure (-ENOMEM) is kept: later records are ignored and pack__write()
+ * returns it.
+ */
+int pack__feed(struct packer *p, uint16_t type, const void *fixed, size_t fixed_len,
+	       const void *tail, size_t tail_len);
+/* pack_opts' jit and now, for a packer made before they were known (the
+ * recorder's, fed from its file's start); jm NULL keeps the packer's own. */
+void pack__set_jit(struct packer *p, struct jitmaps *jm, uint64_t now);
+/* What the scanned or fed capture's stacks hit, named and written through
+ * w, new strings through in, then PACK_INFO; *info gets what it holds. The
+ * size limit (CAP_ERR_FULL) ends the pack early, counted: not an error. */
 int pack__write(struct packer *p, struct cap_writer *w, struct intern *in,
 		struct cap_pack_info *info);
+
+/* What the packer holds of the capture so far: its definitions' entries
+ * (strings, user stacks, mappings, processes, (process, stack) pairs,
+ * STRING ids referred to) and the bytes their tables and arenas take. */
+struct pack_usage {
+	uint64_t entries;
+	uint64_t bytes;
+};
+void pack__usage(const struct packer *p, struct pack_usage *u);
 
 /* What pack__rewrite() did. */
 struct pack_rewrite {

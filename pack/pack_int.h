@@ -61,6 +61,7 @@ struct packer {
 	struct hashtab refs;    /* of uint32_t: STRING ids other records use */
 	uint32_t max_string;
 	bool has_pack;
+	int err;                /* pack__feed()'s first failure */
 	/* what the stacks hit */
 	struct pk_obj *objs;
 	size_t nobjs, objs_cap;
@@ -78,6 +79,9 @@ struct pk_hit {
 
 /* pack_scan.c */
 int pack_scan__file(struct packer *p, const char *path);
+/* Once every record is in: each process's mappings indexed. */
+int pack_scan__index(struct packer *p);
+void pack_scan__usage(const struct packer *p, struct pack_usage *u);
 /* The string of id (NUL-terminated, in the arena), or NULL. */
 const char *pack_scan__string(const struct packer *p, uint32_t id);
 const struct pk_proc *pack_scan__proc(const struct packer *p, uint32_t pid);

@@ -1,11 +1,14 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 /*
- * The packer's pass over a capture: its strings, user stacks, executable
- * mappings per process, fork parents, the distinct (process, user stack)
- * pairs of its events, and which STRINGs records other than the pack's
- * use (a rewrite keeps those). Events themselves are not kept. The file may
- * be hostile (stkrec pack): ids go through hash tables, the first of two
- * definitions stands, and what the reader refused never arrives here.
+ * What the packer collects from a capture's records: its strings, user
+ * stacks, executable mappings per process, fork parents, the distinct
+ * (process, user stack) pairs of its events, and which STRINGs records
+ * other than the pack's use (a rewrite keeps those). Events themselves
+ * are not kept. The records come from the file read back (pack__scan(),
+ * stkrec pack) or as its writer takes them (pack__feed(), the recorder):
+ * one parser, on_record(), for both. The file may be hostile (stkrec
+ * pack): ids go through hash tables, the first of two definitions stands,
+ * and what the reader refused never arrives here.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -48,7 +51,8 @@ static int on_string(struct packer *p, const struct cap_record *r)
 	if (err <= 0)
 		return err;
 	*d = (struct pk_def){ .id = r->string.id, .len = r->tail_len, .off = p->slen };
-	memcpy(p->sarena + p->slen, r->tail, r->tail_len + 1); /* NUL included */
+	memcpy(p->sarena + p->slen, r->tail, r->tail_len);
+	p->sarena[p->slen + r->tail_len] = 0; /* a writer's tail has none */
 	p->slen += r->tail_len + 1;
 	return 0;
 }
@@ -184,7 +188,7 @@ static int cmp_map(const void *pa, const void *pb)
 }
 
 /* Each process's mappings: sorted by start, indexed, with their max ends. */
-static int index_maps(struct packer *p)
+int pack_scan__index(struct packer *p)
 {
 	size_t i = 0, j;
 
@@ -219,9 +223,57 @@ int pack_scan__file(struct packer *p, const char *path)
 	while (!err && (ret = cap_reader__next(r, &rec)) > 0)
 		err = on_record(p, &rec);
 	cap_reader__close(r);
-	if (err || ret < 0)
-		return err ? err : ret;
-	return index_maps(p);
+	return err ? err : ret;
+}
+
+/* The record as the reader decodes one of this version's writers: the
+ * type's struct (zero-extended if shorter), a STRING's bytes and a STACK's
+ * frames the last of its tail, checked as the reader checks them. */
+static bool decode(struct cap_record *r, uint16_t type, const void *fixed, size_t fixed_len,
+		   const void *tail, size_t tail_len)
+{
+	size_t size = cap_rec_fixed_size(type), n;
+
+	memset(r, 0, sizeof(*r));
+	r->type = type;
+	if (fixed_len)
+		memcpy(r->raw, fixed, fixed_len < size ? fixed_len : size);
+	switch (type) {
+	case CAP_REC_STRING:
+		n = r->string.len;
+		if (n > CAP_MAX_STRING || n > tail_len)
+			return false;
+		r->tail = (const char *)tail + tail_len - n;
+		r->tail_len = n;
+		return true;
+	case CAP_REC_STACK:
+		n = (size_t)r->stack.nr * sizeof(*r->ips);
+		if (r->stack.nr > CAP_MAX_STACK_DEPTH || n > tail_len)
+			return false;
+		r->ips = (const uint64_t *)((const char *)tail + tail_len - n);
+		return true;
+	}
+	return size != 0;
+}
+
+int pack__feed(struct packer *p, uint16_t type, const void *fixed, size_t fixed_len,
+	       const void *tail, size_t tail_len)
+{
+	struct cap_record r;
+
+	if (!p->err && decode(&r, type, fixed, fixed_len, tail, tail_len))
+		p->err = on_record(p, &r);
+	return p->err;
+}
+
+void pack_scan__usage(const struct packer *p, struct pack_usage *u)
+{
+	u->entries = p->strs.nr + p->stacks.nr + p->nmaps + p->procs.nr + p->pairs.nr +
+		     p->refs.nr;
+	u->bytes = hashtab__bytes(&p->strs) + hashtab__bytes(&p->stacks) +
+		   hashtab__bytes(&p->procs) + hashtab__bytes(&p->pairs) +
+		   hashtab__bytes(&p->refs) + p->scap + p->ips_cap * sizeof(*p->ips) +
+		   p->maps_cap * sizeof(*p->maps);
 }
 
 const char *pack_scan__string(const struct packer *p, uint32_t id)

@@ -296,6 +296,8 @@ int pack__write(struct packer *p, struct cap_writer *w, struct intern *in,
 	struct symbolizer_stats st;
 	int err;
 
+	if (p->err) /* pack__feed()'s */
+		return p->err;
 	hashtab__init(&pw.syms, sizeof(struct pk_sym));
 	hashtab__init(&pw.jdone, sizeof(uint64_t));
 	memset(&p->info, 0, sizeof(p->info));

@@ -6,9 +6,10 @@
  * A file opens with its header and every definition it needs (the STAT
  * keys, kernel identity and modules, block devices; then the threads and
  * mappings of the /proc scan), because the interners and tables start
- * empty for it. It closes with the waits still open (waits.c), LOST (the
- * drops since the last LOST), STAT (this file's numbers), its symbol pack
- * and END. With --switch-output the recording goes to FILE.<timestamp>
+ * empty for it, and a packer of its own takes each record as it is
+ * written. It closes with the waits still open (waits.c), LOST (the drops
+ * since the last LOST), STAT (this file's numbers), its symbol pack and
+ * END. With --switch-output the recording goes to FILE.<timestamp>
  * files, as perf record's, each a complete capture; a file switched from
  * gets its pack and END on a thread of its own (struct file_tail).
  */
@@ -476,6 +477,41 @@ static int segment_fd(struct recorder *r)
 	return fd;
 }
 
+/* What the pack needs of a record: a failure is the pack's, which
+ * pack__write() returns. */
+static void tap_pack(void *ctx, uint16_t type, const void *fixed, size_t fixed_len,
+		     const void *tail, size_t tail_len)
+{
+	pack__feed(ctx, type, fixed, fixed_len, tail, tail_len);
+}
+
+/* The file's packer, fed every record the writer takes from the first on:
+ * at the close it knows the user stacks, mappings and (process, stack)
+ * pairs of the file without reading it back. A flight recorder's segments
+ * have none (a dump packs what it merged). */
+static int open_pack(struct recorder *r, const char **step)
+{
+	const struct pack_opts o = { 0 }; /* its JIT maps: at the close */
+	int err;
+
+	if (r->opts.no_pack || r->fl)
+		return 0;
+	*step = "symbol pack";
+	err = pack__new(&o, &r->pk);
+	if (!err)
+		cap_writer__set_tap(r->w, tap_pack, r->pk);
+	return err;
+}
+
+/* A file given up on: what it holds is readable as it is. */
+static void drop_file(struct recorder *r)
+{
+	cap_writer__free(r->w);
+	r->w = NULL;
+	pack__free(r->pk);
+	r->pk = NULL;
+}
+
 /* A new file: its header, then every definition it needs but the /proc
  * scan (recorder__scan_proc(), once the side band is open). */
 int recorder__open_output(struct recorder *r, const char **step)
@@ -508,7 +544,9 @@ int recorder__open_output(struct recorder *r, const char **step)
 	r->file_start_ns = h.start_time;
 	r->switch_from_ns = h.start_time;
 	memcpy(r->events_base, r->events, sizeof(r->events_base));
-	err = write_defs(r, step);
+	err = open_pack(r, step);
+	if (!err)
+		err = write_defs(r, step);
 	if (!err)
 		err = threads__init(&r->threads);
 	return err;
@@ -594,17 +632,20 @@ int recorder__scan_proc(struct recorder *r, uint64_t now)
 }
 
 /*
- * The end of a file: its symbol pack (FORMAT.md §4.18), named from the
- * file as written so far, read back, then END. At a --switch-output this
- * runs on a thread of its own while the drain goes on into the next file:
- * the pack opens every binary the file's stacks hit, 0.3 s on a quiet
- * host and seconds beside a load, and a drain stopped that long lets the
- * ring buffer overflow. The tail owns the old file's writer, its interner
- * and its JIT maps; nothing else touches them until it is joined. One tail
- * at a time: the next switch waits for it (a pack slower than the period
- * stops the drain then, and what overflows is counted lost), so that the
- * files stay as large or as long as --switch-output says and memory holds
- * one file's tables more, not a queue of them.
+ * The end of a file: its symbol pack (FORMAT.md §4.18), named from what
+ * the file's packer took of each record as it was written (the file is
+ * not read back: the pack's time and memory grow with the file's distinct
+ * stacks and mappings, not with its events), then END. At a
+ * --switch-output this runs on a thread of its own while the drain goes on
+ * into the next file: the pack opens every binary the file's stacks hit,
+ * 0.3 s on a quiet host and seconds beside a load, and a drain stopped
+ * that long lets the ring buffer overflow. The tail owns the old file's
+ * writer, its interner, its packer and its JIT maps; nothing else touches
+ * them until it is joined. One tail at a time: the next switch waits for
+ * it (a pack slower than the period stops the drain then, and what
+ * overflows is counted lost), so that the files stay as large or as long
+ * as --switch-output says and memory holds one file's tables more, not a
+ * queue of them.
  */
 #define TAIL_NICE 10
 
@@ -612,7 +653,7 @@ struct file_tail {
 	struct cap_writer *w;
 	struct intern *in;
 	struct jitmaps *jm;       /* NULL: --no-pack */
-	char path[PATH_MAX + 32];
+	struct packer *pk;        /* the file's, fed; NULL: --no-pack */
 	struct cap_end end;
 	uint64_t now;             /* JIT maps read now are this recent */
 	pthread_t thread;
@@ -625,29 +666,26 @@ struct file_tail {
 /* A pack that fails costs the pack, not the file (t->pack_err says). */
 static void tail_pack(struct file_tail *t)
 {
-	struct pack_opts o = { .jit = t->jm, .now = t->now };
-	struct packer *p = NULL;
 	uint64_t t0 = now_ns();
-	int err;
 
-	err = pack__new(&o, &p);
-	if (!err)
-		err = pack__scan(p, t->path);
-	if (!err)
-		err = pack__write(p, t->w, t->in, &t->pack);
-	pack__free(p);
+	pack__set_jit(t->pk, t->jm, t->now);
+	t->pack_err = pack__write(t->pk, t->w, t->in, &t->pack);
 	t->pack_ns = now_ns() - t0;
-	t->pack_err = err;
 }
 
 /* The file is closed (t->w NULL) whatever happens: a failed write leaves
  * what the file holds readable. */
 static void tail_finish(struct file_tail *t)
 {
-	int err = cap_writer__flush(t->w);
+	int err;
 
-	if (!err && t->jm)
+	cap_writer__set_tap(t->w, NULL, NULL); /* the pack is not the packer's */
+	/* the pack in blocks of its own: damage to it costs no event */
+	err = cap_writer__flush(t->w);
+	if (!err && t->pk)
 		tail_pack(t);
+	pack__free(t->pk);
+	t->pk = NULL;
 	if (!err)
 		err = cap_writer__append(t->w, CAP_REC_END, &t->end, sizeof(t->end), NULL, 0);
 	t->final_bytes = cap_writer__file_size(t->w);
@@ -723,20 +761,21 @@ static void end_of(const struct recorder *r, uint32_t reason, int32_t error, uin
 
 int recorder__close_output(struct recorder *r, uint32_t reason, int32_t error, uint64_t now)
 {
-	struct file_tail t = { .w = r->w, .in = r->in, .jm = r->jm, .now = now };
+	struct file_tail t = { .w = r->w, .in = r->in, .jm = r->jm, .pk = r->pk, .now = now };
 	int err = recorder__join_tail(r), e2 = close_head(r, now);
 
-	snprintf(t.path, sizeof(t.path), "%s", r->path);
 	end_of(r, reason, error, now, &t.end);
 	memset(&r->pack, 0, sizeof(r->pack));
 	if (e2) {
-		cap_writer__free(t.w);
+		drop_file(r);
 		t.w = NULL;
+		t.pk = NULL;
 		t.err = e2;
 	} else {
 		tail_finish(&t);
 	}
 	r->w = NULL;
+	r->pk = NULL;
 	if (r->jm)
 		jitmaps__clear(r->jm);
 	e2 = tail_done(r, &t, false);
@@ -760,16 +799,15 @@ static int close_async(struct recorder *r, uint64_t now)
 	if (!err)
 		err = close_head(r, now);
 	if (err) {
-		cap_writer__free(r->w);
-		r->w = NULL;
+		drop_file(r);
 		jitmaps__free(jm);
 		free(t);
 		return err;
 	}
-	*t = (struct file_tail){ .w = r->w, .in = r->in, .jm = r->jm, .now = now };
-	snprintf(t->path, sizeof(t->path), "%s", r->path);
+	*t = (struct file_tail){ .w = r->w, .in = r->in, .jm = r->jm, .pk = r->pk, .now = now };
 	end_of(r, CAP_STOP_SWITCH, 0, now, &t->end);
 	r->w = NULL;
+	r->pk = NULL;
 	r->in = NULL;
 	r->jm = t->jm ? jm : NULL;
 	if (pthread_create(&t->thread, NULL, tail_thread, t)) {
@@ -813,10 +851,8 @@ int recorder__open_next(struct recorder *r, uint64_t now, int err)
 		err = recorder__open_output(r, &step);
 	if (!err)
 		err = recorder__scan_proc(r, now);
-	if (err && r->w) { /* half a file: what it holds is readable as is */
-		cap_writer__free(r->w);
-		r->w = NULL;
-	}
+	if (err && r->w) /* half a file */
+		drop_file(r);
 	return err;
 }
 

@@ -53,6 +53,8 @@ struct recorder {
 	struct pytrack *py;      /* CPython frames, else NULL */
 	struct bpf_link *waits_start, *waits_stop; /* waits.c's iterators */
 	struct jitmaps *jm;      /* JIT maps for the symbol pack; NULL: --no-pack */
+	struct packer *pk;       /* the file's symbol pack, fed as it is written;
+				  * NULL: --no-pack, a flight recorder's segment */
 	struct jitroots *jr;     /* ... where those of other mount namespaces are */
 	struct cgroups *cg;      /* cgroup v2 paths; NULL: no cgroup2 mount */
 	struct flight *fl;       /* --flight-recorder, else NULL */

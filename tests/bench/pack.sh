@@ -14,23 +14,40 @@
 #    named plus what nothing could name, from PACK_INFO). Target: at most
 #    64 bytes on average. Per address packed (PACK_ADDR) too, the
 #    stricter figure: unnamed addresses cost nothing.
+# 7c growth (issue 30): a busy command (burst's pipe ping-pong, PAIRS
+#    pairs, a few 100k events/s) recorded for GROW_SECONDS and for 3 times
+#    as long, each with and without --no-pack: the time the recorder took
+#    to write the pack at the end (its summary) and its peak RSS over the
+#    --no-pack one's. The same load hits the same few stacks however long
+#    it runs, so neither may grow with the recording. Target: long over
+#    short at most 1.2 for both.
 #
 # Run by run.sh (which passes STKREC, BENCH_TMP, BENCH_TABLE and
 # BENCH_PACK_JSON), or alone as root from the checkout: tests/bench/pack.sh
 # writes build/bench/pack.txt and pack.json. Environment: STKREC,
-# BENCH_OUT (default build/bench), BENCH_PACK_SECONDS (default 10),
-# BENCH_PACK_ROUNDS (default 3: medians).
+# STKREC_WORKLOADS (default build/workloads), BENCH_OUT (default
+# build/bench), BENCH_PACK_SECONDS (default 10), BENCH_PACK_ROUNDS
+# (default 3: medians), BENCH_PACK_GROW_SECONDS (7c's short recording,
+# default 5), BENCH_PACK_PAIRS (7c, default 2).
 set -euo pipefail
 
 STKREC=$(realpath "${STKREC:-build/stkrec}")
+WORKLOADS=${STKREC_WORKLOADS:-build/workloads}
 OUT=${BENCH_OUT:-build/bench}
 SECONDS_=${BENCH_PACK_SECONDS:-10}
 ROUNDS=${BENCH_PACK_ROUNDS:-3}
+GROW_S=${BENCH_PACK_GROW_SECONDS:-5}
+PAIRS=${BENCH_PACK_PAIRS:-2}
 . "$(dirname "$0")/lib.sh"
 section pack BPF
-for t in jq awk; do
+for t in jq awk /usr/bin/time; do
 	command -v "$t" >/dev/null || die "$t missing (make bench installs it)"
 done
+# make bench builds stkrec only: the workload is built here when missing.
+[ -x "$WORKLOADS/burst" ] || [ ! -f Makefile ] ||
+	make --no-print-directory "$WORKLOADS/burst" >&2 || true
+[ -x "$WORKLOADS/burst" ] || die "no $WORKLOADS/burst (make workloads)"
+BURST=$(realpath "$WORKLOADS/burst")
 
 
 # A JIT load beside the host's own: Node's hot loop with its perf map.
@@ -95,10 +112,55 @@ row "7a time to write the pack at the end" "$TM s ($(verdict "$TM" "<=" "$TARGET
 row "7b bytes the pack adds per user address" "$BM B ($(verdict "$BM" "<=" 64): at most 64)"
 row "   ... per address it names (PACK_ADDR)" "$PM B"
 row "   last round" "$BIN binaries, $SYM symbols, $ADDR addresses packed, $UNN unnamed, $JIT JIT entries"
+
+# --- 7c. the pack as the recording grows ----------------------------------------------
+# grow_once SECONDS [ARGS]: record -- burst pipe PAIRS SECONDS:
+# "pack_s peak_rss_kib events capture_bytes" (pack_s 0 with --no-pack)
+grow_once() {
+	local s=$1 t
+	shift
+	/usr/bin/time -f %M -o "$TMP/grow.rss" "$STKREC" record -o "$TMP/grow.cap" "$@" \
+		-- "$BURST" pipe "$PAIRS" "$s" >/dev/null 2>"$TMP/grow.err" ||
+		die "stkrec record failed: $(tail -3 "$TMP/grow.err")"
+	t=$(sed -nE 's/.*symbol pack: .*; ([0-9.]+) s.*/\1/p' "$TMP/grow.err")
+	[ -n "$t" ] || [ $# -gt 0 ] || die "no symbol pack line in: $(cat "$TMP/grow.err")"
+	echo "${t:-0} $(tail -1 "$TMP/grow.rss")" \
+		"$(awk '/^  events:/ {print $2 + $4; exit}' "$TMP/grow.err")" \
+		"$(stat -c %s "$TMP/grow.cap")"
+	rm -f "$TMP/grow.cap"
+}
+LONG_S=$((GROW_S * 3))
+head_ "7c. the pack at the end of ${GROW_S} s and ${LONG_S} s of record -- burst pipe $PAIRS (the same stacks), with and without --no-pack, $ROUNDS rounds, medians"
+: > "$TMP/gts"; : > "$TMP/gtl"; : > "$TMP/gxs"; : > "$TMP/gxl"
+for i in $(seq "$ROUNDS"); do
+	grow_once "$GROW_S" > "$TMP/g1"; grow_once "$GROW_S" --no-pack > "$TMP/g2"
+	grow_once "$LONG_S" > "$TMP/g3"; grow_once "$LONG_S" --no-pack > "$TMP/g4"
+	read -r TS RS ES BS < "$TMP/g1"; read -r _ RSB _ _ < "$TMP/g2"
+	read -r TL RL EL BL < "$TMP/g3"; read -r _ RLB _ _ < "$TMP/g4"
+	echo "$TS" >> "$TMP/gts"; echo "$TL" >> "$TMP/gtl"
+	echo $((RS - RSB)) >> "$TMP/gxs"; echo $((RL - RLB)) >> "$TMP/gxl"
+	note "round $i: ${GROW_S} s: $ES events, $((BS / 1024)) KiB, pack $TS s, peak RSS $RS KiB" \
+		"($RSB KiB --no-pack); ${LONG_S} s: $EL events, $((BL / 1024)) KiB, pack $TL s," \
+		"peak RSS $RL KiB ($RLB KiB --no-pack)"
+done
+GTS=$(median < "$TMP/gts"); GTL=$(median < "$TMP/gtl")
+GXS=$(median < "$TMP/gxs"); GXL=$(median < "$TMP/gxl")
+# long over short, with its verdict; n/a when the short one is not above 0
+growth() {
+	awk -v a="$1" -v b="$2" 'BEGIN { if (a <= 0) { print "n/a"; exit }
+		r = b / a; printf "x%.2f (%s: at most x1.2)\n", r, r <= 1.2 ? "PASS" : "MISS" }'
+}
+row "7c pack time at the end, ${GROW_S} s / ${LONG_S} s" "$GTS s / $GTL s: $(growth "$GTS" "$GTL")"
+row "   peak RSS over --no-pack, ${GROW_S} s / ${LONG_S} s" "$GXS KiB / $GXL KiB: $(growth "$GXS" "$GXL")"
+
 jq -n --argjson seconds "$SECONDS_" --argjson rounds "$ROUNDS" --argjson t "$TM" \
 	--argjson bpa "$BM" --argjson bpp "$PM" --argjson bin "$BIN" --argjson sym "$SYM" --argjson addr "$ADDR" \
 	--argjson unn "$UNN" --argjson jit "$JIT" \
+	--argjson gs "$GROW_S" --argjson gts "$GTS" --argjson gtl "$GTL" --argjson gxs "$GXS" \
+	--argjson gxl "$GXL" \
 	'{seconds: $seconds, rounds: $rounds, write_s: $t, bytes_per_address: $bpa,
 	  bytes_per_packed_address: $bpp,
 	  last: {binaries: $bin, symbols: $sym, addresses: $addr, unnamed: $unn,
-		 jit_entries: $jit}}' > "$JSON"
+		 jit_entries: $jit},
+	  growth: {short_s: $gs, long_s: ($gs * 3), write_s: {short: $gts, long: $gtl},
+		   rss_over_no_pack_kib: {short: $gxs, long: $gxl}}}' > "$JSON"
