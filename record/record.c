@@ -22,6 +22,7 @@
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 #include "stkrec.skel.h"
+#include "pack/pack.h"
 #include "record/policy.h"
 #include "record/recorder_int.h"
 #include "util/array.h"
@@ -662,6 +663,7 @@ void recorder__free(struct recorder *r)
 	intern__free(r->in);
 	ksyms__free(r->ks);
 	cap_writer__free(r->w); /* NULL once recorder__run() finished it */
+	pack__free(r->pk);      /* the same */
 	threads__free(&r->threads);
 	free(r->percpu_buf);
 	free(r->bio_stacks);
