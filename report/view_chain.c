@@ -18,43 +18,11 @@
 struct chain {
 	const struct report_ctx *ctx;
 	const struct cap_offcpu *e; /* model__offcpu() */
-	uint32_t *by_end;           /* indexes into e, by (tid, end) */
 	size_t n;
+	struct wait_index *waits;   /* e by (tid, end) */
 	struct rframe *fr;
 	FILE *out;
 };
-
-static uint64_t end_of(const struct cap_offcpu *e)
-{
-	return e->start + e->duration;
-}
-
-static int cmp_end(const void *pa, const void *pb, void *arg)
-{
-	const struct cap_offcpu *e = arg;
-	const struct cap_offcpu *a = &e[*(const uint32_t *)pa], *b = &e[*(const uint32_t *)pb];
-
-	if (a->tid != b->tid)
-		return a->tid < b->tid ? -1 : 1;
-	return end_of(a) < end_of(b) ? -1 : end_of(a) > end_of(b);
-}
-
-/* tid's last wait that ended at or before t, or NULL. */
-static const struct cap_offcpu *wait_before(const struct chain *c, uint32_t tid, uint64_t t)
-{
-	size_t lo = 0, hi = c->n, mid;
-	const struct cap_offcpu *w;
-
-	while (lo < hi) {
-		mid = lo + (hi - lo) / 2;
-		w = &c->e[c->by_end[mid]];
-		if (w->tid < tid || (w->tid == tid && end_of(w) <= t))
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return lo && c->e[c->by_end[lo - 1]].tid == tid ? &c->e[c->by_end[lo - 1]] : NULL;
-}
 
 /* The filtered thread id's longest wait, else that of any thread of the
  * process id. */
@@ -98,7 +66,7 @@ static int show_wait(struct chain *c, int hop, const struct cap_offcpu *e)
 	int n, nk, w, u;
 
 	view_fmt_reltime(m, from, from_s, sizeof(from_s));
-	view_fmt_reltime(m, end_of(e), to_s, sizeof(to_s));
+	view_fmt_reltime(m, e->start + e->duration, to_s, sizeof(to_s));
 	fprintf(c->out, "%2d  %s %" PRIu32 "/%" PRIu32 "%s waited %" PRIu64 ".%03" PRIu64
 		" ms, %s to %s%s%s\n", hop,
 		esc__str(model__comm_name(m, model__comm_id(m, e->tid, e->start)), ec, sizeof(ec)),
@@ -169,7 +137,7 @@ static int walk(struct chain *c, const struct cap_offcpu *e, unsigned hops)
 		err = err ?: show_waker(c, wk, &next);
 		if (err || !next || hop + 1 >= hops)
 			break;
-		e = wait_before(c, next, wk->time);
+		e = wait_index__before(c->waits, next, wk->time);
 		if (!e)
 			fprintf(c->out, "      %" PRIu32 " had not waited before (running)\n", next);
 	}
@@ -180,17 +148,11 @@ int view_chain(struct report_ctx *ctx, FILE *out)
 {
 	struct chain c = { .ctx = ctx, .out = out };
 	const struct cap_offcpu *first;
-	size_t i;
 	int err;
 
 	c.e = model__offcpu(ctx->model, &c.n);
-	c.by_end = malloc((c.n ? c.n : 1) * sizeof(*c.by_end));
 	c.fr = malloc(VIEW_MAX_FRAMES * sizeof(*c.fr));
-	err = c.by_end && c.fr ? 0 : -ENOMEM;
-	for (i = 0; !err && i < c.n; i++)
-		c.by_end[i] = i;
-	if (!err && c.n)
-		qsort_r(c.by_end, c.n, sizeof(*c.by_end), cmp_end, (void *)c.e);
+	err = c.fr ? wait_index__new(ctx->model, &c.waits) : -ENOMEM;
 	first = err ? NULL : longest(&c, ctx->opts.chain_id);
 	if (!err && !first)
 		err = -ENOENT;
@@ -199,7 +161,7 @@ int view_chain(struct report_ctx *ctx, FILE *out)
 			ctx->opts.chain_id);
 		err = walk(&c, first, ctx->opts.chain_hops ? ctx->opts.chain_hops : CHAIN_HOPS);
 	}
-	free(c.by_end);
+	wait_index__free(c.waits);
 	free(c.fr);
 	return err;
 }
