@@ -59,7 +59,8 @@ const char report_common_help[] =
 	"                        line; script shows the file's whole path\n"
 	"  -v, --verbose         symbolization statistics on stderr\n"
 	"  --max-memory SIZE     stop loading past SIZE of tables (K, M, G; default\n"
-	"                        4G): the output is then partial (exit status 3)\n";
+	"                        4G): the output is then partial (exit status 3)\n"
+	"  -h, --help            this text\n";
 
 int report_bad_value(const char *cmd, const char *opt, const char *val)
 {
