@@ -17,9 +17,10 @@
 # (cache and logs, default build/kernels), KERNEL_ACCEL (auto, kvm or tcg;
 # auto tries KVM where /dev/kvm exists and falls back to TCG when KVM cannot
 # run the kernel), KERNEL_TCG_THREAD (single: TCG on one host thread;
-# multi: one per vCPU; default single for rt-* kernels, whose guests freeze
-# under multi-threaded TCG with no recorder at all (README, Kernels), multi
-# for the others), KERNEL_TIMEOUT (seconds without the guest's heartbeat,
+# multi: one per vCPU; default single: guests freeze under multi-threaded
+# TCG in code patching's cross-CPU wait, rt-* ones with no recorder at all
+# (README, Kernels), cloud-amd64 twice in one run on 2026-11-27),
+# KERNEL_TIMEOUT (seconds without the guest's heartbeat,
 # every 5 s of its time, before it counts as hung; default 300),
 # KERNEL_PKG (a package name instead of the current one), KERNEL_APPEND
 # (more kernel parameters, e.g. loglevel=7 for every kernel message; the
@@ -203,10 +204,9 @@ build_base() {
 
 # qemu's -accel option: under TCG, with its thread= (KERNEL_TCG_THREAD)
 accel_opt() {
-	local thread=${KERNEL_TCG_THREAD:-}
+	local thread=${KERNEL_TCG_THREAD:-single}
 
 	[ "$1" = tcg ] || thread=
-	[ "$1" = tcg ] && [ -z "$thread" ] && case $KERNEL in rt-*) thread=single ;; esac
 	echo "$1${thread:+,thread=$thread}"
 }
 
