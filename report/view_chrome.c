@@ -10,8 +10,8 @@
  *     and for a wait the recording did not see whole its CAP_OFFCPU_OPEN_*
  *     flags ("open");
  *     an instant event ("i") per CPU sample, named by its innermost frame;
- *     a track has one name (its first event's comm): an event of a thread
- *     renamed since (exec) has its own in args.comm;
+ *     a track has one name (the thread's last): an event of the thread
+ *     under another name (before a rename or an exec) has it in args.comm;
  *   - a track per block device (a process of its own, pid 2^30 + N, beyond
  *     any Linux pid): each request an async span ("b" at issue, "e" at
  *     completion; spans in flight together overlap), args its op, bytes,
@@ -133,17 +133,20 @@ static const struct cstack *named_stack(struct chrome *c, const struct view_evin
 	return &c->stacks[c->nstacks - 1];
 }
 
-/* The name of the thread's track (its first event's comm) into *comm. */
+/* The name of the thread's track into *comm: its last, as a thread names
+ * itself after its first events (they carry its creator's name, as a
+ * preempted wait before pthread_setname_np() does). */
 static int note_thread(struct chrome *c, const struct view_evinfo *ev, uint32_t *comm)
 {
-	struct cthread t = { ev->pid, ev->tid, ev->comm, ev->cgroup };
+	uint32_t last = model__comm_id(c->ctx->model, ev->tid, UINT64_MAX);
+	struct cthread t = { ev->pid, ev->tid, last ? last : ev->comm, ev->cgroup };
 	uint64_t *v;
 	int ret = idmap__upsert(&c->thread_ids, (uint64_t)ev->pid << 32 | ev->tid, 0,
 				c->nthreads, &v);
 
 	if (ret < 0)
 		return ret;
-	*comm = ret ? ev->comm : c->threads[*v].comm;
+	*comm = ret ? t.comm : c->threads[*v].comm;
 	return ret ? ARRAY_PUSH(c->threads, c->nthreads, c->threads_cap, t) : 0;
 }
 

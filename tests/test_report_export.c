@@ -369,11 +369,14 @@ Test(export_scene, chrome_trace_is_script)
 		"\n{\"ph\":\"i\",\"s\":\"t\",\"cat\":\"cpu\",\"name\":"
 		"\"ext4_file_read_iter\",\"pid\":100,\"tid\":101,\"ts\":400000.000,"
 		"\"args\":{\"cpu\":1,\"stack\":[\"app+0x1050\", ",
-		/* pid 400 was sh, then exec'd app2: its track says sh, the event app2 */
+		/* pid 400 was sh, then exec'd app2: its track says app2 (its
+		 * last name), the event under sh says sh */
 		"{\"ph\":\"M\",\"name\":\"thread_name\",\"pid\":400,"
-		"\"tid\":400,\"args\":{\"name\":\"sh\"}}",
+		"\"tid\":400,\"args\":{\"name\":\"app2\"}}",
+		"\"ts\":500000.000,\"dur\":200.000,\"args\":{\"state\":1,"
+		"\"cpu\":0,\"comm\":\"sh\",\"stack\":",
 		"\"ts\":2000000.000,\"dur\":300.000,\"args\":{\"state\":1,"
-		"\"cpu\":0,\"comm\":\"app2\",\"stack\":",
+		"\"cpu\":0,\"stack\":",
 		/* a request, issue to completion, on its device's track */
 		"\n{\"ph\":\"b\",\"cat\":\"bio\",\"name\":\"sda\",\"id\":0,"
 		"\"pid\":1073741824,\"tid\":1073741824,\"ts\":100000.000,"
