@@ -311,8 +311,9 @@ enum stkrec_stat {
  *
  * One row covers the addresses [pc, next row's pc) of one ELF file (pc is
  * an ELF virtual address, so the rows of a file serve every process that
- * maps it). The rows of all files live in one array map `cfi_rows`, each
- * file's sorted by pc and ending with a STKREC_CFA_GAP row at the end of
+ * maps it). The rows of all files live in `cfi_rows`, an array of array
+ * maps of STKREC_CFI_CHUNK_ROWS rows each (1 MiB), added as the rows grow;
+ * a file's rows are consecutive (they may cross chunks), sorted by pc and ending with a STKREC_CFA_GAP row at the end of
  * its last range; addresses between FDEs are GAP rows too. NONE marks
  * code whose CFI says something the rows cannot express: it ends a
  * stack. GAP marks code no CFI describes (V8's embedded builtins, hand
@@ -337,6 +338,7 @@ struct stkrec_cfi_row {
 	__s8 fp_off;    /* rbp saved at CFA + 8 * fp_off; 0: rbp unchanged */
 };
 _Static_assert(sizeof(struct stkrec_cfi_row) == 8, "stkrec_cfi_row layout");
+#define STKREC_CFI_CHUNK_ROWS (1u << 17)
 
 /*
  * Map `umaps`, key tgid: the executable mappings of one process, sorted by
@@ -349,7 +351,7 @@ struct stkrec_umap {
 	__u64 start;
 	__u64 end;
 	__u64 bias;     /* address - bias = ELF virtual address */
-	__u32 first;    /* first row in cfi_rows */
+	__u32 first;    /* index of the first row in cfi_rows */
 	__u32 nr_rows;
 };
 struct stkrec_umaps {

@@ -19,13 +19,26 @@
 
 const volatile bool dwarf_unwind = false;
 
-/* Sized by record/ before load; written by user space through mmap(). */
-struct {
+/*
+ * The rows, in chunks of STKREC_CFI_CHUNK_ROWS that user space creates as
+ * files are loaded and writes through mmap(): row i is entry
+ * i % STKREC_CFI_CHUNK_ROWS of chunk i / STKREC_CFI_CHUNK_ROWS. The number
+ * of chunks is sized by record/ before load.
+ */
+struct cfi_chunk {
 	__uint(type, BPF_MAP_TYPE_ARRAY);
 	__uint(map_flags, BPF_F_MMAPABLE);
+	__uint(max_entries, STKREC_CFI_CHUNK_ROWS);
+	/* sizes, not types: the struct behind two pointers is only a
+	 * forward declaration in BTF */
+	__uint(key_size, sizeof(__u32));
+	__uint(value_size, sizeof(struct stkrec_cfi_row));
+};
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY_OF_MAPS);
 	__uint(max_entries, 1);
 	__type(key, __u32);
-	__type(value, struct stkrec_cfi_row);
+	__array(values, struct cfi_chunk);
 } cfi_rows SEC(".maps");
 
 struct {
@@ -126,6 +139,18 @@ static __always_inline const struct stkrec_umap *umap_find(const struct stkrec_u
 	return &ms->m[i & (STKREC_MAX_UMAPS - 1)];
 }
 
+/* Row i, NULL when its chunk does not exist. Both lookups are inlined
+ * (the chunks all have the template's size and flags). */
+static __always_inline const struct stkrec_cfi_row *row_at(__u32 i)
+{
+	__u32 c = i / STKREC_CFI_CHUNK_ROWS, k = i % STKREC_CFI_CHUNK_ROWS;
+	void *chunk = bpf_map_lookup_elem(&cfi_rows, &c);
+
+	if (!chunk)
+		return NULL;
+	return bpf_map_lookup_elem(chunk, &k);
+}
+
 /*
  * The index of the last row at or below vaddr among nr rows from first,
  * -1 if none: a global function, which the verifier checks once per
@@ -141,7 +166,7 @@ __noinline int stkrec_row_find(__u32 first, __u32 nr, __u32 vaddr)
 		return -1;
 	for (i = 0; i < ROW_SEARCH && lo < hi; i++) {
 		mid = lo + (hi - lo) / 2;
-		row = bpf_map_lookup_elem(&cfi_rows, &mid);
+		row = row_at(mid);
 		if (!row)
 			return -1;
 		if (row->pc <= vaddr)
@@ -166,7 +191,7 @@ static __always_inline const struct stkrec_cfi_row *row_find(const struct stkrec
 	if (r < 0)
 		return NULL;
 	i = r;
-	return bpf_map_lookup_elem(&cfi_rows, &i);
+	return row_at(i);
 }
 
 /* cross (a constant at every call): the memory of c->task, which is not

@@ -167,7 +167,7 @@ static int load_bpf(struct recorder *r, bool raw_switch)
 	bpf_map__set_max_entries(s->maps.bio_submit, o->storage_entries);
 	bpf_map__set_max_entries(s->maps.tids, o->nr_tids > 0 ? o->nr_tids : 1);
 	if (o->call_graph == RECORD_CG_DWARF) {
-		bpf_map__set_max_entries(s->maps.cfi_rows, o->unwind_rows);
+		bpf_map__set_max_entries(s->maps.cfi_rows, UNWIND_CHUNKS(o->unwind_rows));
 		bpf_map__set_max_entries(s->maps.umaps, UNWIND_PROCS);
 		bpf_map__set_max_entries(s->maps.ufiles, UNWIND_FILES);
 	}

@@ -5,8 +5,11 @@
  * Files are known by (device, inode, size, mtime) (record/fileid.h), so a
  * library mapped by a thousand processes is read once and its rows shared.
  * Rows are append only: a file's rows stay valid as long as the recording,
- * which bounds them by the size of cfi_rows; a file that does not fit is
- * counted and its frames are followed with frame pointers.
+ * which bounds them by rows_max; a file that does not fit is counted and
+ * its frames are followed with frame pointers. They go to the kernel in
+ * chunks (bpf/stkrec.h), each created when the rows first reach it and
+ * written through an mmap() held only while writing: the kernel holds what
+ * the files loaded need, rounded up to 1 MiB, and none of it stays mapped.
  *
  * A process's entry in `umaps` is rewritten whole at each change (the
  * kernel swaps hash values atomically, so the unwinder never sees half of
@@ -45,10 +48,12 @@ struct ufile {
 	int nr_segs;
 };
 
+#define CHUNK_BYTES (STKREC_CFI_CHUNK_ROWS * sizeof(struct stkrec_cfi_row))
+
 struct unwind {
 	int rows_fd, umaps_fd, ufiles_fd;
-	struct stkrec_cfi_row *rows;
-	size_t rows_len;
+	int *chunks;            /* fds of the chunks created, in order */
+	uint32_t nr_chunks, max_chunks;
 	struct hashtab files; /* of struct ufile */
 	struct stkrec_umaps scratch;
 	struct unwind_stats st;
@@ -75,13 +80,11 @@ int unwind__new(const struct unwind_maps *maps, struct unwind **out)
 	u->rows_fd = maps->rows_fd;
 	u->umaps_fd = maps->umaps_fd;
 	u->ufiles_fd = maps->ufiles_fd;
-	u->rows_len = (size_t)maps->rows_max * sizeof(struct stkrec_cfi_row);
-	u->rows = mmap(NULL, u->rows_len, PROT_READ | PROT_WRITE, MAP_SHARED, u->rows_fd, 0);
-	if (u->rows == MAP_FAILED) {
-		int err = -errno;
-
+	u->max_chunks = UNWIND_CHUNKS(maps->rows_max);
+	u->chunks = calloc(u->max_chunks, sizeof(*u->chunks));
+	if (!u->chunks) {
 		free(u);
-		return err;
+		return -ENOMEM;
 	}
 	u->st.rows_max = maps->rows_max;
 	hashtab__init(&u->files, sizeof(struct ufile));
@@ -94,7 +97,9 @@ void unwind__free(struct unwind *u)
 {
 	if (!u)
 		return;
-	munmap(u->rows, u->rows_len);
+	while (u->nr_chunks)
+		close(u->chunks[--u->nr_chunks]);
+	free(u->chunks);
 	hashtab__free(&u->files);
 	free(u);
 }
@@ -152,6 +157,55 @@ static void publish_file(struct unwind *u, const struct ufile *f)
 	bpf_map_update_elem(u->ufiles_fd, &k, &v, BPF_ANY);
 }
 
+/* The next chunk, created and put in cfi_rows: 0 or -errno. */
+static int chunk_add(struct unwind *u)
+{
+	LIBBPF_OPTS(bpf_map_create_opts, o, .map_flags = BPF_F_MMAPABLE);
+	uint32_t c = u->nr_chunks;
+	int fd;
+
+	if (c == u->max_chunks)
+		return -ENOSPC;
+	fd = bpf_map_create(BPF_MAP_TYPE_ARRAY, "stkrec_rows", sizeof(__u32),
+			    sizeof(struct stkrec_cfi_row), STKREC_CFI_CHUNK_ROWS, &o);
+	if (fd < 0)
+		return -errno;
+	if (bpf_map_update_elem(u->rows_fd, &c, &fd, BPF_ANY)) {
+		int err = -errno;
+
+		close(fd);
+		return err;
+	}
+	u->chunks[u->nr_chunks++] = fd;
+	return 0;
+}
+
+/* nr rows from row index first on, across chunks as they fall. */
+static int rows_write(struct unwind *u, uint64_t first, const struct stkrec_cfi_row *rows,
+		      size_t nr)
+{
+	while (nr) {
+		uint32_t c = first / STKREC_CFI_CHUNK_ROWS, k = first % STKREC_CFI_CHUNK_ROWS;
+		size_t n = STKREC_CFI_CHUNK_ROWS - k;
+		struct stkrec_cfi_row *p;
+		int err;
+
+		while (c >= u->nr_chunks)
+			if ((err = chunk_add(u)))
+				return err;
+		p = mmap(NULL, CHUNK_BYTES, PROT_READ | PROT_WRITE, MAP_SHARED, u->chunks[c], 0);
+		if (p == MAP_FAILED)
+			return -errno;
+		n = n < nr ? n : nr;
+		memcpy(p + k, rows, n * sizeof(*rows));
+		munmap(p, CHUNK_BYTES);
+		first += n;
+		rows += n;
+		nr -= n;
+	}
+	return 0;
+}
+
 /* The file's rows into cfi_rows (nr 0 when it has none or they do not fit). */
 static void load_rows(struct unwind *u, int fd, struct ufile *f)
 {
@@ -167,14 +221,13 @@ static void load_rows(struct unwind *u, int fd, struct ufile *f)
 		free(rows);
 		return;
 	}
-	if (nr > u->st.rows_max - u->st.rows) {
+	if (nr > u->st.rows_max - u->st.rows || rows_write(u, u->st.rows, rows, nr)) {
 		u->st.full++;
 		free(rows);
 		return;
 	}
 	f->first = (uint32_t)u->st.rows;
 	f->nr = (uint32_t)nr;
-	memcpy(u->rows + f->first, rows, nr * sizeof(*rows));
 	u->st.rows += nr;
 	u->st.files++;
 	free(rows);

@@ -3,8 +3,8 @@
  * The user-space half of --call-graph dwarf: fills the BPF unwinder's maps
  * (bpf/unwind.bpf.h). Each executable mapping of a traced process is added
  * to the process's `umaps` entry; the first time a file is seen its
- * call-frame information becomes rows (cfi/cfi.h) appended to the
- * mmap()ed `cfi_rows` array, shared by every process that maps the file.
+ * call-frame information becomes rows (cfi/cfi.h) appended to
+ * `cfi_rows`, shared by every process that maps the file.
  *
  * Never prints; the numbers it keeps become STAT records.
  */
@@ -12,23 +12,29 @@
 #define STKREC_RECORD_UNWIND_H
 
 #include <stdint.h>
+#include "bpf/stkrec.h"
 #include "format/capture.h"
 
 struct unwind;
+
+/* Chunks of rows (bpf/stkrec.h) that hold rows_max rows: cfi_rows' size. */
+#define UNWIND_CHUNKS(rows_max) \
+	(((rows_max) + STKREC_CFI_CHUNK_ROWS - 1) / STKREC_CFI_CHUNK_ROWS)
 
 struct unwind_stats {
 	uint64_t files;        /* files whose rows were loaded */
 	uint64_t files_failed; /* files without usable CFI (frame pointers) */
 	uint64_t rows;         /* rows used in cfi_rows */
 	uint64_t rows_max;     /* its size */
-	uint64_t full;         /* files refused: cfi_rows full */
+	uint64_t full;         /* files refused: rows_max reached, or no
+				* memory for a chunk */
 	uint64_t maps_dropped; /* mappings beyond STKREC_MAX_UMAPS */
 	uint64_t load_ns;      /* time spent building rows */
 };
 
 /* The BPF maps it fills (bpf/stkrec.h, bpf/unwind.bpf.h). */
 struct unwind_maps {
-	int rows_fd;       /* cfi_rows: BPF_F_MMAPABLE array of rows_max entries */
+	int rows_fd;       /* cfi_rows: array of UNWIND_CHUNKS(rows_max) chunks */
 	uint32_t rows_max;
 	int umaps_fd;      /* per process: its executable mappings */
 	int ufiles_fd;     /* per file: its rows */

@@ -18,9 +18,12 @@
  * itself. Skips, visibly, without root or BPF (and perf, python3.11).
  */
 #include <criterion/criterion.h>
+#include <dirent.h>
 #include <regex.h>
+#include <linux/bpf.h>
 #include <sys/statfs.h>
 #include <sys/utsname.h>
+#include "bpf/stkrec.h"
 #include "tests/reliability_run.h"
 #include "tests/util_report.h"
 
@@ -578,6 +581,93 @@ Test(record_unwind, dwarf_python_loop_and_sleep)
 Test(record_unwind, fp_python_is_cut)
 {
 	python(false);
+}
+
+/* The number after key (as "max_entries:") in fdinfo text, 0 if none. */
+static unsigned long fdinfo_field(const char *text, const char *key)
+{
+	const char *p = strstr(text, key);
+
+	return p ? strtoul(p + strlen(key), NULL, 0) : 0;
+}
+
+/* The recorder's row chunks now (bpf/stkrec.h: 1 MiB arrays, mmap()able,
+ * of 8-byte rows), from its fds' fdinfo; *big counts any larger array of
+ * rows (the single 32 MiB one of before). */
+static int row_chunks(pid_t pid, int *big)
+{
+	char dir[64], path[PATH_MAX], info[1024];
+	unsigned long entries;
+	struct dirent *d;
+	int n = 0;
+	DIR *dp;
+
+	snprintf(dir, sizeof(dir), "/proc/%d/fdinfo", pid);
+	dp = opendir(dir);
+	if (!dp)
+		return -1;
+	while ((d = readdir(dp))) {
+		snprintf(path, sizeof(path), "%s/%s", dir, d->d_name);
+		info[0] = 0;
+		rl_cat_proc(path, info, sizeof(info));
+		if (!strstr(info, "map_type:") ||
+		    fdinfo_field(info, "map_type:") != BPF_MAP_TYPE_ARRAY ||
+		    fdinfo_field(info, "value_size:") != 8 ||
+		    !(fdinfo_field(info, "map_flags:") & BPF_F_MMAPABLE))
+			continue;
+		entries = fdinfo_field(info, "max_entries:");
+		n += entries == STKREC_CFI_CHUNK_ROWS;
+		*big += entries > STKREC_CFI_CHUNK_ROWS;
+	}
+	closedir(dp);
+	return n;
+}
+
+/*
+ * The kernel holds the rows the files need, by the mebibyte: while
+ * python3.11 naps, the recorder holds ceil(rows / 128Ki) chunks of 1 MiB,
+ * rows counted by `stkrec info` afterwards, and no array of rows larger
+ * than a chunk. Python's 138k rows (Debian 12) cross a chunk's end, and
+ * its stacks still unwind whole.
+ */
+Test(record_unwind, rows_held_by_the_mebibyte_as_files_need_them)
+{
+	char *rec[] = { (char *)rl_stkrec(), "record", "-o", cap, "-e", "offcpu", "--",
+			PYTHON, "-c", (char *)py_loop, NULL };
+	struct sel sleep = { .kind = "offcpu", .comm = "python3.11", .state = "1",
+			     .kernel_has = ";hrtimer_nanosleep;" };
+	char *info[] = { (char *)rl_stkrec(), "info", cap, NULL };
+	int fo, fe, big = 0, most = 0, n;
+	unsigned long files, rows;
+	struct rl_run r = { 0 };
+	const char *p;
+	pid_t pid;
+
+	if (access(PYTHON, X_OK))
+		cr_skip_test("no %s here", PYTHON);
+	rl_need_bpf();
+	rl_need_dwarf();
+	pid = rl_spawn(rec, &fo, &fe, 0);
+	rl_wait_recording(pid, fe);
+	while (rl_running(pid)) {
+		n = row_chunks(pid, &big);
+		most = n > most ? n : most;
+		usleep(20000);
+	}
+	cr_assert_eq(rl_wait(pid, 60, &r), 0);
+	rl_slurp_fd(fe, r.err, sizeof(r.err));
+	close(fo);
+	close(fe);
+	cr_assert_eq(rl_code(&r), 0, "stkrec record: exit %d: %s", rl_code(&r), r.err);
+	rl_run(info, 60, 0, &r);
+	p = strstr(r.out, "unwind tables: ");
+	cr_assert(p && sscanf(p, "unwind tables: %lu files, %lu rows", &files, &rows) == 2,
+		  "no unwind tables line in:\n%s", r.out);
+	cr_expect_gt(rows, STKREC_CFI_CHUNK_ROWS, "%lu rows fill one chunk: nothing crosses", rows);
+	cr_expect_eq(most, (rows + STKREC_CFI_CHUNK_ROWS - 1) / STKREC_CFI_CHUNK_ROWS,
+		     "%d chunks held for %lu rows of %lu files", most, rows, files);
+	cr_expect_eq(big, 0, "%d arrays of rows larger than a chunk", big);
+	expect_share(true, &sleep, contains, PY_MAIN, 40);
 }
 
 /* A hot JavaScript loop: CPU samples in JIT code (anonymous memory) and
