@@ -58,6 +58,7 @@ struct packer {
 	size_t nmaps, maps_cap;
 	struct hashtab procs;   /* of struct pk_proc */
 	struct hashtab pairs;   /* of uint64_t: pid << 32 | user stack id */
+	uint64_t last_pair;     /* the pair added last (0: none) */
 	struct hashtab refs;    /* of uint32_t: STRING ids other records use */
 	uint32_t max_string;
 	bool has_pack;

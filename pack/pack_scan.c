@@ -121,11 +121,13 @@ static int add_pair(struct packer *p, uint32_t pid, uint32_t ustack)
 {
 	uint64_t key = (uint64_t)pid << 32 | ustack, *slot;
 
-	if (ustack == CAP_STACK_NONE || ustack == CAP_STACK_LOST)
+	/* a thread's events come in runs of the same stack */
+	if (ustack == CAP_STACK_NONE || ustack == CAP_STACK_LOST || key == p->last_pair)
 		return 0;
 	if (hashtab__upsert(&p->pairs, hashtab__mix(key), &key, pk_u64_eq, (void **)&slot) < 0)
 		return -ENOMEM;
 	*slot = key;
+	p->last_pair = key;
 	return 0;
 }
 
@@ -256,12 +258,34 @@ static bool decode(struct cap_record *r, uint16_t type, const void *fixed, size_
 	return size != 0;
 }
 
+/* An event, most of what a writer takes: its (process, user stack) read
+ * where the writer's struct holds them, without decode()'s copy. False
+ * for any other record. */
+static bool feed_event(struct packer *p, uint16_t type, const void *fixed, size_t fixed_len)
+{
+	const struct cap_offcpu *o = fixed;
+	const struct cap_cpu *c = fixed;
+	const struct cap_bio *b = fixed;
+
+	if (type == CAP_REC_OFFCPU && fixed_len >= sizeof(*o))
+		p->err = add_pair(p, o->pid, o->ustack);
+	else if (type == CAP_REC_CPU && fixed_len >= sizeof(*c))
+		p->err = add_pair(p, c->pid, c->ustack);
+	else if (type == CAP_REC_BIO && fixed_len >= sizeof(*b))
+		p->err = add_pair(p, b->pid, b->ustack);
+	else
+		return false;
+	return true;
+}
+
 int pack__feed(struct packer *p, uint16_t type, const void *fixed, size_t fixed_len,
 	       const void *tail, size_t tail_len)
 {
 	struct cap_record r;
 
-	if (!p->err && decode(&r, type, fixed, fixed_len, tail, tail_len))
+	if (p->err || feed_event(p, type, fixed, fixed_len))
+		return p->err;
+	if (decode(&r, type, fixed, fixed_len, tail, tail_len))
 		p->err = on_record(p, &r);
 	return p->err;
 }
