@@ -419,6 +419,7 @@ static bool decode_compact(struct cap_reader *r, struct cap_record *rec,
 	rec->offcpu.ustack = v[6];
 	rec->offcpu.kstack = v[7];
 	rec->offcpu.open = v[8];
+	rec->offcpu.reserved = 0;
 	rec->offcpu.cgroup = v[9];
 	return true;
 }
@@ -433,7 +434,8 @@ static int decode_record(struct cap_reader *r, struct cap_record *rec)
 
 	if (!left)
 		return -1;
-	memcpy(&rh, p, left < sizeof(rh) ? left : sizeof(rh));
+	if (left >= sizeof(rh))
+		memcpy(&rh, p, sizeof(rh)); /* one load, not a loop of bytes */
 	if (left < sizeof(rh) || rh.size < sizeof(rh) || rh.size > left) {
 		/* the rest of the block cannot be framed into records */
 		r->st.bad_records++;
@@ -444,7 +446,12 @@ static int decode_record(struct cap_reader *r, struct cap_record *rec)
 	r->st.counted.records++;
 	body_len = rh.size - sizeof(rh);
 	if (rh.type == CAP_REC_OFFCPU_COMPACT) {
-		memset(rec, 0, sizeof(*rec));
+		/* most records: fields set one by one, the rest of raw zeroed */
+		memset(rec->raw + sizeof(rec->offcpu), 0, sizeof(rec->raw) - sizeof(rec->offcpu));
+		rec->tail = NULL;
+		rec->tail_len = 0;
+		rec->ips = NULL;
+		rec->frames = NULL;
 		rec->size = rh.size;
 		rec->file_offset = r->block_off;
 		if (!decode_compact(r, rec, p + sizeof(rh), body_len)) {
