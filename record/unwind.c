@@ -190,9 +190,11 @@ static int rows_write(struct unwind *u, uint64_t first, const struct stkrec_cfi_
 		struct stkrec_cfi_row *p;
 		int err;
 
-		while (c >= u->nr_chunks)
-			if ((err = chunk_add(u)))
+		while (c >= u->nr_chunks) {
+			err = chunk_add(u);
+			if (err)
 				return err;
+		}
 		p = mmap(NULL, CHUNK_BYTES, PROT_READ | PROT_WRITE, MAP_SHARED, u->chunks[c], 0);
 		if (p == MAP_FAILED)
 			return -errno;
