@@ -560,8 +560,10 @@ Test(hostinfo_sideband, small_ring_wraps)
 			seen++;
 	}
 	cr_assert_eq(lost_in_capture(&rb), lost);
+	/* info, not a warning: Criterion's runner exits 1 after any warning,
+	 * so a busy machine would fail `make test` with every test passed */
 	if (lost)
-		cr_log_warn("busy machine: %llu side-band records lost, %d/%d runs seen",
+		cr_log_info("busy machine: %llu side-band records lost, %d/%d runs seen",
 			    (unsigned long long)lost, seen, WRAP_RUNS);
 	else
 		cr_assert_eq(seen, WRAP_RUNS);
