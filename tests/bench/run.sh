@@ -23,9 +23,10 @@
 # its -o - reader gone, a SIGKILL's lost events), BENCH_PYTHON (0 skips
 # section 11, Python frames), BENCH_CGROUP (0 skips section 12, cgroup ids
 # and record -G on 50 busy cgroups), BENCH_FLIGHT (0 skips section 13, the
-# flight recorder), BENCH_START (0 skips section 14, start and idle); each of
-# tests/bench/{pack,wakeup,export,stop,python,cgroup,flight,start}.sh also runs
-# alone.
+# flight recorder), BENCH_START (0 skips section 14, start and idle),
+# BENCH_SWITCH (0 skips section 15, a context switch's cost by part); each of
+# tests/bench/{pack,wakeup,export,stop,python,cgroup,flight,start,switch}.sh
+# also runs alone.
 set -euo pipefail
 
 STKREC=$(realpath "${STKREC:-build/stkrec}")
@@ -354,6 +355,8 @@ section_run 12 cgroup
 section_run 13 flight
 # --- 14. start and idle: the attach, record -- true, 10 s of the host ------------
 section_run 14 start
+# --- 15. a context switch's cost by part, how often stacks repeat ------------------
+section_run 15 switch
 
 jq -n \
 	--arg kernel "$(uname -r)" --arg model "$MODEL" --argjson cpus "$(nproc)" \
@@ -374,7 +377,7 @@ jq -n \
 	--slurpfile wakeup "$TMP/wakeup.json" --slurpfile export "$TMP/export.json" \
 	--slurpfile stop "$TMP/stop.json" --slurpfile python "$TMP/python.json" \
 	--slurpfile cgroup "$TMP/cgroup.json" --slurpfile flight "$TMP/flight.json" \
-	--slurpfile start "$TMP/start.json" \
+	--slurpfile start "$TMP/start.json" --slurpfile switch "$TMP/switch.json" \
 	--argjson uloops "$ULOOPS" --argjson ua "$UA" --argjson ub "$UB" --argjson uc "$UC" \
 	--argjson ulb "$ULB" --argjson ulc "$ULC" --argjson ublost "$UBLOST" --argjson uclost "$UCLOST" \
 	--argjson uev "$UEV" --argjson ucb "$UCB" --argjson ubpe "$UBPE" --argjson upn "$UPN" \
@@ -412,6 +415,7 @@ jq -n \
 	python: $python[0],
 	cgroup: $cgroup[0],
 	flight: $flight[0],
-	start: $start[0]
+	start: $start[0],
+	switch: $switch[0]
 }' > "$RES"
 echo "results: $RES, table: $TABLE"
