@@ -366,6 +366,9 @@ static __always_inline void switch_out(void *ctx, bool preempt, struct task_stru
 		count_lost(STKREC_KIND_OFFCPU, STKREC_LOST_STATE);
 		return;
 	}
+	/* still open: its end was never traced, and it is lost */
+	if (e->time)
+		count_stat(STKREC_STAT_UNTRACED_IN);
 	e->type = STKREC_EV_OFFCPU;
 	e->tid = tid;
 	e->pid = tgid;

@@ -302,7 +302,12 @@ enum stkrec_stat {
 	STKREC_STAT_CGROUP_FILTERED = STKREC_STAT_PY_CUT + STKREC_KIND_NR,
 				      /* -G: event of a task outside the cgroups
 				       * (BIO: counted as STKREC_STAT_BIO_FILTERED) */
-	STKREC_STAT_NR = STKREC_STAT_CGROUP_FILTERED + STKREC_KIND_NR,
+	STKREC_STAT_UNTRACED_IN = STKREC_STAT_CGROUP_FILTERED + STKREC_KIND_NR,
+				      /* an off-CPU interval found still open at
+				       * the thread's next switch-out: the kernel
+				       * switched it in with no sched_switch
+				       * reaching any program (seen on 6.18) */
+	STKREC_STAT_NR,
 };
 
 /*

@@ -432,7 +432,11 @@ static int write_stats(struct recorder *r, uint64_t now)
 			return err;
 	}
 	err = write_refused(r);
-	return err ?: write_py_stats(r) ?: write_cgroup_stats(r);
+	err = err ?: write_py_stats(r) ?: write_cgroup_stats(r);
+	if (err)
+		return err;
+	return write_stat(r, cap_stat_key_name(CAP_STAT_UNTRACED_OFFCPU),
+			  bpf_stat(r, STKREC_STAT_UNTRACED_IN));
 }
 
 static int write_defs(struct recorder *r, const char **step)

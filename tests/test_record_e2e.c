@@ -8,6 +8,7 @@
  * proper is report/'s business.
  */
 #include <criterion/criterion.h>
+#include <inttypes.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <gelf.h>
@@ -653,14 +654,15 @@ static int count_line(const char *text, const char *line)
 static void assert_not_seen_warnings(void)
 {
 	uint64_t skipped = stat_value("bpf.skipped.offcpu") + stat_value("bpf.skipped.cpu") +
-			   stat_value("bpf.skipped.bio");
+			   stat_value("bpf.skipped.bio") + stat_value("bpf.untraced.offcpu");
 	uint64_t missed = stat_value("bio.missed_completions");
 	uint64_t incomplete = stat_value("bio.incomplete");
 	char out[8192], want[256];
 
 	info_text(out, sizeof(out));
 	snprintf(want, sizeof(want), "WARNING:      %llu events not recorded: the kernel did not "
-		 "run the recorder's program (bpf.skipped.*, bio.missed_completions)",
+		 "run the recorder's program (bpf.skipped.*, bpf.untraced.offcpu, "
+		 "bio.missed_completions)",
 		 (unsigned long long)(skipped + missed));
 	cr_assert_eq(count_line(out, want), skipped + missed ? 1 : 0, "'%s' in:\n%s", want, out);
 	snprintf(want, sizeof(want), "WARNING:      %llu block requests not seen completing: in "
@@ -740,6 +742,7 @@ Test(record_e2e, pipe_reader_stack_and_filter)
 	struct elf_file f;
 	uint64_t lo, hi;
 	size_t i, n = 0, nread = 0, seen = 0;
+	uint64_t untraced;
 	uint32_t pid;
 
 	workload("pipewait", exe, sizeof(exe));
@@ -764,8 +767,12 @@ Test(record_e2e, pipe_reader_stack_and_filter)
 	elf_close(&f);
 	/* 20 naps of the writer (the main thread), 25 ms each, and up to 20
 	 * waits of the reader: fewer when, beside a load, it was not back in
-	 * read() before the next byte came */
-	cr_assert_geq(n - nread, 20, "only %zu intervals of the writer", n - nread);
+	 * read() before the next byte came. A nap whose end the kernel traced
+	 * to no program (1 in ~500 on 6.18) is lost and counted: recorded +
+	 * counted, exactly, when none of the reader's is. */
+	untraced = stat_value("bpf.untraced.offcpu");
+	cr_assert_geq(n - nread + untraced, 20, "only %zu intervals of the writer, %" PRIu64
+		      " untraced", n - nread, untraced);
 	cr_assert_geq(nread, 10, "only %zu intervals of the reader", nread);
 	cr_assert_geq(seen * 10, nread * 9, "%zu of %zu reader stacks show pipe_reader_loop", seen,
 		      nread);
