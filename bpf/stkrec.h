@@ -88,6 +88,9 @@ struct stkrec_stack_ev {
 	__u64 ips[2 * STKREC_MAX_STACK + 2 * STKREC_MAX_PYSTACK + 3];
 };
 #define STKREC_STACK_EV_HDR_SIZE 80u
+/* An off-CPU slot's last word, past any frames (and never sent): the
+ * thread's switch count (nvcsw + nivcsw) at its last switch-out traced. */
+#define STKREC_SLOT_SWITCHES (2 * STKREC_MAX_STACK + 2 * STKREC_MAX_PYSTACK + 2)
 _Static_assert(sizeof(struct stkrec_stack_ev) ==
 	       STKREC_STACK_EV_HDR_SIZE + (2 * STKREC_MAX_STACK + 2 * STKREC_MAX_PYSTACK + 3) * 8,
 	       "stkrec_stack_ev layout");

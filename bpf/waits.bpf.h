@@ -91,11 +91,6 @@ static __always_inline bool waiting_in_scope(struct task_struct *t, __u32 *state
 	       task_cgroup_allowed(t);
 }
 
-static __always_inline __u64 nr_switches(struct task_struct *t)
-{
-	return BPF_CORE_READ(t, nvcsw) + BPF_CORE_READ(t, nivcsw);
-}
-
 /* The user stack of t, off CPU: read from its memory by the sleepable
  * iterator (x86-64: the unwinder), else counted missed. Returns frames. */
 static __always_inline __u32 waiting_ustack(struct stkrec_stack_ev *e, struct task_struct *t,
