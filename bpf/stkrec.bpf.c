@@ -40,6 +40,10 @@ const volatile __u32 test_skip_complete = 0;
 const volatile __u32 test_skip_major = 0; /* with test_skip_minor: that disk's only; 0 = all */
 const volatile __u32 test_skip_minor = 0;
 __u32 test_complete_runs;
+/* Tests only: miss every Nth switch-in of a thread off CPU, as the kernel
+ * may (0: never). */
+const volatile __u32 test_skip_in = 0;
+__u32 test_in_runs;
 __u64 bio_seq; /* submissions numbered, from 1 */
 
 struct {
@@ -347,31 +351,74 @@ static __always_inline __u64 nr_switches(struct task_struct *t)
 	return BPF_CORE_READ(t, nvcsw) + BPF_CORE_READ(t, nivcsw);
 }
 
-/* Did a switch of t reach no probe since the last one it accounted for
- * (its switch count in the slot)? The kernel now and then switches a
- * thread without the tracepoint reaching any probe, perf's included: about
- * one switch in 1,000 of a nap loop on 6.18, and often an idle CPU's
- * switch to rcu_preempt. A switch-in so missed leaves the slot open
- * (e->time); a switch-out so missed adds two to the count, not one. Either
- * way one wait is lost, and counted. */
-static __always_inline bool untraced_since(struct stkrec_stack_ev *e, struct task_struct *t)
+/* When did t, switching out now, last switch in? From the scheduler's
+ * clock: the clock of t's runqueue (this CPU's), taken at this
+ * __schedule()'s start, less t's sched_info.last_arrival, taken at the
+ * switch-in's, is how long t ran; 0 where the kernel keeps neither (the
+ * runqueue is reached through t's CFS queue, kept with group scheduling).
+ * Both clock reads lag their switch by the same few microseconds. */
+static __always_inline __u64 arrived_at(struct task_struct *t, __u64 now)
 {
-	__u64 last = e->ips[STKREC_SLOT_SWITCHES], now = nr_switches(t);
+	__u64 clock, arrival;
 
-	e->ips[STKREC_SLOT_SWITCHES] = now;
-	return e->time || (last && now > last + 1);
+	if (!bpf_core_field_exists(t->sched_info.last_arrival) ||
+	    !bpf_core_field_exists(t->se.cfs_rq) || !bpf_core_field_exists(struct cfs_rq, rq))
+		return 0;
+	clock = BPF_CORE_READ(t, se.cfs_rq, rq, clock);
+	arrival = BPF_CORE_READ(t, sched_info.last_arrival);
+	if (!clock || !arrival || clock < arrival || clock - arrival >= now)
+		return 0;
+	return now - (clock - arrival);
+}
+
+static __always_inline void close_wait(struct stkrec_stack_ev *e, __u64 end)
+{
+	__u64 delta = end - e->time;
+
+	/* a wait open at the start: user space bounds the part it saw */
+	if ((e->flags & STKREC_F_OPEN_START) || (delta >= min_ns && delta <= max_ns)) {
+		e->duration = delta;
+		emit_stack_ev(e, STKREC_KIND_OFFCPU);
+	}
+	e->time = 0;
+}
+
+/*
+ * Account for the switches of t that reached no probe since the last one
+ * its slot saw (its switch count then in the slot): the kernel now and
+ * then switches a thread without the tracepoint reaching any program,
+ * perf's included: about one switch in 1,000 of a nap loop on 6.18, and
+ * often an idle CPU's switch to rcu_preempt. A switch-in so missed leaves
+ * the slot open (e->time) with one switch since: its wait is closed at the
+ * switch-in the scheduler's clock tells (bpf.recovered.offcpu). A
+ * switch-out so missed adds two to the count, not one: that wait is lost,
+ * and counted (bpf.untraced.offcpu), as is a missed switch-in the clock
+ * cannot tell.
+ */
+static __always_inline void check_untraced(struct stkrec_stack_ev *e, struct task_struct *t,
+					   __u64 now)
+{
+	__u64 last = e->ips[STKREC_SLOT_SWITCHES], count = nr_switches(t), in;
+
+	e->ips[STKREC_SLOT_SWITCHES] = count;
+	if (e->time && count == last + 1 && (in = arrived_at(t, now)) > e->time) {
+		close_wait(e, in);
+		count_stat(STKREC_STAT_RECOVERED_IN);
+	} else if (e->time || (last && count > last + 1)) {
+		count_stat(STKREC_STAT_UNTRACED_IN);
+	}
+	e->time = 0;
 }
 
 /* A switch-out that records no wait (a filtered state or CPU, the thread's
  * last): still checked for a gap before it, and accounted for. */
-static __always_inline void switch_out_unrecorded(struct task_struct *prev, __u32 tid, bool btf)
+static __always_inline void switch_out_unrecorded(struct task_struct *prev, __u32 tid, __u64 now,
+						  bool btf)
 {
 	struct stkrec_stack_ev *e = in_slot(prev, tid, btf);
 
-	if (e && untraced_since(e, prev)) {
-		count_stat(STKREC_STAT_UNTRACED_IN);
-		e->time = 0;
-	}
+	if (e)
+		check_untraced(e, prev, now);
 }
 
 static __always_inline void switch_out(void *ctx, bool preempt, struct task_struct *prev,
@@ -388,7 +435,7 @@ static __always_inline void switch_out(void *ctx, bool preempt, struct task_stru
 	/* the last switch of a dead thread: it never comes back */
 	if ((target_cpu >= 0 && cpu != (__u32)target_cpu) || (state & STKREC_TASK_DEAD) ||
 	    !state_allowed(state)) {
-		switch_out_unrecorded(prev, tid, btf);
+		switch_out_unrecorded(prev, tid, now, btf);
 		return;
 	}
 	pflags = BPF_CORE_READ(prev, flags);
@@ -400,8 +447,7 @@ static __always_inline void switch_out(void *ctx, bool preempt, struct task_stru
 		count_lost(STKREC_KIND_OFFCPU, STKREC_LOST_STATE);
 		return;
 	}
-	if (untraced_since(e, prev))
-		count_stat(STKREC_STAT_UNTRACED_IN);
+	check_untraced(e, prev, now);
 	e->type = STKREC_EV_OFFCPU;
 	e->tid = tid;
 	e->pid = tgid;
@@ -421,20 +467,13 @@ static __always_inline void switch_in(struct task_struct *next, __u64 now, bool 
 {
 	__u32 tid = BPF_CORE_READ(next, pid);
 	struct stkrec_stack_ev *e;
-	__u64 delta;
 
 	if (!tid)
 		return;
 	e = in_slot(next, tid, btf);
-	if (!e || !e->time)
+	if (!e || !e->time || (test_skip_in && ++test_in_runs % test_skip_in == 0))
 		return;
-	delta = now - e->time;
-	/* a wait open at the start: user space bounds the part it saw */
-	if ((e->flags & STKREC_F_OPEN_START) || (delta >= min_ns && delta <= max_ns)) {
-		e->duration = delta;
-		emit_stack_ev(e, STKREC_KIND_OFFCPU);
-	}
-	e->time = 0;
+	close_wait(e, now);
 }
 
 /* btf is a constant at each call: each program references one slot map. */

@@ -310,6 +310,7 @@ enum stkrec_stat {
 				       * the thread's next switch-out: the kernel
 				       * switched it in with no sched_switch
 				       * reaching any program (seen on 6.18) */
+	STKREC_STAT_RECOVERED_IN,     /* ... whose end the scheduler's clock told */
 	STKREC_STAT_NR,
 };
 

@@ -436,7 +436,9 @@ static int write_stats(struct recorder *r, uint64_t now)
 	if (err)
 		return err;
 	return write_stat(r, cap_stat_key_name(CAP_STAT_UNTRACED_OFFCPU),
-			  bpf_stat(r, STKREC_STAT_UNTRACED_IN));
+			  bpf_stat(r, STKREC_STAT_UNTRACED_IN)) ?:
+	       write_stat(r, cap_stat_key_name(CAP_STAT_RECOVERED_OFFCPU),
+			  bpf_stat(r, STKREC_STAT_RECOVERED_IN));
 }
 
 static int write_defs(struct recorder *r, const char **step)

@@ -137,6 +137,7 @@ static void set_tunables(struct recorder *r, struct stkrec_bpf *s)
 	s->rodata->test_skip_complete = o->test_skip_bio;
 	s->rodata->test_skip_major = o->test_skip_major;
 	s->rodata->test_skip_minor = o->test_skip_minor;
+	s->rodata->test_skip_in = o->test_skip_in;
 	s->rodata->dwarf_unwind = o->call_graph == RECORD_CG_DWARF;
 	s->rodata->want_python = record_wants_python(o);
 	set_cgroup_tunables(r, s);

@@ -134,6 +134,7 @@ struct record_opts {
 	 * test_skip_major:minor alone when major is not 0 */
 	uint32_t test_skip_bio;
 	uint32_t test_skip_major, test_skip_minor;
+	uint32_t test_skip_in;       /* ... of its switch-ins of waiting threads */
 	const char *cmdline;         /* for the header */
 	int verbose;
 	bool quiet;                  /* -q: src/ prints no start line or summary */

@@ -583,14 +583,20 @@ static int record(struct record_opts *o, const struct record_policy *pol)
 }
 
 /* Tests only: STKREC_TEST_SKIP_BIO=N[@MAJOR:MINOR] has the block I/O
- * completion program skip every Nth run (of that disk's requests), as a
- * kernel may (DEVELOPERS.md). */
+ * completion program skip every Nth run (of that disk's requests), and
+ * STKREC_TEST_SKIP_IN=N the switch program every Nth switch-in of a
+ * waiting thread, as a kernel may (DEVELOPERS.md). */
 static int test_env(struct record_opts *o)
 {
 	const char *v = getenv("STKREC_TEST_SKIP_BIO");
+	const char *in = getenv("STKREC_TEST_SKIP_IN");
 	unsigned int n, major = 0, minor = 0;
 	int len = 0;
 
+	if (in && (sscanf(in, "%u%n", &o->test_skip_in, &len) != 1 || in[len])) {
+		log_usage_error("record", "STKREC_TEST_SKIP_IN: '%s' is not N", in);
+		return -EINVAL;
+	}
 	if (!v)
 		return 0;
 	if ((sscanf(v, "%u%n@%u:%u%n", &n, &len, &major, &minor, &len) < 1 || v[len]) ||

@@ -165,6 +165,48 @@ Test(record_wakeup, timer_wakeup_is_the_interrupt)
 	cr_assert_not_null(strstr(s, "        woken by [hardirq]: hrtimer_wakeup <- "), "%s", s);
 }
 
+/* A key's count in the capture's header. */
+static unsigned long header_stat(const char *key)
+{
+	char want[64];
+	const char *p;
+	char *s;
+
+	s = rl_stkrec_on(cap, (char *[]){ "report", "--header", NULL });
+	snprintf(want, sizeof(want), " %s ", key);
+	p = strstr(s, want);
+	cr_assert_not_null(p, "no %s in\n%s", key, s);
+	return strtoul(p + strlen(want), NULL, 10);
+}
+
+/* Every switch-in of a waiting thread missed, as the kernel now and then
+ * misses one: each wait is recorded all the same, from the scheduler's
+ * clock at the thread's next switch-out (or its exit), no shorter than its
+ * nap and ending after the timer woke it (report joins the wakeup). */
+Test(record_wakeup, missed_switch_ins_recovered_from_the_clock)
+{
+	unsigned long events, gaps;
+	char *s;
+	int n;
+
+	cr_assert_eq(setenv("STKREC_TEST_SKIP_IN", "1", 1), 0);
+	record("offcpu,wakeup", "timer", "10");
+	unsetenv("STKREC_TEST_SKIP_IN");
+	events = header_stat("events.offcpu");
+	cr_assert_gt(events, 10);
+	cr_assert_eq(header_stat("bpf.recovered.offcpu"), events);
+	s = wakeups_of("wk-napper");
+	n = count_re(s, "wakeup: woke wk-napper ", NULL);
+	gaps = header_stat("bpf.untraced.offcpu");
+	cr_assert(n <= 10 && n + gaps >= 10, "%d wakeups of 10 naps, %lu untraced:\n%s", n,
+		  gaps, s);
+	s = rl_stkrec_on(cap, (char *[]){ "script", "--comm", "wk-napper", NULL });
+	cr_assert_eq(count_re(s, "wk-napper .*offcpu: (19|[2-9][0-9])[0-9]{3} us", NULL),
+		     count_re(s, "wk-napper .*offcpu: ", NULL), "%s", s);
+	s = rl_stkrec_on(cap, (char *[]){ "report", "--top-waits", "--comm", "wk-napper", NULL });
+	cr_assert_not_null(strstr(s, "        woken by [hardirq]: hrtimer_wakeup <- "), "%s", s);
+}
+
 /* a <- b <- c <- the timer: --chain from a's longest wait follows it. */
 Test(record_wakeup, two_hop_chain)
 {
