@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 /*
- * Recorder lifecycle, in the order a capture needs it: the first file
- * (output.c: header, kernel identity, block devices); the held command; the
- * BPF skeleton (open -> tunables and map sizes -> load); the side band,
+ * Recorder lifecycle, in the order a capture needs it: the BPF skeleton
+ * (open -> tunables and map sizes -> load), while a thread reads the kernel
+ * symbols; the first file (output.c: header, kernel identity, block
+ * devices); the held command; the skeleton's filters and tables; the side band,
  * opened before the /proc scan so no mapping falls between the two; then
  * attach. recorder__run() streams events (drain.c) until a stop, then
  * closes the file (output.c). Teardown in recorder__free(), one place for
@@ -12,6 +13,7 @@
 #include <fcntl.h>
 #include <limits.h>
 #include <linux/perf_event.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -314,16 +316,21 @@ static int attach_cpu_sampling(struct recorder *r, const char **step)
 	return 0;
 }
 
+/* tp_btf/sched_switch where the policy allows it, else raw_tp. */
+static int load_skeleton(struct recorder *r)
+{
+	int err = load_bpf(r, !(r->with & RP_TP_SWITCH));
+
+	if (err && (r->with & RP_TP_SWITCH))
+		err = load_bpf(r, true);
+	return err;
+}
+
+/* What the loaded skeleton needs before the attach. */
 static int setup_bpf(struct recorder *r, const char **step)
 {
 	int err;
 
-	*step = "load BPF";
-	err = load_bpf(r, !(r->with & RP_TP_SWITCH));
-	if (err && (r->with & RP_TP_SWITCH))
-		err = load_bpf(r, true);
-	if (err)
-		return err;
 	*step = "set BPF filters";
 	err = fill_filters(r);
 	if (err)
@@ -465,6 +472,58 @@ static int open_cgroups(struct recorder *r)
 	return err;
 }
 
+/* Kernel symbols are read on a thread while the kernel verifies the
+ * programs: the two take about as long (60 ms; 100 ms and more). */
+struct ksyms_job {
+	pthread_t thread;
+	struct ksyms **out;
+	int err;
+	bool started;
+};
+
+static void *ksyms_job__run(void *arg)
+{
+	struct ksyms_job *j = arg;
+
+	j->err = ksyms__load(j->out);
+	return NULL;
+}
+
+static void ksyms_job__start(struct ksyms_job *j, struct ksyms **out)
+{
+	j->out = out;
+	j->started = !pthread_create(&j->thread, NULL, ksyms_job__run, j);
+	if (!j->started)
+		ksyms_job__run(j);
+}
+
+static int ksyms_job__join(struct ksyms_job *j)
+{
+	if (j->started)
+		pthread_join(j->thread, NULL);
+	j->started = false;
+	return j->err;
+}
+
+/* The kernel symbols, the cgroups and the loaded programs. */
+static int load_all(struct recorder *r, const char **step)
+{
+	struct ksyms_job kj;
+	int err, kerr;
+
+	ksyms_job__start(&kj, &r->ks);
+	*step = "read the cgroup v2 hierarchy";
+	err = open_cgroups(r);
+	if (!err) {
+		*step = "load BPF";
+		err = load_skeleton(r);
+	}
+	kerr = ksyms_job__join(&kj);
+	if (!err && kerr)
+		*step = "read kernel symbols";
+	return err ?: kerr;
+}
+
 static int start(struct recorder *r, const char **step)
 {
 	int err;
@@ -476,12 +535,7 @@ static int start(struct recorder *r, const char **step)
 	r->ncpus_possible = libbpf_num_possible_cpus();
 	if (r->ncpus_possible <= 0)
 		return r->ncpus_possible ? r->ncpus_possible : -ENODEV;
-	*step = "read kernel symbols";
-	err = ksyms__load(&r->ks);
-	if (err)
-		return err;
-	*step = "read the cgroup v2 hierarchy";
-	err = open_cgroups(r);
+	err = load_all(r, step);
 	if (err)
 		return err;
 	if (r->opts.flight_ns || r->opts.flight_bytes) {
