@@ -66,6 +66,8 @@ void recorder__progress(const struct recorder *r, struct record_progress *p)
 	p->no_cgroup2 = !r->cg;
 	p->cgroups_unnamed = cgroups__unnamed(r->cg);
 	memcpy(p->cgroup_filtered, r->cgroup_filtered, sizeof(p->cgroup_filtered));
+	p->untraced = r->untraced;
+	p->recovered = r->recovered;
 }
 
 /* One pass over both sources, the side band first: an exec's or mmap's

@@ -435,10 +435,10 @@ static int write_stats(struct recorder *r, uint64_t now)
 	err = err ?: write_py_stats(r) ?: write_cgroup_stats(r);
 	if (err)
 		return err;
-	return write_stat(r, cap_stat_key_name(CAP_STAT_UNTRACED_OFFCPU),
-			  bpf_stat(r, STKREC_STAT_UNTRACED_IN)) ?:
-	       write_stat(r, cap_stat_key_name(CAP_STAT_RECOVERED_OFFCPU),
-			  bpf_stat(r, STKREC_STAT_RECOVERED_IN));
+	r->untraced = bpf_stat(r, STKREC_STAT_UNTRACED_IN);
+	r->recovered = bpf_stat(r, STKREC_STAT_RECOVERED_IN);
+	return write_stat(r, cap_stat_key_name(CAP_STAT_UNTRACED_OFFCPU), r->untraced) ?:
+	       write_stat(r, cap_stat_key_name(CAP_STAT_RECOVERED_OFFCPU), r->recovered);
 }
 
 static int write_defs(struct recorder *r, const char **step)

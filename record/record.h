@@ -60,6 +60,8 @@ struct record_progress {
 	bool no_cgroup2;               /* no cgroup2 mount: events carry no cgroup */
 	uint64_t cgroups_unnamed;      /* cgroup ids written without a path */
 	uint64_t cgroup_filtered[CAP_KIND_MAX]; /* -G: events of other cgroups */
+	uint64_t untraced;             /* waits lost to a switch no probe saw */
+	uint64_t recovered;            /* waits ended by the scheduler's clock */
 	/* --flight-recorder */
 	unsigned dumps;                /* dumps written */
 	uint64_t triggers_ignored;     /* triggers past --max-dumps */

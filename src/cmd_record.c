@@ -360,6 +360,9 @@ static void summary(const struct recorder *r, const struct record_opts *o)
 			" block I/O, %" PRIu64 " wakeups\n", p.cgroup_filtered[CAP_KIND_OFFCPU],
 			p.cgroup_filtered[CAP_KIND_CPU], p.cgroup_filtered[CAP_KIND_BIO],
 			p.cgroup_filtered[CAP_KIND_WAKEUP]);
+	if (p.untraced || p.recovered)
+		fprintf(stderr, "  switches no probe saw: %" PRIu64 " waits ended by the scheduler's "
+			"clock, %" PRIu64 " waits lost\n", p.recovered, p.untraced);
 	if (p.cgroups_unnamed)
 		fprintf(stderr, "  cgroups: %" PRIu64 " ids found nowhere (gone before the "
 			"recorder saw them): written without a path\n", p.cgroups_unnamed);
