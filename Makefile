@@ -205,7 +205,7 @@ $(OUT)/stkrec-tests: $(TEST_OBJS) $(TESTUTIL_OBJS) $(ALL_LIBS)
 # A single test file links only the libraries its name asks for, so one
 # module's tests build while another module is being worked on; and cfi/
 # for tests/util_cfi.c, which every test binary links.
-libs_for = $(if $(filter test_format% test_util%,$(1)),$(LIBCFI) $(LIBFORMAT) $(LIBUTIL),$(if $(filter test_record%,$(1)),$(LIBSRC) $(LIBRECORD) $(LIBCFI) $(LIBPACK) $(LIBSYM) $(LIBFORMAT) $(LIBUTIL),$(if $(filter test_report% test_sym%,$(1)),$(LIBREPORT) $(LIBSYM) $(LIBCFI) $(LIBFORMAT) $(LIBUTIL),$(ALL_LIBS))))
+libs_for = $(if $(filter test_format% test_util%,$(1)),$(LIBCFI) $(LIBFORMAT) $(LIBUTIL),$(if $(filter test_record%,$(1)),$(LIBSRC) $(LIBRECORD) $(LIBCFI) $(LIBPACK) $(LIBPYTHON) $(LIBSYM) $(LIBFORMAT) $(LIBUTIL),$(if $(filter test_report% test_sym%,$(1)),$(LIBREPORT) $(LIBSYM) $(LIBCFI) $(LIBFORMAT) $(LIBUTIL),$(ALL_LIBS))))
 .SECONDEXPANSION:
 $(OUT)/tests/test_%: $(OUT)/tests/test_%.o $(TESTUTIL_OBJS) $$(call libs_for,test_$$*)
 	$(call msg,LINK,$@)

@@ -9,16 +9,15 @@
 #include <errno.h>
 #include <string.h>
 #include <sys/epoll.h>
-#include <bpf/bpf.h>
-#include <bpf/libbpf.h>
 #include "record/recorder_int.h"
+#include "record/ringbuf.h"
 
 #define NSEC_PER_SEC 1000000000ull
 #define TICK_NS (100 * 1000000ull)
 #define POLL_MS 100
 #define CHECK_EVERY 1024 /* records between clock reads in the callback */
 
-/* ring_buffer callback. Returning <0 stops ring_buffer__consume() after this
+/* ringbuf callback. Returning <0 stops ringbuf__consume() after this
  * record (already consumed), which is how a long burst yields to the loop. */
 int recorder__on_event(void *ctx, void *data, size_t size)
 {
@@ -83,7 +82,7 @@ int recorder__drain(struct recorder *r, uint64_t budget_ns)
 		return n;
 	r->next_check = now_ns() + budget_ns;
 	r->yielded = false;
-	n = ring_buffer__consume(r->rb);
+	n = ringbuf__consume(r->rb);
 	if (n < 0 && !(n == -EAGAIN && r->yielded))
 		return n;
 	return 0;

@@ -27,6 +27,7 @@
 #include "pack/pack.h"
 #include "record/policy.h"
 #include "record/recorder_int.h"
+#include "record/ringbuf.h"
 #include "util/array.h"
 
 _Static_assert((int)STKREC_KIND_OFFCPU == CAP_KIND_OFFCPU && (int)STKREC_KIND_CPU == CAP_KIND_CPU &&
@@ -374,9 +375,9 @@ static int setup_bpf(struct recorder *r, const char **step)
 			return -ENOMEM;
 	}
 	*step = "create ring buffer reader";
-	r->rb = ring_buffer__new(bpf_map__fd(r->skel->maps.events), recorder__on_event, r, NULL);
-	if (!r->rb)
-		return -errno;
+	err = ringbuf__new(bpf_map__fd(r->skel->maps.events), recorder__on_event, r, &r->rb);
+	if (err)
+		return err;
 	r->percpu_buf = calloc(r->ncpus_possible, sizeof(uint64_t));
 	return r->percpu_buf ? 0 : -ENOMEM;
 }
@@ -411,7 +412,7 @@ static int setup_poll(struct recorder *r)
 		return -errno;
 	err = watch_output(r);
 	if (!err)
-		err = epoll_add(r->epfd, ring_buffer__epoll_fd(r->rb));
+		err = epoll_add(r->epfd, ringbuf__fd(r->rb));
 	n = sideband__fds(r->sb, &fds);
 	for (i = 0; !err && i < n; i++)
 		err = epoll_add(r->epfd, fds[i]);
@@ -706,7 +707,7 @@ void recorder__free(struct recorder *r)
 	free(r->perf_fds);
 	if (r->epfd >= 0)
 		close(r->epfd);
-	ring_buffer__free(r->rb);
+	ringbuf__free(r->rb);
 	stkrec_bpf__destroy(r->skel);
 	sideband__free(r->sb);
 	procmaps__free(r->pm);

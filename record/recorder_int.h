@@ -35,14 +35,14 @@ struct bio_stacks_slot {
 };
 
 struct stkrec_bpf;
-struct ring_buffer;
+struct ringbuf;
 struct bpf_link;
 
 struct recorder {
 	struct record_opts opts;
 	unsigned with;           /* RP_*: what the kernel policy decided */
 	struct stkrec_bpf *skel;
-	struct ring_buffer *rb;
+	struct ringbuf *rb;      /* the events (record/ringbuf.h) */
 	struct cap_writer *w;
 	struct intern *in;
 	struct ksyms *ks;
