@@ -10,6 +10,7 @@
  * every path. Calls go one way: record.c -> drain.c -> output.c.
  */
 #include <errno.h>
+#include <malloc.h>
 #include <fcntl.h>
 #include <limits.h>
 #include <linux/perf_event.h>
@@ -539,6 +540,9 @@ static int start(struct recorder *r, const char **step)
 	err = load_all(r, step);
 	if (err)
 		return err;
+	/* The free pages of the load (vmlinux BTF, kallsyms' growing arrays,
+	 * on two arenas) go back before the ring and the tables come. */
+	malloc_trim(0);
 	if (r->opts.flight_ns || r->opts.flight_bytes) {
 		*step = "open output";
 		err = flight__new(&r->opts, &r->fl, &r->trg);
@@ -657,6 +661,10 @@ static int finish(struct recorder *r, int err)
 	}
 	if (!err)
 		err = recorder__drain(r, UINT64_MAX / 2);
+	/* Nothing more comes: the ring's pages leave before the pack's own
+	 * memory comes (the default 16 MiB would add to its peak). */
+	ringbuf__free(r->rb);
+	r->rb = NULL;
 	if (err) {
 		r->stop = err == CAP_ERR_FULL ? CAP_STOP_MAX_SIZE : CAP_STOP_ERROR;
 		r->error = err;
