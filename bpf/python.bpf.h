@@ -124,8 +124,9 @@ static long py_find_step(__u64 i, void *arg)
 }
 
 /* The current thread's PyThreadState, 0 when it has none (a thread Python
- * does not know), -1 when the interpreter's memory could not be read. A
- * bpf_loop() walks the list: the verifier checks one step, not 128. */
+ * does not know, or no interpreter yet), -1 when the interpreter's memory
+ * could not be read. A bpf_loop() walks the list: the verifier checks one
+ * step, not 128. */
 static __always_inline __s64 py_thread_state(const struct stkrec_pyproc *pp, __u32 tid)
 {
 	struct py_find f = { .pp = pp, .key = py_thread_key(pp, tid) };
@@ -136,8 +137,13 @@ static __always_inline __s64 py_thread_state(const struct stkrec_pyproc *pp, __u
 	hint = bpf_map_lookup_elem(&pythreads, &tid);
 	if (hint && py_thread_is(pp, *hint, f.key))
 		return *hint;
-	if (py_read_ptr(&f.ts, pp->runtime + pp->rt_interp) || !f.ts ||
-	    py_read_ptr(&f.ts, f.ts + pp->is_threads))
+	if (py_read_ptr(&f.ts, pp->runtime + pp->rt_interp))
+		return -1;
+	/* no interpreter: not started (perf and gdb link libpython for their
+	 * scripting and never start it), or finalized: no Python runs */
+	if (!f.ts)
+		return 0;
+	if (py_read_ptr(&f.ts, f.ts + pp->is_threads))
 		return -1;
 	bpf_loop(PY_MAX_THREADS, py_find_step, &f, 0);
 	if (f.found < 0)
