@@ -798,6 +798,10 @@ struct cap_read_stats {
 int cap_reader__open(const char *path, struct cap_reader **out);
 /* The same on a memory buffer (fuzzing, tests); buf must outlive the reader. */
 int cap_reader__open_mem(const void *buf, size_t len, struct cap_reader **out);
+/* A second reader of r's file or buffer, from its start (r must outlive
+ * it: a file's mapping is r's); CAP_ERR_INVAL for a stream, which is read
+ * once. */
+int cap_reader__reopen(const struct cap_reader *r, struct cap_reader **out);
 
 const struct cap_header *cap_reader__header(const struct cap_reader *r);
 

@@ -116,6 +116,9 @@ struct cap_reader {
 	uint64_t len;            /* input size, known once ended */
 	bool ended;              /* the input's end, so data_end, is known */
 	bool mapped;             /* buf is our mmap of the file */
+	bool drop;               /* buf is a file's mapping: pages read are given
+				  * back (a later read refills them from the file) */
+	uint64_t dropped;        /* bytes before this are given back */
 	struct cap_stream *stream; /* NULL for a file or a buffer */
 	uint8_t *win;            /* stream: the window buf points into */
 	size_t win_cap;
@@ -173,6 +176,9 @@ int cap__prefix_version(const uint8_t *buf, size_t n, uint16_t *major,
 /* Offset in p[0, n) of the first whole zstd frame magic or trailer frame
  * magic, else n. */
 size_t cap__find_magic(const uint8_t *p, size_t n);
+/* A file's mapping: give back the pages wholly before r->keep, so that a
+ * reader's memory does not grow with the file it reads. */
+void cap__drop_behind(struct cap_reader *r);
 
 /* The byte at file offset off, which must be in [base, have). */
 static inline const uint8_t *cap__at(const struct cap_reader *r, uint64_t off)

@@ -330,6 +330,7 @@ int cap_reader__open(const char *path, struct cap_reader **out)
 		return err;
 	}
 	r->mapped = true;
+	r->drop = true;
 	return reader_start(r, out);
 }
 
@@ -398,6 +399,36 @@ const struct cap_lost_detail *cap_reader__lost_detail(const struct cap_reader *r
 uint64_t cap_reader__type_count(const struct cap_reader *r, uint16_t type)
 {
 	return type < 256 ? r->type_count[type] : 0;
+}
+
+int cap_reader__reopen(const struct cap_reader *r, struct cap_reader **out)
+{
+	struct cap_reader *c;
+
+	if (!r || r->stream || !out)
+		return CAP_ERR_INVAL;
+	c = calloc(1, sizeof(*c));
+	if (!c)
+		return -ENOMEM;
+	c->buf = r->buf;
+	c->len = r->len;
+	c->drop = r->drop;
+	return reader_start(c, out);
+}
+
+#define DROP_STEP (1u << 20) /* a madvise() per MiB read */
+
+void cap__drop_behind(struct cap_reader *r)
+{
+	uint64_t page = (uint64_t)sysconf(_SC_PAGESIZE), to;
+
+	if (!r->drop || r->keep < r->dropped + DROP_STEP)
+		return;
+	to = r->keep & ~(page - 1);
+	/* a private mapping of a file, never written: the pages refill
+	 * from the file if read again, so this only frees memory */
+	madvise((void *)(r->buf + r->dropped), to - r->dropped, MADV_DONTNEED);
+	r->dropped = to;
 }
 
 void cap_reader__close(struct cap_reader *r)

@@ -237,6 +237,7 @@ static int next_block(struct cap_reader *r)
 
 	while (!at_end(r, r->pos)) {
 		r->keep = r->pos;
+		cap__drop_behind(r);
 		remain = cap__avail(r, r->pos + 4) - r->pos;
 		magic = remain >= 4 ? cap__get32(cap__at(r, r->pos)) : 0;
 		if (magic == CAP_ZSTD_MAGIC) {

@@ -361,13 +361,52 @@ bool filter__offcpu(const struct filter *f, const struct model *m,
 	return filter__task(f, m, e->pid, e->tid, comm, e->cgroup, from);
 }
 
+static bool offcpu_matches(const struct filter *f, const struct model *m,
+			   const struct cap_offcpu *e)
+{
+	return filter__offcpu(f, m, e, model__comm_id(m, e->tid, e->start));
+}
+
+static bool cpu_matches(const struct filter *f, const struct model *m, const struct cap_cpu *e)
+{
+	return filter__task(f, m, e->pid, e->tid, model__comm_id(m, e->tid, e->time), e->cgroup,
+			    e->time);
+}
+
+/* A streamed model's events (model__replay()) until one of kind matches. */
+struct any_replay {
+	const struct filter *f;
+	const struct model *m;
+	enum cap_kind kind;
+};
+
+static int replay_matches(void *arg, const struct cap_offcpu *off, const struct cap_cpu *cpu)
+{
+	struct any_replay *a = arg;
+
+	if (off)
+		return a->kind == CAP_KIND_OFFCPU && offcpu_matches(a->f, a->m, off);
+	return a->kind == CAP_KIND_CPU && cpu_matches(a->f, a->m, cpu);
+}
+
+/* Whether an event of kind matches; a replay that fails to read counts as
+ * a match, so that the view runs and reports the error. */
+static bool any_replayed(const struct filter *f, const struct model *m, enum cap_kind kind)
+{
+	struct any_replay a = { .f = f, .m = m, .kind = kind };
+
+	return model__replay(m, replay_matches, &a) != 0;
+}
+
 static bool any_offcpu(const struct filter *f, const struct model *m)
 {
 	size_t i, n;
 	const struct cap_offcpu *e = model__offcpu(m, &n);
 
+	if (model__streamed(m))
+		return any_replayed(f, m, CAP_KIND_OFFCPU);
 	for (i = 0; i < n; i++, e++)
-		if (filter__offcpu(f, m, e, model__comm_id(m, e->tid, e->start)))
+		if (offcpu_matches(f, m, e))
 			return true;
 	return false;
 }
@@ -377,9 +416,10 @@ static bool any_cpu(const struct filter *f, const struct model *m)
 	size_t i, n;
 	const struct cap_cpu *e = model__cpu(m, &n);
 
+	if (model__streamed(m))
+		return any_replayed(f, m, CAP_KIND_CPU);
 	for (i = 0; i < n; i++, e++)
-		if (filter__task(f, m, e->pid, e->tid, model__comm_id(m, e->tid, e->time), e->cgroup,
-				 e->time))
+		if (cpu_matches(f, m, e))
 			return true;
 	return false;
 }

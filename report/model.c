@@ -187,9 +187,17 @@ static int on_event(struct model *m, const struct cap_record *r)
 	switch (r->type) {
 	case CAP_REC_OFFCPU:
 		note_time(m, r->offcpu.start + r->offcpu.duration);
+		if (m->streamed) {
+			m->nr_offcpu++;
+			return 0;
+		}
 		return ARRAY_PUSH(m->offcpu, m->nr_offcpu, m->offcpu_cap, r->offcpu);
 	case CAP_REC_CPU:
 		note_time(m, r->cpu.time);
+		if (m->streamed) {
+			m->nr_cpu++;
+			return 0;
+		}
 		return ARRAY_PUSH(m->cpu, m->nr_cpu, m->cpu_cap, r->cpu);
 	case CAP_REC_WAKEUP:
 		return model_on_wakeup(m, &r->wakeup);
@@ -328,6 +336,7 @@ static int read_all(struct model *m, struct cap_reader *rd, uint64_t limit)
 		err = on_record(m, &rec);
 		if (err)
 			return err; /* out of memory: nothing sensible to show */
+		m->nrec++;
 		if (!(++n & 0xffff) && mem_usage(m) > limit) {
 			full = true;
 			break;
@@ -341,8 +350,9 @@ static int read_all(struct model *m, struct cap_reader *rd, uint64_t limit)
 }
 
 /* The capture *rd, opened with `err` (so each way to open one is a line):
- * its model in *out; the reader is closed either way. */
-static int load(int err, struct cap_reader **rd, const struct model_opts *opts,
+ * its model in *out; the reader is closed either way, or kept by a model
+ * that streams its events (a file's: replay, opts->stream_events). */
+static int load(int err, struct cap_reader **rd, const struct model_opts *opts, bool replay,
 		struct model **out)
 {
 	uint64_t limit = opts && opts->max_memory ? opts->max_memory : MODEL_DEFAULT_MAX_MEMORY;
@@ -356,12 +366,16 @@ static int load(int err, struct cap_reader **rd, const struct model_opts *opts,
 		return -ENOMEM;
 	}
 	m->hdr = *cap_reader__header(*rd);
+	m->streamed = replay && opts && opts->stream_events;
 	/* comm id 0 is the unknown name */
 	err = ARRAY_PUSH(m->comms, m->nr_comms, m->comms_cap,
 		       ((struct model_comm){ .name = "[unknown]" }));
 	if (!err)
 		err = read_all(m, *rd, limit);
-	cap_reader__close(*rd);
+	if (m->streamed)
+		m->kept = *rd; /* its input, for model__replay() */
+	else
+		cap_reader__close(*rd);
 	if (!err)
 		err = model_finish(m) ?: model_wake_finish(m) ?: model_pack_finish(m);
 	if (err) {
@@ -376,7 +390,7 @@ int model__load_opts(const char *path, const struct model_opts *opts, struct mod
 {
 	struct cap_reader *rd;
 
-	return load(cap_reader__open(path, &rd), &rd, opts, out);
+	return load(cap_reader__open(path, &rd), &rd, opts, true, out);
 }
 
 int model__load(const char *path, struct model **out)
@@ -389,7 +403,7 @@ int model__load_mem(const void *buf, size_t len, const struct model_opts *opts,
 {
 	struct cap_reader *rd;
 
-	return load(cap_reader__open_mem(buf, len, &rd), &rd, opts, out);
+	return load(cap_reader__open_mem(buf, len, &rd), &rd, opts, false, out);
 }
 
 int model__load_stream(struct cap_stream *s, const struct model_opts *opts,
@@ -397,13 +411,48 @@ int model__load_stream(struct cap_stream *s, const struct model_opts *opts,
 {
 	struct cap_reader *rd;
 
-	return load(cap_reader__open_stream(s, &rd), &rd, opts, out);
+	return load(cap_reader__open_stream(s, &rd), &rd, opts, false, out);
+}
+
+bool model__streamed(const struct model *m)
+{
+	return m->streamed;
+}
+
+/* The load's records again, from the same input, to where the load
+ * stopped; only the events it did not keep are handed on. */
+int model__replay(const struct model *m, model_event_fn fn, void *arg)
+{
+	struct cap_reader *rd;
+	struct cap_record rec;
+	uint64_t n;
+	int ret = 0, err;
+
+	if (!m->streamed)
+		return -EINVAL;
+	err = cap_reader__reopen(m->kept, &rd);
+	if (err)
+		return err;
+	for (n = 0; !ret && n < m->nrec; n++) {
+		err = cap_reader__next(rd, &rec);
+		if (err <= 0) {
+			ret = err ? err : CAP_ERR_CORRUPT; /* changed since */
+			break;
+		}
+		if (rec.type == CAP_REC_OFFCPU)
+			ret = fn(arg, &rec.offcpu, NULL);
+		else if (rec.type == CAP_REC_CPU)
+			ret = fn(arg, NULL, &rec.cpu);
+	}
+	cap_reader__close(rd);
+	return ret;
 }
 
 void model__free(struct model *m)
 {
 	if (!m)
 		return;
+	cap_reader__close(m->kept);
 	idmap__fini(&m->strings);
 	idmap__fini(&m->stacks);
 	idmap__fini(&m->comm_ids);

@@ -50,6 +50,12 @@ struct model_opts {
 	 * what was read is kept and the model is marked recovered. 0: the
 	 * default, MODEL_DEFAULT_MAX_MEMORY. */
 	uint64_t max_memory;
+	/* Count the off-CPU intervals and CPU samples without keeping them:
+	 * model__offcpu() and model__cpu() then give none, and
+	 * model__replay() reads them again from the file, so memory does not
+	 * grow with them. Only model__load_opts() streams: a capture read
+	 * from a stream cannot be read twice, and a buffer is the caller's. */
+	bool stream_events;
 };
 #define MODEL_DEFAULT_MAX_MEMORY (4ull << 30)
 
@@ -103,6 +109,20 @@ const struct cap_offcpu *model__offcpu(const struct model *m, size_t *n);
 const struct cap_cpu *model__cpu(const struct model *m, size_t *n);
 const struct cap_bio *model__bio(const struct model *m, size_t *n);
 size_t model__nr_events(const struct model *m, enum cap_kind kind);
+
+/* True when the model was loaded with stream_events from a file: its
+ * off-CPU intervals and CPU samples are read by model__replay(), and no
+ * wait is joined to its waker (model__waker() gives NULL). */
+bool model__streamed(const struct model *m);
+/* Each off-CPU interval (off) or CPU sample (cpu) of a streamed model, in
+ * file order: exactly those a load without stream_events would have kept
+ * (the same records, to where the load stopped). fn gets one of the two,
+ * the other NULL; a non-zero return stops the replay and is returned.
+ * -EINVAL when the model is not streamed; a reader error that the load
+ * did not meet (the file changed since) is returned as the reader's. */
+typedef int (*model_event_fn)(void *arg, const struct cap_offcpu *off,
+			      const struct cap_cpu *cpu);
+int model__replay(const struct model *m, model_event_fn fn, void *arg);
 
 /* WAKEUP records, in file order. */
 const struct cap_wakeup *model__wakeups(const struct model *m, size_t *n);

@@ -178,7 +178,12 @@ struct model {
 	size_t nr_cgroups, cgroups_cap;
 	struct idmap cgroup_ids;  /* cgroup id -> index */
 
-	struct cap_offcpu *offcpu;
+	/* model_opts.stream_events: the reader of the load, kept open for
+	 * model__replay() (its input), and how many records the load took */
+	struct cap_reader *kept;
+	uint64_t nrec;
+	bool streamed;
+	struct cap_offcpu *offcpu; /* NULL when streamed: nr_offcpu counts them */
 	size_t nr_offcpu, offcpu_cap;
 	struct cap_cpu *cpu;
 	size_t nr_cpu, cpu_cap;

@@ -298,13 +298,13 @@ int model__stat(const struct model *m, size_t i, const char **key, uint64_t *val
 
 const struct cap_offcpu *model__offcpu(const struct model *m, size_t *n)
 {
-	*n = m->nr_offcpu;
+	*n = m->streamed ? 0 : m->nr_offcpu;
 	return m->offcpu;
 }
 
 const struct cap_cpu *model__cpu(const struct model *m, size_t *n)
 {
-	*n = m->nr_cpu;
+	*n = m->streamed ? 0 : m->nr_cpu;
 	return m->cpu;
 }
 

@@ -58,6 +58,8 @@ static int join_waits(struct model *m, const uint32_t *by)
 	ssize_t j;
 	size_t i;
 
+	if (m->streamed)
+		return 0; /* no interval kept to join: model__waker() gives NULL */
 	m->waker_of = calloc(m->nr_offcpu ? m->nr_offcpu : 1, sizeof(*m->waker_of));
 	if (!m->waker_of)
 		return -ENOMEM;
@@ -113,9 +115,12 @@ const struct cap_wakeup *model__wakeups(const struct model *m, size_t *n)
 
 const struct cap_wakeup *model__waker(const struct model *m, const struct cap_offcpu *e)
 {
-	size_t i = e - m->offcpu;
+	size_t i;
 
-	if (!m->waker_of || i >= m->nr_offcpu || !m->waker_of[i])
+	if (!m->waker_of)
+		return NULL;
+	i = e - m->offcpu;
+	if (i >= m->nr_offcpu || !m->waker_of[i])
 		return NULL;
 	return &m->wakeups[m->waker_of[i] - 1];
 }

@@ -144,55 +144,81 @@ static int fold_idle(struct agg *a, const struct report_ctx *ctx, const struct c
 	return 1;
 }
 
-/* One loop for both kinds; inlined once per kind, so that each loop reads
- * its own kind's events with no test of the kind per event. */
+/* One event of either kind into the groups (off or cpu, the other NULL);
+ * inlined once per kind, so that each loop reads its own kind's events
+ * with no test of the kind per event. kept: off is the model's (a group
+ * may point at its maximum), not a replay's passing copy. */
 static inline __attribute__((always_inline)) int
-collect(struct agg *a, const struct report_ctx *ctx, unsigned flags,
-	const struct cap_offcpu *off, const struct cap_cpu *cpu, size_t n)
+collect_one(struct agg *a, const struct report_ctx *ctx, unsigned flags,
+	    const struct cap_offcpu *off, const struct cap_cpu *cpu, bool kept)
 {
 	const struct filter *f = ctx->filter;
 	struct agg_group key = { 0 };
 	struct agg_ev ev;
-	size_t i;
 	int err;
 
-	for (i = 0; i < n; i++) {
-		if (!(off ? offcpu_ev(ctx, &off[i], &key, &ev) : cpu_ev(ctx, &cpu[i], &key, &ev)))
-			continue;
-		if (off && (flags & AGG_FOLD_IDLE)) {
-			err = fold_idle(a, ctx, &off[i]);
-			if (err < 0)
-				return err;
-			if (err)
-				continue;
-		}
-		key.comm = (flags & AGG_ANY_COMM) ? 0 : ev.comm;
-		key.ustack = filter__ustack(f, key.ustack);
-		key.kstack = filter__kstack(f, key.kstack);
-		if (!(flags & AGG_BY_CGROUP))
-			key.cgroup = 0;
-		err = agg_add(a, &key, &ev, flags);
+	if (!(off ? offcpu_ev(ctx, off, &key, &ev) : cpu_ev(ctx, cpu, &key, &ev)))
+		return 0;
+	if (!kept)
+		ev.e = NULL;
+	if (off && (flags & AGG_FOLD_IDLE)) {
+		err = fold_idle(a, ctx, off);
 		if (err)
-			return err;
+			return err < 0 ? err : 0;
 	}
-	return 0;
+	key.comm = (flags & AGG_ANY_COMM) ? 0 : ev.comm;
+	key.ustack = filter__ustack(f, key.ustack);
+	key.kstack = filter__kstack(f, key.kstack);
+	if (!(flags & AGG_BY_CGROUP))
+		key.cgroup = 0;
+	return agg_add(a, &key, &ev, flags);
+}
+
+/* A streamed model's events (model__replay()), each kind into its groups
+ * (a NULL agg: that kind is not wanted). */
+struct collect_replay {
+	struct agg *off, *cpu;
+	unsigned off_flags, cpu_flags;
+	const struct report_ctx *ctx;
+};
+
+static int collect_replayed(void *arg, const struct cap_offcpu *off, const struct cap_cpu *cpu)
+{
+	struct collect_replay *c = arg;
+
+	if (off)
+		return c->off ? collect_one(c->off, c->ctx, c->off_flags, off, NULL, false) : 0;
+	return c->cpu ? collect_one(c->cpu, c->ctx, c->cpu_flags, NULL, cpu, false) : 0;
+}
+
+int agg__collect_kinds(struct agg *off, unsigned off_flags, struct agg *cpu,
+		       unsigned cpu_flags, const struct report_ctx *ctx)
+{
+	struct collect_replay c = { .off = off, .cpu = cpu, .off_flags = off_flags,
+				    .cpu_flags = cpu_flags, .ctx = ctx };
+	const struct cap_offcpu *o;
+	const struct cap_cpu *e;
+	size_t i, n;
+	int err = 0;
+
+	if (model__streamed(ctx->model))
+		return off || cpu ? model__replay(ctx->model, collect_replayed, &c) : 0;
+	o = model__offcpu(ctx->model, &n);
+	for (i = 0; off && !err && i < n; i++)
+		err = collect_one(off, ctx, off_flags, &o[i], NULL, true);
+	e = model__cpu(ctx->model, &n);
+	for (i = 0; cpu && !err && i < n; i++)
+		err = collect_one(cpu, ctx, cpu_flags, NULL, &e[i], true);
+	return err;
 }
 
 int agg__collect(struct agg *a, const struct report_ctx *ctx, enum cap_kind kind,
 		 unsigned flags)
 {
-	const struct cap_offcpu *off;
-	const struct cap_cpu *cpu;
-	size_t n;
-
-	if (kind == CAP_KIND_OFFCPU) {
-		off = model__offcpu(ctx->model, &n);
-		return collect(a, ctx, flags, off, NULL, n);
-	}
-	if (kind == CAP_KIND_CPU) {
-		cpu = model__cpu(ctx->model, &n);
-		return collect(a, ctx, flags, NULL, cpu, n);
-	}
+	if (kind == CAP_KIND_OFFCPU)
+		return agg__collect_kinds(a, flags, NULL, 0, ctx);
+	if (kind == CAP_KIND_CPU)
+		return agg__collect_kinds(NULL, 0, a, flags, ctx);
 	return -EINVAL;
 }
 

@@ -831,57 +831,61 @@ static void print_kind_head(const struct report_ctx *ctx, enum cap_kind kind,
 	fputs("#\n", out);
 }
 
-static int stack_table(const struct report_ctx *ctx, enum cap_kind kind, FILE *out)
+/* The table's columns and how its events group. */
+static void table_setup(const struct report_ctx *ctx, enum cap_kind kind, struct ptable *t)
 {
 	static const enum view_sort dflt[] = { SORT_COMM, SORT_DSO, SORT_SYM };
 	static const enum view_sort waits[] = { SORT_COMM, SORT_WAIT, SORT_USYM };
-	struct ptable t = { .ctx = ctx };
+	int i;
+
+	t->ctx = ctx;
+	/* off-CPU rows by where threads waited; -g keeps perf's leaf rows */
+	t->keys = kind == CAP_KIND_OFFCPU && !ctx->opts.callgraph ? waits : dflt;
+	t->nkeys = 3;
+	if (ctx->opts.nsort) {
+		t->keys = ctx->opts.sort;
+		t->nkeys = ctx->opts.nsort;
+	}
+	for (i = 0; i < t->nkeys; i++)
+		if (t->keys[i] == SORT_CGROUP || t->keys[i] == SORT_CONTAINER)
+			t->agg_flags = AGG_BY_CGROUP;
+	if (kind == CAP_KIND_OFFCPU && ctx->filter->threads != FILTER_THREADS_KERNEL)
+		t->agg_flags |= AGG_FOLD_IDLE;
+}
+
+/* The table of t's groups (collected), its call graphs with -g. */
+static int stack_table(struct ptable *t, enum cap_kind kind, FILE *out)
+{
+	const struct report_ctx *ctx = t->ctx;
 	uint64_t total = 0, events = 0;
 	struct rframe *fr;
 	size_t i;
 	int err;
 
-	/* off-CPU rows by where threads waited; -g keeps perf's leaf rows */
-	t.keys = kind == CAP_KIND_OFFCPU && !ctx->opts.callgraph ? waits : dflt;
-	t.nkeys = 3;
-	if (ctx->opts.nsort) {
-		t.keys = ctx->opts.sort;
-		t.nkeys = ctx->opts.nsort;
-	}
-	for (i = 0; i < (size_t)t.nkeys; i++)
-		if (t.keys[i] == SORT_CGROUP || t.keys[i] == SORT_CONTAINER)
-			t.agg_flags = AGG_BY_CGROUP;
-	if (kind == CAP_KIND_OFFCPU && ctx->filter->threads != FILTER_THREADS_KERNEL)
-		t.agg_flags |= AGG_FOLD_IDLE;
 	fr = malloc(VIEW_MAX_FRAMES * sizeof(*fr));
 	if (!fr)
 		return -ENOMEM;
-	err = agg__collect(&t.a, ctx, kind, t.agg_flags);
+	err = build_rows(t, kind, fr);
 	if (!err)
-		err = build_rows(&t, kind, fr);
-	if (!err)
-		err = merge_rows(&t);
-	for (i = 0; !err && i < t.a.n; i++) {
-		total += t.rows[i].weight;
-		events += t.a.g[t.rows[i].grp].count;
+		err = merge_rows(t);
+	for (i = 0; !err && i < t->a.n; i++) {
+		total += t->rows[i].weight;
+		events += t->a.g[t->rows[i].grp].count;
 	}
 	if (!err) {
 		print_kind_head(ctx, kind, events, total, out);
-		print_columns(&t, out);
+		print_columns(t, out);
 	}
-	for (i = 0; !err && i < t.nent; i++) {
-		print_row(&t, &t.ent[i], total, out);
+	for (i = 0; !err && i < t->nent; i++) {
+		print_row(t, &t->ent[i], total, out);
 		if (ctx->opts.callgraph)
-			err = perf_callgraph(ctx, &t, &t.ent[i], kind, total, fr, out);
+			err = perf_callgraph(ctx, t, &t->ent[i], kind, total, fr, out);
 	}
-	if (!err && t.a.nidle)
+	if (!err && t->a.nidle)
 		fprintf(out, "#\n# %zu kernel thread%s idle throughout the recording, not in this "
-			"table: -k lists %s\n", t.a.nidle, t.a.nidle == 1 ? "" : "s",
-			t.a.nidle == 1 ? "it" : "them");
+			"table: -k lists %s\n", t->a.nidle, t->a.nidle == 1 ? "" : "s",
+			t->a.nidle == 1 ? "it" : "them");
 	free(fr);
-	free(t.rows);
-	free(t.ent);
-	agg__fini(&t.a);
 	return err;
 }
 
@@ -890,19 +894,34 @@ static bool shown(const struct report_ctx *ctx, enum cap_kind kind)
 	return filter__kind(ctx->filter, kind) && model__nr_events(ctx->model, kind);
 }
 
+static void table_free(struct ptable *t)
+{
+	free(t->rows);
+	free(t->ent);
+	agg__fini(&t->a);
+}
+
 int view_perf(struct report_ctx *ctx, FILE *out)
 {
-	int err = 0;
+	bool off = shown(ctx, CAP_KIND_OFFCPU), cpu = shown(ctx, CAP_KIND_CPU);
+	struct ptable toff = { 0 }, tcpu = { 0 };
+	int err;
 
 	perf_header(ctx, out);
-	if (shown(ctx, CAP_KIND_OFFCPU))
-		err = stack_table(ctx, CAP_KIND_OFFCPU, out);
-	if (!err && shown(ctx, CAP_KIND_CPU))
-		err = stack_table(ctx, CAP_KIND_CPU, out);
+	table_setup(ctx, CAP_KIND_OFFCPU, &toff);
+	table_setup(ctx, CAP_KIND_CPU, &tcpu);
+	/* both kinds in one pass over the events */
+	err = agg__collect_kinds(off ? &toff.a : NULL, toff.agg_flags, cpu ? &tcpu.a : NULL,
+				 tcpu.agg_flags, ctx);
+	if (!err && off)
+		err = stack_table(&toff, CAP_KIND_OFFCPU, out);
+	if (!err && cpu)
+		err = stack_table(&tcpu, CAP_KIND_CPU, out);
 	if (!err && shown(ctx, CAP_KIND_BIO))
 		err = perf_bio_table(ctx, out);
-	if (!err && !shown(ctx, CAP_KIND_OFFCPU) && !shown(ctx, CAP_KIND_CPU) &&
-	    !shown(ctx, CAP_KIND_BIO))
+	if (!err && !off && !cpu && !shown(ctx, CAP_KIND_BIO))
 		fputs("#\n# no events of the selected kinds in the capture\n", out);
+	table_free(&toff);
+	table_free(&tcpu);
 	return err;
 }

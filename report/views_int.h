@@ -63,7 +63,8 @@ struct agg_group {
 	uint32_t max_tid;
 	uint32_t max_comm;    /* thread name at the maximum */
 	uint32_t max_open;    /* CAP_OFFCPU_OPEN_* of the maximum */
-	const struct cap_offcpu *max_offcpu; /* off-CPU: the maximum interval */
+	const struct cap_offcpu *max_offcpu; /* off-CPU: the maximum interval;
+					      * NULL from a streamed model */
 };
 
 struct agg {
@@ -88,10 +89,15 @@ struct agg {
  * along is not idle. The default table counts these in one line. */
 bool view_idle_kthread(const struct model *m, const struct cap_offcpu *e);
 
-/* Group the filtered events of kind (CAP_KIND_OFFCPU or CAP_KIND_CPU).
- * The -U/-K filter is applied to the stack ids. 0 or -ENOMEM. */
+/* Group the filtered events of kind (CAP_KIND_OFFCPU or CAP_KIND_CPU):
+ * those the model holds, or a streamed model's replay. The -U/-K filter
+ * is applied to the stack ids. 0, -ENOMEM, or a replay's read error. */
 int agg__collect(struct agg *a, const struct report_ctx *ctx, enum cap_kind kind,
 		 unsigned flags);
+/* Both kinds at once, each into its own groups with its flags (a NULL
+ * agg: that kind is not wanted): one replay of a streamed model, not two. */
+int agg__collect_kinds(struct agg *off, unsigned off_flags, struct agg *cpu,
+		       unsigned cpu_flags, const struct report_ctx *ctx);
 void agg__fini(struct agg *a);
 
 /* Frames of one stack pair, innermost first: kernel frames, then user

@@ -33,6 +33,7 @@
 #define VIEW_FILE     0x1 /* writes FILE ('-': stdout), created once loaded */
 #define VIEW_EXPORT   0x2 /* a file for other viewers, listed under Exports */
 #define VIEW_CPU_TIME 0x4 /* CPU samples as time: the recording's period */
+#define VIEW_STREAM   0x8 /* groups the events as it reads them (agg__collect) */
 
 struct view_row {
 	const char *opt;   /* its long option; NULL: a command's default */
@@ -46,7 +47,7 @@ struct view_row {
 enum { VIEW_REPORT, VIEW_SCRIPT }; /* the defaults' rows */
 
 static const struct view_row views[] = {
-	[VIEW_REPORT] = { .fn = view_perf, .help =
+	[VIEW_REPORT] = { .fn = view_perf, .flags = VIEW_STREAM, .help =
 		"  --header              the whole header: host, version, every recorder\n"
 		"                        counter (also with -v)\n"
 		"  -g, --call-graph      callers under each row (percent of the kind's total)\n"
@@ -56,7 +57,7 @@ static const struct view_row views[] = {
 		"                        the path, container RUNTIME:ID (docker:3f4e5a6b7c8d,\n"
 		"                        pod:UID, systemd:UNIT, machine:NAME; - for none)\n" },
 	[VIEW_SCRIPT] = { .fn = view_script },
-	{ "folded", no_argument, 'f', 0, view_folded,
+	{ "folded", no_argument, 'f', VIEW_STREAM, view_folded,
 		"  -f, --folded          folded stacks for flamegraph.pl: comm;outer;...;inner\n"
 		"                        VALUE (off-CPU: us, CPU: samples; off-CPU is shown\n"
 		"                        when both are present unless -e cpu)\n"
@@ -81,7 +82,7 @@ static const struct view_row views[] = {
 		"                        capture time (default 1); D: R read, W write,\n"
 		"                        F flush, D discard, ? other; AVGms: issue->complete\n"
 		"    -r, --maxrows N     rows per table (default 20; top-waits: all)\n" },
-	{ "svg", required_argument, 0, VIEW_FILE, view_svg,
+	{ "svg", required_argument, 0, VIEW_FILE | VIEW_STREAM, view_svg,
 		"  --svg FILE            interactive flame graph of the folded stacks (block\n"
 		"                        I/O bytes per comm, submitter stack and disk with\n"
 		"                        -e bio) into FILE, '-':\n"
@@ -583,6 +584,10 @@ static int report_run(struct cli *c)
 	struct resolver *res = NULL;
 	int err, ret;
 
+	/* the off-CPU and CPU events read again from the file, not held:
+	 * memory for what the view groups, not for the events (--wakers joins
+	 * each wait to its waker, which needs them held) */
+	c->com.load.stream_events = (c->view->flags & VIEW_STREAM) && !c->opts.wakers;
 	ret = report_common_load(&c->com, c->input, &m);
 	if (ret)
 		return ret;
