@@ -483,6 +483,7 @@ void model__free(struct model *m)
 	free(m->bio_comm);
 	free(m->wakeups);
 	free(m->waker_of);
+	free(m->wake_by);
 	idmap__fini(&m->bio_by_done);
 	if (m->ksymtab)
 		ksymtab__free(m->ksymtab);

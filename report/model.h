@@ -111,8 +111,7 @@ const struct cap_bio *model__bio(const struct model *m, size_t *n);
 size_t model__nr_events(const struct model *m, enum cap_kind kind);
 
 /* True when the model was loaded with stream_events from a file: its
- * off-CPU intervals and CPU samples are read by model__replay(), and no
- * wait is joined to its waker (model__waker() gives NULL). */
+ * off-CPU intervals and CPU samples are read by model__replay(). */
 bool model__streamed(const struct model *m);
 /* Each off-CPU interval (off) or CPU sample (cpu) of a streamed model, in
  * file order: exactly those a load without stream_events would have kept
@@ -126,9 +125,10 @@ int model__replay(const struct model *m, model_event_fn fn, void *arg);
 
 /* WAKEUP records, in file order. */
 const struct cap_wakeup *model__wakeups(const struct model *m, size_t *n);
-/* Who woke the off-CPU interval e (an element of model__offcpu()): the
- * last WAKEUP of its thread inside it, or NULL (preempted, still waiting
- * at the end, or no wakeup recorded). */
+/* Who woke the off-CPU interval e (an element of model__offcpu(), or a
+ * copy of one, or one model__replay() handed on): the last WAKEUP of its
+ * thread inside it, or NULL (preempted, still waiting at the end, or no
+ * wakeup recorded). */
 const struct cap_wakeup *model__waker(const struct model *m, const struct cap_offcpu *e);
 /* The BIO record of the request whose completion ran wakeup w, or NULL
  * (w ran in none, or the capture holds no such request). */

@@ -194,6 +194,7 @@ struct model {
 	struct cap_wakeup *wakeups;
 	size_t nr_wakeups, wakeups_cap;
 	uint32_t *waker_of;     /* per offcpu: 1 + its waker's index, 0 none */
+	uint32_t *wake_by;      /* wakeups by (tid, time), as indexes */
 	struct idmap bio_by_done; /* (complete_time, sector) -> bio index */
 };
 

@@ -59,7 +59,7 @@ static int join_waits(struct model *m, const uint32_t *by)
 	size_t i;
 
 	if (m->streamed)
-		return 0; /* no interval kept to join: model__waker() gives NULL */
+		return 0; /* no interval kept to join: model__waker() looks each up */
 	m->waker_of = calloc(m->nr_offcpu ? m->nr_offcpu : 1, sizeof(*m->waker_of));
 	if (!m->waker_of)
 		return -ENOMEM;
@@ -92,7 +92,6 @@ int model_wake_finish(struct model *m)
 {
 	uint32_t *by;
 	size_t i;
-	int err;
 
 	if (!m->nr_wakeups)
 		return 0;
@@ -102,9 +101,8 @@ int model_wake_finish(struct model *m)
 	for (i = 0; i < m->nr_wakeups; i++)
 		by[i] = i;
 	qsort_r(by, m->nr_wakeups, sizeof(*by), cmp_wakeup, m);
-	err = join_waits(m, by);
-	free(by);
-	return err ?: index_bios(m);
+	m->wake_by = by;
+	return join_waits(m, by) ?: index_bios(m);
 }
 
 const struct cap_wakeup *model__wakeups(const struct model *m, size_t *n)
@@ -115,14 +113,20 @@ const struct cap_wakeup *model__wakeups(const struct model *m, size_t *n)
 
 const struct cap_wakeup *model__waker(const struct model *m, const struct cap_offcpu *e)
 {
+	ssize_t j;
 	size_t i;
 
-	if (!m->waker_of)
+	if (m->waker_of && e >= m->offcpu && e < m->offcpu + m->nr_offcpu) {
+		i = e - m->offcpu;
+		return m->waker_of[i] ? &m->wakeups[m->waker_of[i] - 1] : NULL;
+	}
+	/* a copy, or a streamed model's: the same join, looked up */
+	if (!m->wake_by)
 		return NULL;
-	i = e - m->offcpu;
-	if (i >= m->nr_offcpu || !m->waker_of[i])
+	j = last_before(m, m->wake_by, e->tid, e->start + e->duration);
+	if (j < 0 || m->wakeups[m->wake_by[j]].time < e->start)
 		return NULL;
-	return &m->wakeups[m->waker_of[i] - 1];
+	return &m->wakeups[m->wake_by[j]];
 }
 
 const struct cap_bio *model__wakeup_bio(const struct model *m, const struct cap_wakeup *w)

@@ -33,7 +33,8 @@ static void agg_max(struct agg_group *g, const struct agg_ev *ev)
 	g->max_tid = ev->tid;
 	g->max_comm = ev->comm;
 	g->max_open = ev->open;
-	g->max_offcpu = ev->e;
+	if (ev->e)
+		g->max_offcpu = *ev->e;
 }
 
 /* The second half of a group's key: its stacks, or with AGG_BY_CGROUP a
@@ -146,11 +147,10 @@ static int fold_idle(struct agg *a, const struct report_ctx *ctx, const struct c
 
 /* One event of either kind into the groups (off or cpu, the other NULL);
  * inlined once per kind, so that each loop reads its own kind's events
- * with no test of the kind per event. kept: off is the model's (a group
- * may point at its maximum), not a replay's passing copy. */
+ * with no test of the kind per event. */
 static inline __attribute__((always_inline)) int
 collect_one(struct agg *a, const struct report_ctx *ctx, unsigned flags,
-	    const struct cap_offcpu *off, const struct cap_cpu *cpu, bool kept)
+	    const struct cap_offcpu *off, const struct cap_cpu *cpu)
 {
 	const struct filter *f = ctx->filter;
 	struct agg_group key = { 0 };
@@ -159,8 +159,6 @@ collect_one(struct agg *a, const struct report_ctx *ctx, unsigned flags,
 
 	if (!(off ? offcpu_ev(ctx, off, &key, &ev) : cpu_ev(ctx, cpu, &key, &ev)))
 		return 0;
-	if (!kept)
-		ev.e = NULL;
 	if (off && (flags & AGG_FOLD_IDLE)) {
 		err = fold_idle(a, ctx, off);
 		if (err)
@@ -187,8 +185,8 @@ static int collect_replayed(void *arg, const struct cap_offcpu *off, const struc
 	struct collect_replay *c = arg;
 
 	if (off)
-		return c->off ? collect_one(c->off, c->ctx, c->off_flags, off, NULL, false) : 0;
-	return c->cpu ? collect_one(c->cpu, c->ctx, c->cpu_flags, NULL, cpu, false) : 0;
+		return c->off ? collect_one(c->off, c->ctx, c->off_flags, off, NULL) : 0;
+	return c->cpu ? collect_one(c->cpu, c->ctx, c->cpu_flags, NULL, cpu) : 0;
 }
 
 int agg__collect_kinds(struct agg *off, unsigned off_flags, struct agg *cpu,
@@ -205,10 +203,10 @@ int agg__collect_kinds(struct agg *off, unsigned off_flags, struct agg *cpu,
 		return off || cpu ? model__replay(ctx->model, collect_replayed, &c) : 0;
 	o = model__offcpu(ctx->model, &n);
 	for (i = 0; off && !err && i < n; i++)
-		err = collect_one(off, ctx, off_flags, &o[i], NULL, true);
+		err = collect_one(off, ctx, off_flags, &o[i], NULL);
 	e = model__cpu(ctx->model, &n);
 	for (i = 0; cpu && !err && i < n; i++)
-		err = collect_one(cpu, ctx, cpu_flags, NULL, &e[i], true);
+		err = collect_one(cpu, ctx, cpu_flags, NULL, &e[i]);
 	return err;
 }
 

@@ -46,7 +46,7 @@ static const char *open_name(uint32_t open)
 static int print_waker_text(const struct report_ctx *ctx, const struct agg_group *g,
 			    struct rframe *fr, FILE *out)
 {
-	const struct cap_wakeup *w = g->max_offcpu ? model__waker(ctx->model, g->max_offcpu) : NULL;
+	const struct cap_wakeup *w = model__waker(ctx->model, &g->max_offcpu);
 	const struct cap_bio *b;
 	char label[48], ns[VIEW_NS_MAX];
 	int i, k, n, nk;
@@ -149,7 +149,7 @@ static void print_json(const struct report_ctx *ctx, const struct agg_group *g,
 static int print_waker_json(const struct report_ctx *ctx, const struct agg_group *g,
 			    struct rframe *fr, FILE *out)
 {
-	const struct cap_wakeup *w = g->max_offcpu ? model__waker(ctx->model, g->max_offcpu) : NULL;
+	const struct cap_wakeup *w = model__waker(ctx->model, &g->max_offcpu);
 	static const char ops[] = "RWFD?";
 	const struct cap_bio *b;
 	const char *disk;

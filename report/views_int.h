@@ -63,8 +63,7 @@ struct agg_group {
 	uint32_t max_tid;
 	uint32_t max_comm;    /* thread name at the maximum */
 	uint32_t max_open;    /* CAP_OFFCPU_OPEN_* of the maximum */
-	const struct cap_offcpu *max_offcpu; /* off-CPU: the maximum interval;
-					      * NULL from a streamed model */
+	struct cap_offcpu max_offcpu; /* off-CPU: the maximum interval */
 };
 
 struct agg {

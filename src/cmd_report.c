@@ -68,7 +68,7 @@ static const struct view_row views[] = {
 		"    --wakers            offwaketime's folded stacks (record -e wakeup):\n"
 		"                        waiter frames;--;waker frames innermost first;\n"
 		"                        waker name[;[io DISK OP SIZE]], off-CPU us\n" },
-	{ "top-waits", no_argument, 0, 0, view_topwaits,
+	{ "top-waits", no_argument, 0, VIEW_STREAM, view_topwaits,
 		"  --top-waits           longest off-CPU wait per (pid, stack), its count,\n"
 		"                        total and wall-clock time, and (-e wakeup) who\n"
 		"                        woke it; -r limits rows\n"

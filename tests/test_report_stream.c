@@ -125,7 +125,7 @@ Test(report_stream, memory_does_not_grow_with_events)
 	free(path);
 }
 
-/* A view's output with the suite's capture loaded streamed. */
+/* A view's output with the suite's capture (cap_path) loaded streamed. */
 static char *run_streamed(view_fn fn, const struct report_opts *o)
 {
 	struct model *held = model;
@@ -144,7 +144,8 @@ Test(report_stream, views_read_the_same_streamed_or_held)
 	const struct {
 		view_fn fn;
 		const struct report_opts *o;
-	} v[] = { { view_perf, NULL }, { view_perf, &g }, { view_folded, NULL } };
+	} v[] = { { view_perf, NULL }, { view_perf, &g }, { view_folded, NULL },
+		  { view_topwaits, NULL } };
 	size_t i;
 
 	for (i = 0; i < sizeof(v) / sizeof(*v); i++) {
@@ -155,6 +156,78 @@ Test(report_stream, views_read_the_same_streamed_or_held)
 		free(want);
 		free(got);
 	}
+}
+
+/* Thread 101 waits three times in stack 10, the longest (9 ms) ended by
+ * 102's wakeup, one (4 ms) by 103's; the last (2 ms) has no wakeup
+ * inside it. The longest wait of stack 11 (tid 102) no one woke. */
+static int wake_scene(const char *path)
+{
+	static const uint64_t u[] = { 0x401000, 0x402000 }, u2[] = { 0x403000, 0x402000 };
+	struct cap_writer *w = rc_open(path);
+	const uint64_t t = RC_T0 + RC_MS;
+	struct cap_wakeup wk[] = {
+		{ .time = t + 8 * RC_MS, .tid = 101, .pid = 100, .waker_tid = 102, .waker_pid = 100,
+		  .ustack = 11 },
+		{ .time = t + 22 * RC_MS, .tid = 101, .pid = 100, .waker_tid = 103, .waker_pid = 100,
+		  .ustack = 10 },
+		{ .time = t + 40 * RC_MS, .tid = 102, .pid = 100, .waker_tid = 101, .waker_pid = 100,
+		  .ustack = 10 }, /* after 102's waits: wakes none of them */
+	};
+	size_t i;
+	int err;
+
+	if (!w)
+		return -EIO;
+	err = rc_string(w, 1, "/usr/bin/app") ?: cap_writer__stack(w, 10, 1, u, 2) ?:
+	      cap_writer__stack(w, 11, 1, u2, 2) ?: rc_thread(w, RC_T0, 101, 100, 0, "waiter") ?:
+	      rc_thread(w, RC_T0, 102, 100, 0, "waker") ?: rc_thread(w, RC_T0, 103, 100, 0, "other") ?:
+	      rc_map(w, RC_T0, 100, 0x400000, 0x500000, 0, 1) ?:
+	      rc_offcpu(w, t, 9 * RC_MS, 101, 100, 1, 10, CAP_STACK_NONE) ?:
+	      rc_offcpu(w, t + 19 * RC_MS, 4 * RC_MS, 101, 100, 1, 10, CAP_STACK_NONE) ?:
+	      rc_offcpu(w, t + 30 * RC_MS, 2 * RC_MS, 101, 100, 1, 10, CAP_STACK_NONE) ?:
+	      rc_offcpu(w, t + 2 * RC_MS, 5 * RC_MS, 102, 100, 1, 11, CAP_STACK_NONE) ?:
+	      rc_offcpu(w, t + 10 * RC_MS, RC_MS, 102, 100, 1, 11, CAP_STACK_NONE);
+	for (i = 0; !err && i < sizeof(wk) / sizeof(*wk); i++)
+		err = cap_writer__append(w, CAP_REC_WAKEUP, &wk[i], sizeof(wk[i]), NULL, 0);
+	if (err) {
+		cap_writer__free(w);
+		return err;
+	}
+	return cap_writer__finish(w);
+}
+
+/* --top-waits names who woke each longest wait the same streamed (the
+ * wakeup looked up for the copy a group keeps) as held (joined at load). */
+Test(report_stream, top_waits_wakers_the_same_streamed_or_held)
+{
+	char *path = rc_tmpname("wake"), *held_path = cap_path, *want, *got;
+	struct model *held = model;
+	struct report_opts json = { .json = true };
+	const struct report_opts *o[] = { NULL, &json };
+	size_t i;
+
+	cr_assert_eq(wake_scene(path), 0);
+	cap_path = path;
+	cr_assert_eq(model__load(path, &model), 0);
+	for (i = 0; i < 2; i++) {
+		want = run(view_topwaits, NULL, o[i]);
+		got = run_streamed(view_topwaits, o[i]);
+		cr_assert_str_eq(got, want, "--top-waits%s differs streamed", i ? " --json" : "");
+		if (!i) {
+			cr_assert_eq(strcount(want, '\n'), 10, "%s", want);
+			cr_assert_not_null(strstr(want, "woken by waker 100/102"), "%s", want);
+			cr_assert_null(strstr(want, "woken by other"), "not the longest: %s", want);
+			cr_assert_null(strstr(want, "woken by waiter"), "after the waits: %s", want);
+		}
+		free(want);
+		free(got);
+	}
+	model__free(model);
+	model = held;
+	cap_path = held_path;
+	unlink(path);
+	free(path);
 }
 
 /* The peak RSS in KiB of `stkrec ARGS` (its output thrown away). */
@@ -179,14 +252,15 @@ static long peak_kib(const char *bin, char *const argv[])
 	return ru.ru_maxrss;
 }
 
-/* `stkrec report`, --folded and --svg over 100k and 1M events: the peak
- * RSS of the larger no more than 8 MiB over the smaller's, where holding
- * the 900k samples more would take over 40 MB. */
+/* `stkrec report`, --folded, --svg and --top-waits over 100k and 1M events
+ * (half waits, half CPU samples): the peak RSS of the larger no more than
+ * 8 MiB over the smaller's, where holding the 900k events more would take
+ * over 40 MB. */
 Test(report_stream, report_memory_flat_from_100k_to_1m_events, .timeout = 120)
 {
 	const char *bin = getenv("STKREC") ? getenv("STKREC") : "build/stkrec";
 	const unsigned n[2] = { 100000, 1000000 };
-	const char *views[] = { NULL, "--folded", "--svg" };
+	const char *views[] = { NULL, "--folded", "--svg", "--top-waits" };
 	char *path[2];
 	long kib[2];
 	size_t v;
@@ -195,14 +269,14 @@ Test(report_stream, report_memory_flat_from_100k_to_1m_events, .timeout = 120)
 	if (access(bin, X_OK))
 		cr_skip_test("%s not built", bin);
 	for (i = 0; i < 2; i++) {
-		struct rc_opts o = { .extra_cpu = n[i] };
+		struct rc_opts o = { .extra_cpu = n[i] / 2, .extra_offcpu = n[i] / 2 };
 
 		path[i] = rc_tmpname("flat");
 		cr_assert_eq(rc_write_scene(path[i], &o), 0);
 	}
 	for (v = 0; v < sizeof(views) / sizeof(*views); v++) {
 		for (i = 0; i < 2; i++) {
-			char *argv[] = { (char *)bin, "report", "-e", "cpu", "-i", path[i],
+			char *argv[] = { (char *)bin, "report", "-i", path[i],
 					 (char *)views[v], views[v] && !strcmp(views[v], "--svg") ?
 					 "/dev/null" : NULL, NULL };
 

@@ -227,6 +227,9 @@ static int events(struct cap_writer *w, const struct rc_opts *o)
 		err = rc_cpu(w, t + 1330 * RC_MS, 500, 500, 14, CAP_STACK_NONE);
 	for (i = 0; !err && i < o->extra_cpu; i++)
 		err = rc_cpu(w, t + 2900 * RC_MS + i, 100, 100, 10, 3);
+	for (i = 0; !err && i < o->extra_offcpu; i++)
+		err = rc_offcpu(w, t + 2900 * RC_MS + 2000 * (uint64_t)i, 1000, 100, 100, 1,
+				10, 3);
 	return err ?: rc_bio(w, t + 100 * RC_MS, 2 * RC_MS, 100, "app", CAP_BIO_READ, 4096, 8, 0) ?:
 	       rc_bio(w, t + 150 * RC_MS, 4 * RC_MS, 100, "app", CAP_BIO_READ, 8192, 8, 0) ?:
 	       rc_bio(w, t + 300 * RC_MS, RC_MS, 100, "app", CAP_BIO_WRITE, 16384, 8, 0) ?:

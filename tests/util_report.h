@@ -37,6 +37,7 @@ struct rc_opts {
 	uint8_t real_bid_size;
 	bool truncate;            /* drop the trailer and cut the last block */
 	unsigned extra_cpu;       /* this many more CPU samples (speed tests) */
+	unsigned extra_offcpu;    /* this many more 1 us waits of tid 100 */
 	const char *cmdline;      /* the header's; NULL: "stkrec record -a -d 3" */
 	/* a flight recorder's dump: these TRIGGERs after LOST and STAT, before
 	 * END, trigger_lens[i] bytes each (NULL: whole), hostile ones too */
