@@ -24,9 +24,10 @@
 # section 11, Python frames), BENCH_CGROUP (0 skips section 12, cgroup ids
 # and record -G on 50 busy cgroups), BENCH_FLIGHT (0 skips section 13, the
 # flight recorder), BENCH_START (0 skips section 14, start and idle),
-# BENCH_SWITCH (0 skips section 15, a context switch's cost by part); each of
-# tests/bench/{pack,wakeup,export,stop,python,cgroup,flight,start,switch}.sh
-# also runs alone.
+# BENCH_SWITCH (0 skips section 15, a context switch's cost by part),
+# BENCH_LONGREPORT (0 skips section 16, reports of long captures); each of
+# tests/bench/{pack,wakeup,export,stop,python,cgroup,flight,start,switch,
+# longreport}.sh also runs alone.
 set -euo pipefail
 
 STKREC=$(realpath "${STKREC:-build/stkrec}")
@@ -357,6 +358,8 @@ section_run 13 flight
 section_run 14 start
 # --- 15. a context switch's cost by part, how often stacks repeat ------------------
 section_run 15 switch
+# --- 16. reports of long captures: time and memory over the events ------------------
+section_run 16 longreport
 
 jq -n \
 	--arg kernel "$(uname -r)" --arg model "$MODEL" --argjson cpus "$(nproc)" \
@@ -378,6 +381,7 @@ jq -n \
 	--slurpfile stop "$TMP/stop.json" --slurpfile python "$TMP/python.json" \
 	--slurpfile cgroup "$TMP/cgroup.json" --slurpfile flight "$TMP/flight.json" \
 	--slurpfile start "$TMP/start.json" --slurpfile switch "$TMP/switch.json" \
+	--slurpfile longreport "$TMP/longreport.json" \
 	--argjson uloops "$ULOOPS" --argjson ua "$UA" --argjson ub "$UB" --argjson uc "$UC" \
 	--argjson ulb "$ULB" --argjson ulc "$ULC" --argjson ublost "$UBLOST" --argjson uclost "$UCLOST" \
 	--argjson uev "$UEV" --argjson ucb "$UCB" --argjson ubpe "$UBPE" --argjson upn "$UPN" \
@@ -416,6 +420,7 @@ jq -n \
 	cgroup: $cgroup[0],
 	flight: $flight[0],
 	start: $start[0],
-	switch: $switch[0]
+	switch: $switch[0],
+	longreport: $longreport[0]
 }' > "$RES"
 echo "results: $RES, table: $TABLE"
