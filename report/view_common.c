@@ -569,34 +569,52 @@ int view_events(const struct report_ctx *ctx, unsigned kinds, struct view_event 
 	return 0;
 }
 
+/* The -U/-K filter on its stacks, the thread's name of the time for an
+ * off-CPU interval or CPU sample. */
+static void evinfo_done(const struct report_ctx *ctx, bool named, struct view_evinfo *out)
+{
+	if (!named)
+		out->comm = model__comm_id(ctx->model, out->tid, out->start);
+	out->ustack = filter__ustack(ctx->filter, out->ustack);
+	out->kstack = filter__kstack(ctx->filter, out->kstack);
+}
+
+void view_offcpu_info(const struct report_ctx *ctx, const struct cap_offcpu *o,
+		      struct view_evinfo *out)
+{
+	*out = (struct view_evinfo){ o->start, o->start + o->duration, o->pid, o->tid, 0, o->cpu,
+				     o->ustack, o->kstack, o->cgroup };
+	evinfo_done(ctx, false, out);
+}
+
+void view_cpu_info(const struct report_ctx *ctx, const struct cap_cpu *c,
+		   struct view_evinfo *out)
+{
+	*out = (struct view_evinfo){ c->time, c->time, c->pid, c->tid, 0, c->cpu, c->ustack,
+				     c->kstack, c->cgroup };
+	evinfo_done(ctx, false, out);
+}
+
 void view_event_info(const struct report_ctx *ctx, const struct view_event *e,
 		     struct view_evinfo *out)
 {
-	const struct filter *f = ctx->filter;
 	const struct model *m = ctx->model;
+	const struct cap_bio *b;
 	size_t n;
 
 	if (e->kind == CAP_KIND_OFFCPU) {
-		const struct cap_offcpu *o = model__offcpu(m, &n) + e->idx;
-
-		*out = (struct view_evinfo){ o->start, o->start + o->duration, o->pid, o->tid,
-					     0, o->cpu, o->ustack, o->kstack, o->cgroup };
-	} else if (e->kind == CAP_KIND_CPU) {
-		const struct cap_cpu *c = model__cpu(m, &n) + e->idx;
-
-		*out = (struct view_evinfo){ c->time, c->time, c->pid, c->tid, 0, c->cpu,
-					     c->ustack, c->kstack, c->cgroup };
-	} else {
-		const struct cap_bio *b = model__bio(m, &n) + e->idx;
-
-		*out = (struct view_evinfo){ b->issue_time, b->complete_time, b->pid, b->tid,
-					     model__bio_comms(m)[e->idx], -1, b->ustack,
-					     b->kstack, b->cgroup };
+		view_offcpu_info(ctx, model__offcpu(m, &n) + e->idx, out);
+		return;
 	}
-	if (e->kind != CAP_KIND_BIO)
-		out->comm = model__comm_id(m, out->tid, out->start);
-	out->ustack = filter__ustack(f, out->ustack);
-	out->kstack = filter__kstack(f, out->kstack);
+	if (e->kind == CAP_KIND_CPU) {
+		view_cpu_info(ctx, model__cpu(m, &n) + e->idx, out);
+		return;
+	}
+	b = model__bio(m, &n) + e->idx;
+	*out = (struct view_evinfo){ b->issue_time, b->complete_time, b->pid, b->tid,
+				     model__bio_comms(m)[e->idx], -1, b->ustack, b->kstack,
+				     b->cgroup };
+	evinfo_done(ctx, true, out);
 }
 
 struct idmap_key view_stack_key(const struct model *m, const struct view_evinfo *e)

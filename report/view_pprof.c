@@ -525,44 +525,107 @@ static uint64_t psample_hash(const struct psample *k)
 	return h;
 }
 
-/* One filtered event into its sample. */
-static int add_event(struct pprof *pp, const struct view_event *e)
+/* One filtered event into its sample: value its amount, b its request
+ * (block I/O) or NULL. */
+static int add_sample(struct pprof *pp, enum cap_kind kind, const struct view_evinfo *ev,
+		      uint64_t value, const struct cap_bio *b)
 {
-	const struct model *m = pp->ctx->model;
-	struct psample k = { .kind = e->kind }, *s;
-	struct view_evinfo ev;
-	uint64_t value = 1;
-	size_t n;
+	struct psample k = { .kind = kind }, *s;
 	void *slot;
 	int ret;
 
-	view_event_info(pp->ctx, e, &ev);
-	k.pid = ev.pid, k.tid = ev.tid, k.comm = ev.comm;
-	k.ustack = ev.ustack, k.kstack = ev.kstack;
-	k.epoch = model__exec_epoch(m, ev.pid, ev.start);
-	k.cgroup = ev.cgroup;
-	if (e->kind == CAP_KIND_OFFCPU) {
-		uint64_t from;
-
-		/* the part seen, as the report weighs it */
-		value = model__offcpu_seen(m, model__offcpu(m, &n) + e->idx, &from);
-	} else if (e->kind == CAP_KIND_BIO) {
-		const struct cap_bio *b = model__bio(m, &n) + e->idx;
-
+	k.pid = ev->pid, k.tid = ev->tid, k.comm = ev->comm;
+	k.ustack = ev->ustack, k.kstack = ev->kstack;
+	k.epoch = model__exec_epoch(pp->ctx->model, ev->pid, ev->start);
+	k.cgroup = ev->cgroup;
+	if (b)
 		k.major = b->major, k.minor = b->minor, k.op = b->op;
-		value = b->bytes;
-	}
 	ret = hashtab__upsert(&pp->samples, psample_hash(&k), &k, psample_eq, &slot);
 	if (ret < 0)
 		return ret;
 	s = slot;
 	if (ret) {
 		*s = k;
-		s->time = ev.start;
+		s->time = ev->start;
 	}
 	s->count++;
 	s->total += value;
 	return 0;
+}
+
+/* An interval weighs the part seen, as the report weighs it. */
+static int add_offcpu(struct pprof *pp, const struct cap_offcpu *o)
+{
+	struct view_evinfo ev;
+	uint64_t from;
+
+	view_offcpu_info(pp->ctx, o, &ev);
+	return add_sample(pp, CAP_KIND_OFFCPU, &ev, model__offcpu_seen(pp->ctx->model, o, &from),
+			  NULL);
+}
+
+static int add_event(struct pprof *pp, const struct view_event *e)
+{
+	const struct model *m = pp->ctx->model;
+	const struct cap_bio *b;
+	struct view_evinfo ev;
+	size_t n;
+
+	if (e->kind == CAP_KIND_OFFCPU)
+		return add_offcpu(pp, model__offcpu(m, &n) + e->idx);
+	view_event_info(pp->ctx, e, &ev);
+	if (e->kind != CAP_KIND_BIO)
+		return add_sample(pp, e->kind, &ev, 1, NULL);
+	b = model__bio(m, &n) + e->idx;
+	return add_sample(pp, e->kind, &ev, b->bytes, b);
+}
+
+/* A streamed model's events of one kind (model__replay()), filtered as
+ * view_events() filters them. */
+struct pp_replay {
+	struct pprof *pp;
+	enum cap_kind kind;
+};
+
+static int replayed(void *arg, const struct cap_offcpu *off, const struct cap_cpu *cpu)
+{
+	struct pp_replay *r = arg;
+	const struct report_ctx *ctx = r->pp->ctx;
+	const struct model *m = ctx->model;
+	struct view_evinfo ev;
+
+	if (off && r->kind == CAP_KIND_OFFCPU &&
+	    filter__offcpu(ctx->filter, m, off, model__comm_id(m, off->tid, off->start)))
+		return add_offcpu(r->pp, off);
+	if (cpu && r->kind == CAP_KIND_CPU &&
+	    filter__task(ctx->filter, m, cpu->pid, cpu->tid, model__comm_id(m, cpu->tid, cpu->time),
+			 cpu->cgroup, cpu->time)) {
+		view_cpu_info(ctx, cpu, &ev);
+		return add_sample(r->pp, CAP_KIND_CPU, &ev, 1, NULL);
+	}
+	return 0;
+}
+
+/* The samples of a streamed model in view_events()'s order: its off-CPU
+ * intervals, then CPU samples (a replay each), then block I/O (held). */
+static int add_streamed(struct pprof *pp)
+{
+	struct pp_replay r = { .pp = pp, .kind = CAP_KIND_OFFCPU };
+	struct view_event *v = NULL;
+	size_t i, n = 0;
+	int err = 0;
+
+	if (filter__kind(pp->ctx->filter, CAP_KIND_OFFCPU))
+		err = model__replay(pp->ctx->model, replayed, &r);
+	r.kind = CAP_KIND_CPU;
+	if (!err && filter__kind(pp->ctx->filter, CAP_KIND_CPU))
+		err = model__replay(pp->ctx->model, replayed, &r);
+	if (!err)
+		err = view_events(pp->ctx, 1u << CAP_KIND_BIO, &v, &n);
+	for (i = 0; !err && i < n; i++)
+		err = add_event(pp, &v[i]);
+	free(v);
+	return err;
 }
 
 static int put_samples(struct pprof *pp)
@@ -572,10 +635,14 @@ static int put_samples(struct pprof *pp)
 	size_t i, n = 0, pos;
 	int err;
 
-	err = view_events(pp->ctx, VIEW_EVENTS_STACKS, &v, &n);
-	for (i = 0; !err && i < n; i++)
-		err = add_event(pp, &v[i]);
-	free(v);
+	if (model__streamed(pp->ctx->model)) {
+		err = add_streamed(pp);
+	} else {
+		err = view_events(pp->ctx, VIEW_EVENTS_STACKS, &v, &n);
+		for (i = 0; !err && i < n; i++)
+			err = add_event(pp, &v[i]);
+		free(v);
+	}
 	if (err)
 		return err;
 	hashtab__for_each(&pp->samples, pos, s) {

@@ -189,6 +189,11 @@ struct view_evinfo {
 };
 void view_event_info(const struct report_ctx *ctx, const struct view_event *e,
 		     struct view_evinfo *out);
+/* The same of an interval or a sample itself (a streamed model's). */
+void view_offcpu_info(const struct report_ctx *ctx, const struct cap_offcpu *o,
+		      struct view_evinfo *out);
+void view_cpu_info(const struct report_ctx *ctx, const struct cap_cpu *c,
+		   struct view_evinfo *out);
 
 /* Events with the same key have the same frames (view_frames()): a view
  * names each key once. */

@@ -89,7 +89,8 @@ static const struct view_row views[] = {
 		"                        stdout. Opens in a browser: click zooms, Ctrl-F\n"
 		"                        searches\n"
 		"    --icicle            root at the top, stacks growing down\n" },
-	{ "pprof", required_argument, 0, VIEW_FILE | VIEW_EXPORT | VIEW_CPU_TIME, view_pprof,
+	{ "pprof", required_argument, 0, VIEW_FILE | VIEW_EXPORT | VIEW_CPU_TIME | VIEW_STREAM,
+	  view_pprof,
 		"  --pprof FILE          gzip-compressed profile.proto for go tool pprof,\n"
 		"                        Pyroscope, Parca: samples per stack and thread,\n"
 		"                        labels comm, pid, tid (and cgroup, container_id,\n"

@@ -9,6 +9,7 @@
 #include <fcntl.h>
 #include <sys/resource.h>
 #include "tests/report_run.h"
+#include "tests/util_e2e.h"
 
 TestSuite(report_stream, .init = setup, .fini = teardown);
 
@@ -252,15 +253,15 @@ static long peak_kib(const char *bin, char *const argv[])
 	return ru.ru_maxrss;
 }
 
-/* `stkrec report`, --folded, --svg and --top-waits over 100k and 1M events
- * (half waits, half CPU samples): the peak RSS of the larger no more than
- * 8 MiB over the smaller's, where holding the 900k events more would take
- * over 40 MB. */
+/* `stkrec report`, --folded, --svg, --top-waits and --pprof over 100k and
+ * 1M events (half waits, half CPU samples): the peak RSS of the larger no
+ * more than 8 MiB over the smaller's, where holding the 900k events more
+ * would take over 40 MB. */
 Test(report_stream, report_memory_flat_from_100k_to_1m_events, .timeout = 120)
 {
 	const char *bin = getenv("STKREC") ? getenv("STKREC") : "build/stkrec";
 	const unsigned n[2] = { 100000, 1000000 };
-	const char *views[] = { NULL, "--folded", "--svg", "--top-waits" };
+	const char *views[] = { NULL, "--folded", "--svg", "--top-waits", "--pprof" };
 	char *path[2];
 	long kib[2];
 	size_t v;
@@ -277,8 +278,8 @@ Test(report_stream, report_memory_flat_from_100k_to_1m_events, .timeout = 120)
 	for (v = 0; v < sizeof(views) / sizeof(*views); v++) {
 		for (i = 0; i < 2; i++) {
 			char *argv[] = { (char *)bin, "report", "-i", path[i],
-					 (char *)views[v], views[v] && !strcmp(views[v], "--svg") ?
-					 "/dev/null" : NULL, NULL };
+					 (char *)views[v], views[v] && (!strcmp(views[v], "--svg") ||
+					 !strcmp(views[v], "--pprof")) ? "/dev/null" : NULL, NULL };
 
 			kib[i] = peak_kib(bin, argv);
 		}
@@ -291,4 +292,35 @@ Test(report_stream, report_memory_flat_from_100k_to_1m_events, .timeout = 120)
 		unlink(path[i]);
 		free(path[i]);
 	}
+}
+
+/* Through the binary: each streamed view of a file writes the bytes the
+ * same view writes from standard input (`-i -`, which holds the events). */
+Test(report_stream, file_and_stdin_give_the_same_bytes)
+{
+	const char *bin = getenv("STKREC") ? getenv("STKREC") : "build/stkrec";
+	const char *views[] = { "", "-g", "--folded", "--top-waits", "--top-waits --json",
+				"-e cpu", "--pprof -" };
+	char *a = rc_tmpname("via-file"), *b = rc_tmpname("via-stdin"), *x, *y;
+	size_t i, la, lb;
+
+	if (access(bin, X_OK))
+		cr_skip_test("%s not built", bin);
+	for (i = 0; i < sizeof(views) / sizeof(*views); i++) {
+		cr_assert_eq(e2e_shell("%s report %s -i %s >%s 2>&1", bin, views[i], cap_path, a),
+			     0);
+		cr_assert_eq(e2e_shell("%s report %s -i - <%s >%s 2>&1", bin, views[i], cap_path,
+				       b), 0);
+		x = rc_slurp(a, &la);
+		y = rc_slurp(b, &lb);
+		cr_assert(x && y && la > 100, "%s: %zu bytes", views[i], la);
+		cr_assert(la == lb && !memcmp(x, y, la), "report %s: file and stdin differ",
+			  views[i]);
+		free(x);
+		free(y);
+	}
+	unlink(a);
+	unlink(b);
+	free(a);
+	free(b);
 }
