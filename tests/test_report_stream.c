@@ -253,18 +253,23 @@ static long peak_kib(const char *bin, char *const argv[])
 	return ru.ru_maxrss;
 }
 
-/* `stkrec report`, --folded, --svg, --top-waits and --pprof over 100k and
- * 1M events (half waits, half CPU samples): the peak RSS of the larger no
- * more than 8 MiB over the smaller's, where holding the 900k events more
- * would take over 40 MB. */
+/* `stkrec report`, --folded, --svg, --top-waits, --pprof and `diff` of a
+ * capture with itself, over 100k and 1M events (half waits, half CPU
+ * samples): the peak RSS of the larger no more than 8 MiB over the
+ * smaller's, where holding the 900k events more would take over 40 MB. */
 Test(report_stream, report_memory_flat_from_100k_to_1m_events, .timeout = 120)
 {
 	const char *bin = getenv("STKREC") ? getenv("STKREC") : "build/stkrec";
 	const unsigned n[2] = { 100000, 1000000 };
-	const char *views[] = { NULL, "--folded", "--svg", "--top-waits", "--pprof" };
+	static const char P[] = "CAPTURE";
+	const char *views[][6] = {
+		{ "report", "-i", P }, { "report", "-i", P, "--folded" },
+		{ "report", "-i", P, "--svg", "/dev/null" }, { "report", "-i", P, "--top-waits" },
+		{ "report", "-i", P, "--pprof", "/dev/null" }, { "diff", P, P },
+	};
 	char *path[2];
 	long kib[2];
-	size_t v;
+	size_t v, j;
 	int i;
 
 	if (access(bin, X_OK))
@@ -277,16 +282,17 @@ Test(report_stream, report_memory_flat_from_100k_to_1m_events, .timeout = 120)
 	}
 	for (v = 0; v < sizeof(views) / sizeof(*views); v++) {
 		for (i = 0; i < 2; i++) {
-			char *argv[] = { (char *)bin, "report", "-i", path[i],
-					 (char *)views[v], views[v] && (!strcmp(views[v], "--svg") ||
-					 !strcmp(views[v], "--pprof")) ? "/dev/null" : NULL, NULL };
+			char *argv[8] = { (char *)bin };
 
+			for (j = 0; j < 6 && views[v][j]; j++)
+				argv[j + 1] = views[v][j] == P ? path[i] : (char *)views[v][j];
 			kib[i] = peak_kib(bin, argv);
 		}
-		cr_log_info("%s: peak RSS %ld KiB at %u events, %ld KiB at %u", views[v] ?
-			    views[v] : "table", kib[0], n[0], kib[1], n[1]);
-		cr_assert_leq(kib[1] - kib[0], 8192, "%s: %ld KiB at %u events, %ld KiB at %u",
-			      views[v] ? views[v] : "table", kib[0], n[0], kib[1], n[1]);
+		cr_log_info("%s %s: peak RSS %ld KiB at %u events, %ld KiB at %u", views[v][0],
+			    views[v][3] ? views[v][3] : "", kib[0], n[0], kib[1], n[1]);
+		cr_assert_leq(kib[1] - kib[0], 8192, "%s %s: %ld KiB at %u events, %ld KiB at %u",
+			      views[v][0], views[v][3] ? views[v][3] : "", kib[0], n[0], kib[1],
+			      n[1]);
 	}
 	for (i = 0; i < 2; i++) {
 		unlink(path[i]);
