@@ -172,6 +172,10 @@ int model__stack(const struct model *m, uint32_t id, const uint64_t **ips);
  * the interned comm of model__bio()[i]. */
 #define MODEL_MAX_COMMS (1u << 24)
 uint32_t model__comm_id(const struct model *m, uint32_t tid, uint64_t time);
+/* The same, and the times [*from, *to) over which tid's name is that one,
+ * so that a caller may keep the answer for later times in the span. */
+uint32_t model__comm_span(const struct model *m, uint32_t tid, uint64_t time, uint64_t *from,
+			  uint64_t *to);
 const char *model__comm_name(const struct model *m, uint32_t comm_id);
 const uint32_t *model__bio_comms(const struct model *m);
 size_t model__nr_comms(const struct model *m);

@@ -397,6 +397,26 @@ uint32_t model__comm_id(const struct model *m, uint32_t tid, uint64_t time)
 	return t ? t->comm : 0;
 }
 
+uint32_t model__comm_span(const struct model *m, uint32_t tid, uint64_t time, uint64_t *from,
+			  uint64_t *to)
+{
+	const uint64_t *v = idmap__find(&m->thread_ids, tid, 0);
+	const struct model_thread *t = thread_at(m, tid, time), *first, *end;
+
+	*from = 0;
+	*to = UINT64_MAX;
+	if (!t)
+		return 0;
+	first = m->threads + RANGE_START(*v);
+	end = first + RANGE_COUNT(*v);
+	/* thread_at() takes the last record at or before time, else the first */
+	if (t > first)
+		*from = t->time;
+	if (t + 1 < end)
+		*to = t[1].time;
+	return t->comm;
+}
+
 /* A record of the same process that knows its namespace ids, nearest to
  * t among tid's records [first, end): a thread's ids never change, and a
  * record written after the thread was gone holds 0 (FORMAT.md §4.4). */

@@ -87,17 +87,31 @@ static int agg_add(struct agg *a, const struct agg_group *key, const struct agg_
 	return 0;
 }
 
+/* tid's name at t (model__comm_id()), kept for the span it holds: events
+ * come in runs of a few threads. */
+static uint32_t agg_comm(struct agg *a, const struct model *m, uint32_t tid, uint64_t t)
+{
+	struct agg_comm *c = &a->comms[tid % AGG_COMMS];
+
+	if (!c->valid || c->tid != tid || t < c->from || t >= c->to) {
+		c->comm = model__comm_span(m, tid, t, &c->from, &c->to);
+		c->tid = tid;
+		c->valid = true;
+	}
+	return c->comm;
+}
+
 /* An off-CPU interval or a CPU sample as agg_add() takes it (its key's
  * pid and stacks; the thread name in ev); false when the filters leave it
  * out. */
-static bool offcpu_ev(const struct report_ctx *ctx, const struct cap_offcpu *e,
+static bool offcpu_ev(struct agg *a, const struct report_ctx *ctx, const struct cap_offcpu *e,
 		      struct agg_group *key, struct agg_ev *ev)
 {
 	const struct model *m = ctx->model;
 
 	*ev = (struct agg_ev){ .start = e->start, .tid = e->tid, .open = e->open, .e = e };
 	ev->value = model__offcpu_seen(m, e, &ev->time);
-	ev->comm = model__comm_id(m, e->tid, e->start);
+	ev->comm = agg_comm(a, m, e->tid, e->start);
 	key->pid = e->pid;
 	key->ustack = e->ustack;
 	key->kstack = e->kstack;
@@ -105,11 +119,11 @@ static bool offcpu_ev(const struct report_ctx *ctx, const struct cap_offcpu *e,
 	return filter__offcpu(ctx->filter, m, e, ev->comm);
 }
 
-static bool cpu_ev(const struct report_ctx *ctx, const struct cap_cpu *e,
+static bool cpu_ev(struct agg *a, const struct report_ctx *ctx, const struct cap_cpu *e,
 		   struct agg_group *key, struct agg_ev *ev)
 {
 	*ev = (struct agg_ev){ .value = 1, .time = e->time, .start = e->time, .tid = e->tid };
-	ev->comm = model__comm_id(ctx->model, e->tid, e->time);
+	ev->comm = agg_comm(a, ctx->model, e->tid, e->time);
 	key->pid = e->pid;
 	key->ustack = e->ustack;
 	key->kstack = e->kstack;
@@ -157,7 +171,7 @@ collect_one(struct agg *a, const struct report_ctx *ctx, unsigned flags,
 	struct agg_ev ev;
 	int err;
 
-	if (!(off ? offcpu_ev(ctx, off, &key, &ev) : cpu_ev(ctx, cpu, &key, &ev)))
+	if (!(off ? offcpu_ev(a, ctx, off, &key, &ev) : cpu_ev(a, ctx, cpu, &key, &ev)))
 		return 0;
 	if (off && (flags & AGG_FOLD_IDLE)) {
 		err = fold_idle(a, ctx, off);

@@ -66,9 +66,18 @@ struct agg_group {
 	struct cap_offcpu max_offcpu; /* off-CPU: the maximum interval */
 };
 
+/* A thread's name over a span of time, as model__comm_span() gave it. */
+struct agg_comm {
+	uint64_t from, to;
+	uint32_t tid, comm;
+	bool valid;
+};
+#define AGG_COMMS 64
+
 struct agg {
 	struct agg_group *g;
 	size_t n, cap;
+	struct agg_comm comms[AGG_COMMS]; /* by tid: the events' names */
 	struct idmap idx;
 	struct idmap tuples;  /* AGG_BY_CGROUP: (stacks, cgroup) -> number */
 	uint32_t ntuples;

@@ -6,6 +6,7 @@
  * compiled by the test.
  */
 #include <fcntl.h>
+#include <inttypes.h>
 #include <gelf.h>
 #include <libelf.h>
 #include "tests/report_run.h"
@@ -61,6 +62,26 @@ Test(report_model, names_over_time)
 	cr_assert(model__is_kthread(model, RC_KTHREAD));
 	cr_assert(model__is_kthread(model, 0));
 	cr_assert_not(model__is_kthread(model, RC_APP_PID));
+}
+
+/* The span a name holds: from its record (the first's from 0) to the
+ * next record (the last's to the end of time). */
+Test(report_model, name_spans)
+{
+	uint64_t from, to;
+
+	cr_assert_str_eq(model__comm_name(model, model__comm_span(model, 400, RC_T0 + RC_S / 2,
+								  &from, &to)), "sh");
+	cr_assert(from == 0 && to == RC_T0 + RC_S, "[%" PRIu64 ", %" PRIu64 ")", from, to);
+	cr_assert_eq(model__comm_span(model, 400, 1, &from, &to),
+		     model__comm_id(model, 400, RC_T0));
+	cr_assert(from == 0 && to == RC_T0 + RC_S);
+	cr_assert_str_eq(model__comm_name(model, model__comm_span(model, 400, RC_T0 + RC_S,
+								  &from, &to)), "app2");
+	cr_assert(from == RC_T0 + RC_S && to == UINT64_MAX, "[%" PRIu64 ", %" PRIu64 ")", from,
+		  to);
+	cr_assert_eq(model__comm_span(model, 12345, RC_T0, &from, &to), 0);
+	cr_assert(from == 0 && to == UINT64_MAX);
 }
 
 Test(report_model, mappings_exec_and_fork)
