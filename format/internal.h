@@ -119,6 +119,7 @@ struct cap_reader {
 	bool drop;               /* buf is a file's mapping: pages read are given
 				  * back (a later read refills them from the file) */
 	uint64_t dropped;        /* bytes before this are given back */
+	struct cap_prefetch *prefetch; /* prefetch.c: blocks decompressed ahead */
 	struct cap_stream *stream; /* NULL for a file or a buffer */
 	uint8_t *win;            /* stream: the window buf points into */
 	size_t win_cap;
@@ -160,7 +161,8 @@ struct cap_reader {
 };
 
 /*
- * The reader's parts call one way: scan.c -> stream.c -> reader.c. What
+ * The reader's parts call one way: scan.c -> stream.c -> reader.c, and
+ * scan.c and reader.c -> prefetch.c, which calls none of them. What
  * reader.c gives the other two:
  */
 /* Parse the header (all of it, or all there is, at buf), then what follows
@@ -179,6 +181,16 @@ size_t cap__find_magic(const uint8_t *p, size_t n);
 /* A file's mapping: give back the pages wholly before r->keep, so that a
  * reader's memory does not grow with the file it reads. */
 void cap__drop_behind(struct cap_reader *r);
+
+/* prefetch.c, which scan.c and reader.c call: a file's frames decompressed
+ * ahead on a thread (none if it cannot start: the scan does it all). */
+void cap__prefetch_start(struct cap_reader *r);
+/* The frame at pos, n bytes that hold usize: true with r->block holding it
+ * and *got ZSTD_decompressDCtx()'s return, as the scan's own call would
+ * have given; false: the scan decompresses it. */
+bool cap__prefetch_take(struct cap_reader *r, uint64_t pos, size_t n, uint64_t usize,
+			size_t *got);
+void cap__prefetch_stop(struct cap_reader *r);
 
 /* The byte at file offset off, which must be in [base, have). */
 static inline const uint8_t *cap__at(const struct cap_reader *r, uint64_t off)

@@ -262,6 +262,7 @@ static int reader_start(struct cap_reader *r, struct cap_reader **out)
 		cap_reader__close(r);
 		return err;
 	}
+	cap__prefetch_start(r);
 	*out = r;
 	return 0;
 }
@@ -435,6 +436,7 @@ void cap_reader__close(struct cap_reader *r)
 {
 	if (!r)
 		return;
+	cap__prefetch_stop(r); /* before the mapping it reads goes */
 	if (r->mapped && r->buf)
 		munmap((void *)r->buf, r->len);
 	free(r->win);

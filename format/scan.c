@@ -152,7 +152,8 @@ static int decode_frame(struct cap_reader *r, size_t *csize)
 		err = ARRAY_RESERVE(r->block, r->block_cap, usize ? usize : 1);
 	if (err)
 		return err;
-	got = ZSTD_decompressDCtx(r->dctx, r->block, usize, cap__at(r, r->pos), n);
+	if (!cap__prefetch_take(r, r->pos, n, usize, &got))
+		got = ZSTD_decompressDCtx(r->dctx, r->block, usize, cap__at(r, r->pos), n);
 	if (ZSTD_isError(got))
 		return ZSTD_getErrorCode(got) == ZSTD_error_checksum_wrong ?
 		       CAP_ERR_CHECKSUM : CAP_ERR_ZSTD;
