@@ -545,37 +545,33 @@ static const char *const embedded_libpython[] = {
  * none counted as cut, while the recorder still reads its interpreter. */
 Test(python_scope, libpython_never_started_is_no_python)
 {
+	static const struct test_python none = { .name = "pyidle" };
+	struct pyrec r = { .py = &none };
 	char *out = rc_tmpname("pyidle"), *cap = rc_tmpname("pyidle-cap");
-	char *rep = rc_tmpname("pyidle-rep"), args[PATH_MAX + 16], *folded, *info;
+	char args[PATH_MAX + 16], *folded, *info;
 	const char *lib = NULL;
 	size_t i;
-	int st;
 
-	cr_assert(out && cap && rep);
+	cr_assert(out && cap);
 	for (i = 0; i < sizeof(embedded_libpython) / sizeof(*embedded_libpython) && !lib; i++)
 		if (!access(embedded_libpython[i], R_OK))
 			lib = embedded_libpython[i];
 	if (!lib)
 		cr_skip_test("no libpython3.11 here (make deps installs it with gdb)");
 	snprintf(args, sizeof(args), "%s 1000", lib);
-	e2e_record(stkrec_bin(), cap, "-q -e offcpu", "", "pyidle", args, out);
-	st = e2e_shell("%s info %s >%s 2>&1", stkrec_bin(), cap, rep);
-	info = rc_slurp(rep, NULL);
-	cr_assert(st == 0 && info);
+	snprintf(r.cap, sizeof(r.cap), "%s", cap);
+	e2e_record(stkrec_bin(), r.cap, "-q -e offcpu", "", "pyidle", args, out);
+	info = stkrec_on(&r, "info");
 	cr_assert_not_null(strstr(info, "python:       1 processes, 0 of a version not read"),
 			   "the interpreter of %s not read: %s", lib, info);
 	cr_assert_not_null(strstr(info, "python stacks cut: offcpu 0, cpu 0, bio 0"), "%s", info);
-	st = e2e_shell("%s report --folded -i %s >%s 2>&1", stkrec_bin(), cap, rep);
-	folded = rc_slurp(rep, NULL);
-	cr_assert(st == 0 && folded);
+	folded = stkrec_on(&r, "report --folded");
 	cr_assert_not_null(strstr(folded, "main;pyidle_nap;"), "%.2000s", folded);
 	cr_assert_null(strstr(folded, "[python"), "a Python marker: %.2000s", folded);
 	unlink(out);
-	unlink(cap);
-	unlink(rep);
 	free(out);
 	free(cap);
-	free(rep);
 	free(folded);
 	free(info);
+	py_done(&r);
 }
