@@ -10,8 +10,9 @@
  * decompresses inline from there, with its own checks. What it hands over
  * is only ever a frame the scan asked for, at the same offset, of the same
  * extent and size, decompressed by the same call with the same limits: the
- * scan sees the same bytes and errors either way. Files only (a stream's
- * window moves under the scan; a buffer is for fuzzing and tests).
+ * scan sees the same bytes and errors either way. Files of 256 KiB of
+ * frames or more only (a stream's window moves under the scan; a buffer is
+ * for fuzzing and tests).
  */
 #include <errno.h>
 #include <pthread.h>
@@ -22,6 +23,9 @@
 #include "format/internal.h"
 
 #define SLOTS 4 /* blocks decompressed ahead */
+/* Smaller files are not worth a thread (starting it, and its buffers,
+ * cost about what decompressing them does) */
+#define MIN_FRAMES_BYTES (256u << 10)
 
 /* A block decompressed ahead, into a buffer of the largest block's size:
  * the thread allocates nothing (no malloc arena of its own), and the
@@ -137,7 +141,8 @@ void cap__prefetch_start(struct cap_reader *r)
 	struct cap_prefetch *p;
 	int i;
 
-	if (!r->drop || !r->ended || r->data_start >= r->data_end)
+	if (!r->drop || !r->ended || r->data_start >= r->data_end ||
+	    r->data_end - r->data_start < MIN_FRAMES_BYTES)
 		return;
 	p = calloc(1, sizeof(*p));
 	if (!p)
