@@ -6,6 +6,7 @@
  * load (model_wake_finish()), then read-only like the rest of the model.
  */
 #include <errno.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include "report/model_int.h"
 #include "util/array.h"
@@ -116,10 +117,12 @@ const struct cap_wakeup *model__waker(const struct model *m, const struct cap_of
 	ssize_t j;
 	size_t i;
 
-	if (m->waker_of && e >= m->offcpu && e < m->offcpu + m->nr_offcpu) {
-		i = e - m->offcpu;
+	/* e one of the held intervals? (compared as addresses: a copy is
+	 * another object, which pointer comparison does not order) */
+	i = ((uintptr_t)e - (uintptr_t)m->offcpu) / sizeof(*e);
+	if (m->waker_of && (uintptr_t)e >= (uintptr_t)m->offcpu && i < m->nr_offcpu &&
+	    e == m->offcpu + i)
 		return m->waker_of[i] ? &m->wakeups[m->waker_of[i] - 1] : NULL;
-	}
 	/* a copy, or a streamed model's: the same join, looked up */
 	if (!m->wake_by)
 		return NULL;
