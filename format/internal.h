@@ -94,6 +94,42 @@ static inline bool cap__get_uvarint(const uint8_t **p, const uint8_t *end,
 	return false;
 }
 
+/* The same where at least CAP_UVARINT_MAX bytes may be read at *p (the
+ * caller checks *p against its end after): one or two bytes, the common
+ * sizes, without a loop or a bound per byte. */
+#define CAP_UVARINT_MAX 10
+static inline bool cap__get_uvarint_unbounded(const uint8_t **p, uint64_t *v)
+{
+	const uint8_t *q = *p;
+	uint64_t x = q[0];
+	unsigned i;
+
+	if (x < 0x80) {
+		*p = q + 1;
+		*v = x;
+		return true;
+	}
+	x = (x & 0x7f) | (uint64_t)(q[1] & 0x7f) << 7;
+	if (q[1] < 0x80) {
+		*p = q + 2;
+		*v = x;
+		return true;
+	}
+	for (i = 2; i < CAP_UVARINT_MAX - 1; i++) {
+		x |= (uint64_t)(q[i] & 0x7f) << (7 * i);
+		if (q[i] < 0x80) {
+			*p = q + i + 1;
+			*v = x;
+			return true;
+		}
+	}
+	if (q[i] > 1) /* the tenth byte holds bit 63 alone */
+		return false;
+	*p = q + CAP_UVARINT_MAX;
+	*v = x | (uint64_t)q[i] << 63;
+	return true;
+}
+
 /* ZigZag: small signed deltas become small unsigned values. */
 static inline uint64_t cap__zigzag(int64_t v)
 {

@@ -160,17 +160,30 @@ Test(format_packed, bad_body_breaks_the_rest_of_its_block_only)
 	capgen_mem_free(&c);
 }
 
+/* b refused, whether it ends its block (each value read with a bound) or
+ * a STRING of 200 bytes follows it there (the values read unbounded, the
+ * end checked after): the same record refused either way. */
 static void expect_refused(const uint8_t *b, size_t n, const char *what)
 {
+	static const char pad[200];
 	struct cap_record rec;
 	struct capgen_mem c;
+	int followed;
 
-	cr_assert_eq(capgen_mem_begin(&c, NULL), 0);
-	cr_assert_eq(cap_writer__append(c.w, CAP_REC_OFFCPU_COMPACT, b, n, NULL, 0), 0);
-	cr_assert_eq(capgen_mem_end(&c), 0);
-	cr_assert_eq(capgen_mem_next(&c, &rec), 0, "%s decoded", what);
-	cr_assert_eq(cap_reader__stats(c.r)->bad_records, 1, "%s", what);
-	capgen_mem_free(&c);
+	for (followed = 0; followed < 2; followed++) {
+		cr_assert_eq(capgen_mem_begin(&c, NULL), 0);
+		cr_assert_eq(cap_writer__append(c.w, CAP_REC_OFFCPU_COMPACT, b, n, NULL, 0), 0);
+		if (followed)
+			cr_assert_eq(cap_writer__string(c.w, 1, pad, sizeof(pad)), 0);
+		cr_assert_eq(capgen_mem_end(&c), 0);
+		cr_assert_eq(capgen_mem_next(&c, &rec), followed, "%s decoded (followed %d)",
+			     what, followed);
+		if (followed)
+			cr_assert_eq(rec.type, CAP_REC_STRING, "%s decoded", what);
+		cr_assert_eq(cap_reader__stats(c.r)->bad_records, 1, "%s (followed %d)", what,
+			     followed);
+		capgen_mem_free(&c);
+	}
 }
 
 Test(format_packed, hostile_bodies_refused)
@@ -197,6 +210,14 @@ Test(format_packed, hostile_bodies_refused)
 
 	n = body(b, 0, 10, 1);
 	expect_refused(b, n - 1, "body cut short");
+
+	n = body(b, 0, 10, 1);
+	b[n - 1] = 0x84;                /* the last value goes on past the end */
+	expect_refused(b, n, "value past the end");
+
+	n = body(b, 0, 10, 1);
+	n += leb(b + n, 1ull << 32);    /* `open` above 32 bits */
+	expect_refused(b, n, "33-bit open");
 }
 
 /* The ninth value is `open` (1.2); fields a newer minor appends after it
