@@ -361,6 +361,11 @@ bool filter__offcpu(const struct filter *f, const struct model *m,
 	return filter__task(f, m, e->pid, e->tid, comm, e->cgroup, from);
 }
 
+bool filter__per_group(const struct filter *f)
+{
+	return !f->min_ns && !f->max_ns && !f->t_lo && f->t_hi == UINT64_MAX;
+}
+
 static bool offcpu_matches(const struct filter *f, const struct model *m,
 			   const struct cap_offcpu *e)
 {

@@ -90,6 +90,10 @@ bool filter__task(const struct filter *f, const struct model *m, uint32_t pid,
 		  uint32_t tid, uint32_t comm, uint64_t cgroup, uint64_t time);
 bool filter__offcpu(const struct filter *f, const struct model *m,
 		    const struct cap_offcpu *e, uint32_t comm);
+/* Does the filter keep or leave out whole model groups (model__groups())?
+ * True unless it bounds an event's duration (-m, -M) or time (--time),
+ * which a group's events do not share. */
+bool filter__per_group(const struct filter *f);
 /* The capture has events of the kinds selected, and the filters pass none. */
 bool filter__none_match(const struct filter *f, const struct model *m);
 /* The stack ids to show under -U/-K (the other part becomes CAP_STACK_NONE). */

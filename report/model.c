@@ -189,14 +189,14 @@ static int on_event(struct model *m, const struct cap_record *r)
 		note_time(m, r->offcpu.start + r->offcpu.duration);
 		if (m->streamed) {
 			m->nr_offcpu++;
-			return 0;
+			return m->grouped ? model_group_offcpu(m, &r->offcpu) : 0;
 		}
 		return ARRAY_PUSH(m->offcpu, m->nr_offcpu, m->offcpu_cap, r->offcpu);
 	case CAP_REC_CPU:
 		note_time(m, r->cpu.time);
 		if (m->streamed) {
 			m->nr_cpu++;
-			return 0;
+			return m->grouped ? model_group_cpu(m, &r->cpu) : 0;
 		}
 		return ARRAY_PUSH(m->cpu, m->nr_cpu, m->cpu_cap, r->cpu);
 	case CAP_REC_WAKEUP:
@@ -304,7 +304,7 @@ static uint64_t mem_usage(const struct model *m)
 	       idmap__bytes(&m->strings) +
 	       idmap__bytes(&m->stacks) + idmap__bytes(&m->comm_ids) +
 	       idmap__bytes(&m->forks) + idmap__bytes(&m->bdev_ids) + model_pack_bytes(m) +
-	       model_py_bytes(m) + model_cgroup_bytes(m);
+	       model_py_bytes(m) + model_cgroup_bytes(m) + model_group_bytes(m);
 }
 
 static void note_loss(struct model *m, struct cap_reader *rd, int ret, uint64_t limit)
@@ -367,6 +367,7 @@ static int load(int err, struct cap_reader **rd, const struct model_opts *opts, 
 	}
 	m->hdr = *cap_reader__header(*rd);
 	m->streamed = replay && opts && opts->stream_events;
+	m->grouped = m->streamed && opts->group_events;
 	/* comm id 0 is the unknown name */
 	err = ARRAY_PUSH(m->comms, m->nr_comms, m->comms_cap,
 		       ((struct model_comm){ .name = "[unknown]" }));
@@ -378,6 +379,8 @@ static int load(int err, struct cap_reader **rd, const struct model_opts *opts, 
 		cap_reader__close(*rd);
 	if (!err)
 		err = model_finish(m) ?: model_wake_finish(m) ?: model_pack_finish(m);
+	if (!err)
+		model_group_finish(m);
 	if (err) {
 		model__free(m);
 		return err;
@@ -489,5 +492,6 @@ void model__free(struct model *m)
 		ksymtab__free(m->ksymtab);
 	model_pack_free(m);
 	model_cgroup_free(m);
+	model_group_free(m);
 	free(m);
 }

@@ -56,6 +56,9 @@ struct model_opts {
 	 * grow with them. Only model__load_opts() streams: a capture read
 	 * from a stream cannot be read twice, and a buffer is the caller's. */
 	bool stream_events;
+	/* With stream_events: group them too as they are read, for
+	 * model__groups(). */
+	bool group_events;
 };
 #define MODEL_DEFAULT_MAX_MEMORY (4ull << 30)
 
@@ -122,6 +125,36 @@ bool model__streamed(const struct model *m);
 typedef int (*model_event_fn)(void *arg, const struct cap_offcpu *off,
 			      const struct cap_cpu *cpu);
 int model__replay(const struct model *m, model_event_fn fn, void *arg);
+
+/*
+ * A streamed model's off-CPU intervals and CPU samples grouped as the load
+ * read them (model_opts.group_events, report/model_group.c): by kind,
+ * process, thread, stacks, cgroup, and an interval's state and open flags.
+ * The views group by these and the thread's name, so a group's events
+ * have one name (model__comm_id()) from t_min to t_max, or the model has
+ * no groups.
+ */
+struct model_group_key {
+	uint32_t pid, tid, ustack, kstack;
+	uint32_t state, open;   /* off-CPU: TASK_* bits, CAP_OFFCPU_OPEN_*; CPU: 0 */
+	uint64_t cgroup;
+	uint8_t kind;           /* CAP_KIND_OFFCPU or CAP_KIND_CPU */
+};
+struct model_group {
+	struct model_group_key k;
+	uint64_t count, total;  /* off-CPU: ns of the parts seen (model__offcpu_seen());
+				 * CPU: samples */
+	uint64_t first_time;    /* the first event's: where a wait's part seen
+				 * begins, or the sample's */
+	uint64_t t_min, t_max;  /* the events' own times: switch-out, sample */
+	uint64_t max;           /* the largest value (CPU: 1) */
+	uint64_t max_seq;       /* the first event with it, numbered in file order
+				 * among the model's grouped events */
+	struct cap_offcpu max_offcpu; /* off-CPU: that interval */
+};
+/* The groups in the order of their first events; NULL (*n 0) without
+ * group_events, or when a group's events have two thread names. */
+const struct model_group *model__groups(const struct model *m, size_t *n);
 
 /* WAKEUP records, in file order. */
 const struct cap_wakeup *model__wakeups(const struct model *m, size_t *n);

@@ -7,6 +7,7 @@
 #include "report/container.h"
 #include "report/idmap.h"
 #include "report/model.h"
+#include "util/hashtab.h"
 
 struct model_comm {
 	char name[17];
@@ -183,6 +184,13 @@ struct model {
 	struct cap_reader *kept;
 	uint64_t nrec;
 	bool streamed;
+	/* model_opts.group_events (model_group.c): the groups, by key in
+	 * group_tab; grouped while they hold (one name per group) */
+	struct model_group *groups;
+	size_t nr_groups, groups_cap;
+	struct hashtab group_tab;
+	uint64_t group_seq;
+	bool grouped;
 	struct cap_offcpu *offcpu; /* NULL when streamed: nr_offcpu counts them */
 	size_t nr_offcpu, offcpu_cap;
 	struct cap_cpu *cpu;
@@ -222,6 +230,14 @@ uint64_t model_py_bytes(const struct model *m);
 int model_cgroup_record(struct model *m, const struct cap_record *r);
 uint64_t model_cgroup_bytes(const struct model *m);
 void model_cgroup_free(struct model *m);
+
+/* model_group.c: the streamed events grouped as read (model__groups()). */
+int model_group_offcpu(struct model *m, const struct cap_offcpu *e);
+int model_group_cpu(struct model *m, const struct cap_cpu *e);
+/* After model_finish(): the groups are dropped if one spans two names. */
+void model_group_finish(struct model *m);
+uint64_t model_group_bytes(const struct model *m);
+void model_group_free(struct model *m);
 
 /* model_query.c, which the other model files call (it calls none of them): */
 /* A string into the pool at *off, read back by model__string(). */

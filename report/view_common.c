@@ -56,34 +56,72 @@ static int agg_key_b(struct agg *a, const struct agg_group *key, unsigned flags,
 	return 0;
 }
 
+/* The group of key, new (*is_new) with key's fields; NULL on -ENOMEM or
+ * the error in *err. */
+static struct agg_group *agg_group_of(struct agg *a, const struct agg_group *key, unsigned flags,
+				      bool *is_new, int *err)
+{
+	uint64_t *slot, b;
+	int ret;
+
+	*err = agg_key_b(a, key, flags, &b);
+	if (*err)
+		return NULL;
+	ret = idmap__upsert(&a->idx, (uint64_t)key->pid << 32 | key->comm, b, a->n, &slot);
+	if (ret < 0 || (ret == 1 && ARRAY_RESERVE(a->g, a->cap, a->n + 1))) {
+		*err = -ENOMEM;
+		return NULL;
+	}
+	*is_new = ret;
+	if (!ret)
+		return &a->g[*slot];
+	a->g[a->n] = *key;
+	return &a->g[a->n++];
+}
+
 static int agg_add(struct agg *a, const struct agg_group *key, const struct agg_ev *ev,
 		   unsigned flags)
 {
 	struct agg_group *g;
-	uint64_t *slot, b;
-	int ret;
+	bool is_new;
+	int err;
 
-	ret = agg_key_b(a, key, flags, &b);
-	if (ret)
-		return ret;
-	ret = idmap__upsert(&a->idx, (uint64_t)key->pid << 32 | key->comm, b, a->n, &slot);
-	if (ret < 0)
-		return ret;
-	if (ret == 1) {
-		if (ARRAY_RESERVE(a->g, a->cap, a->n + 1))
-			return -ENOMEM;
-		g = &a->g[a->n++];
-		*g = *key;
+	g = agg_group_of(a, key, flags, &is_new, &err);
+	if (!g)
+		return err;
+	if (is_new)
 		g->first_time = ev->time;
+	if (is_new || ev->value > g->max)
 		agg_max(g, ev);
-	} else {
-		g = &a->g[*slot];
-		if (ev->value > g->max)
-			agg_max(g, ev);
-	}
 	g->count++;
 	g->total += ev->value;
 	g->open += !!ev->open;
+	return 0;
+}
+
+/* A model's group (mg) at once, ev its maximum: what agg_add() of each of
+ * its events gives. The groups come in the order of their first events,
+ * and the first event with the largest value is the maximum, as one by
+ * one. */
+static int agg_add_group(struct agg *a, const struct agg_group *key, const struct agg_ev *ev,
+			 const struct model_group *mg, unsigned flags)
+{
+	struct agg_group *g;
+	bool is_new;
+	int err;
+
+	g = agg_group_of(a, key, flags, &is_new, &err);
+	if (!g)
+		return err;
+	if (is_new)
+		g->first_time = mg->first_time;
+	if (is_new || ev->value > g->max || (ev->value == g->max && mg->max_seq < g->max_seq)) {
+		agg_max(g, ev);
+		g->max_seq = mg->max_seq;
+	}
+	g->count += mg->count;
+	g->total += mg->total;
+	g->open += ev->open ? mg->count : 0;
 	return 0;
 }
 
@@ -159,12 +197,13 @@ static int fold_idle(struct agg *a, const struct report_ctx *ctx, const struct c
 	return 1;
 }
 
-/* One event of either kind into the groups (off or cpu, the other NULL);
+/* One event of either kind into the groups (off or cpu, the other NULL),
+ * or with mg a model's group of such events, off or cpu its maximum;
  * inlined once per kind, so that each loop reads its own kind's events
  * with no test of the kind per event. */
 static inline __attribute__((always_inline)) int
 collect_one(struct agg *a, const struct report_ctx *ctx, unsigned flags,
-	    const struct cap_offcpu *off, const struct cap_cpu *cpu)
+	    const struct cap_offcpu *off, const struct cap_cpu *cpu, const struct model_group *mg)
 {
 	const struct filter *f = ctx->filter;
 	struct agg_group key = { 0 };
@@ -183,7 +222,7 @@ collect_one(struct agg *a, const struct report_ctx *ctx, unsigned flags,
 	key.kstack = filter__kstack(f, key.kstack);
 	if (!(flags & AGG_BY_CGROUP))
 		key.cgroup = 0;
-	return agg_add(a, &key, &ev, flags);
+	return mg ? agg_add_group(a, &key, &ev, mg, flags) : agg_add(a, &key, &ev, flags);
 }
 
 /* A streamed model's events (model__replay()), each kind into its groups
@@ -199,8 +238,37 @@ static int collect_replayed(void *arg, const struct cap_offcpu *off, const struc
 	struct collect_replay *c = arg;
 
 	if (off)
-		return c->off ? collect_one(c->off, c->ctx, c->off_flags, off, NULL) : 0;
-	return c->cpu ? collect_one(c->cpu, c->ctx, c->cpu_flags, NULL, cpu) : 0;
+		return c->off ? collect_one(c->off, c->ctx, c->off_flags, off, NULL, NULL) : 0;
+	return c->cpu ? collect_one(c->cpu, c->ctx, c->cpu_flags, NULL, cpu, NULL) : 0;
+}
+
+/* A model's group into its kind's groups: as its events would be, one
+ * by one, with the same filters (filter__per_group()). */
+static int collect_group(struct collect_replay *c, const struct model_group *mg)
+{
+	struct cap_cpu first = { .time = mg->first_time, .tid = mg->k.tid, .pid = mg->k.pid,
+				 .ustack = mg->k.ustack, .kstack = mg->k.kstack,
+				 .cgroup = mg->k.cgroup };
+
+	if (mg->k.kind == CAP_KIND_OFFCPU)
+		return c->off ? collect_one(c->off, c->ctx, c->off_flags, &mg->max_offcpu, NULL,
+					    mg) : 0;
+	return c->cpu ? collect_one(c->cpu, c->ctx, c->cpu_flags, NULL, &first, mg) : 0;
+}
+
+/* A streamed model's events: its groups where the filters take or leave
+ * them whole, else read again. */
+static int collect_streamed(struct collect_replay *c)
+{
+	size_t i, n;
+	const struct model_group *g = model__groups(c->ctx->model, &n);
+	int err = 0;
+
+	if (!g || !filter__per_group(c->ctx->filter))
+		return model__replay(c->ctx->model, collect_replayed, c);
+	for (i = 0; !err && i < n; i++)
+		err = collect_group(c, &g[i]);
+	return err;
 }
 
 int agg__collect_kinds(struct agg *off, unsigned off_flags, struct agg *cpu,
@@ -214,13 +282,13 @@ int agg__collect_kinds(struct agg *off, unsigned off_flags, struct agg *cpu,
 	int err = 0;
 
 	if (model__streamed(ctx->model))
-		return off || cpu ? model__replay(ctx->model, collect_replayed, &c) : 0;
+		return off || cpu ? collect_streamed(&c) : 0;
 	o = model__offcpu(ctx->model, &n);
 	for (i = 0; off && !err && i < n; i++)
-		err = collect_one(off, ctx, off_flags, &o[i], NULL);
+		err = collect_one(off, ctx, off_flags, &o[i], NULL, NULL);
 	e = model__cpu(ctx->model, &n);
 	for (i = 0; cpu && !err && i < n; i++)
-		err = collect_one(cpu, ctx, cpu_flags, NULL, &e[i]);
+		err = collect_one(cpu, ctx, cpu_flags, NULL, &e[i], NULL);
 	return err;
 }
 

@@ -64,6 +64,8 @@ struct agg_group {
 	uint32_t max_comm;    /* thread name at the maximum */
 	uint32_t max_open;    /* CAP_OFFCPU_OPEN_* of the maximum */
 	struct cap_offcpu max_offcpu; /* off-CPU: the maximum interval */
+	uint64_t max_seq;     /* folded from a model's groups: the maximum's
+			       * number there (struct model_group) */
 };
 
 /* A thread's name over a span of time, as model__comm_span() gave it. */

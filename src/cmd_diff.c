@@ -370,6 +370,7 @@ static int diff_run(struct diff_cli *c)
 	/* each side's folded stacks grouped as read (a file's): memory for
 	 * the stacks, not the events */
 	c->com.load.stream_events = true;
+	c->com.load.group_events = true;
 	for (i = 0; i < 2 && !ret; i++)
 		ret = report_common_load(&c->com, c->arg[i], &c->m[i]);
 	if (ret)

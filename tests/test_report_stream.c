@@ -33,14 +33,20 @@ static int keep_event(void *arg, const struct cap_offcpu *off, const struct cap_
 	return g->stop_after && g->calls == g->stop_after ? 7 : 0;
 }
 
-static struct model *load_streamed(const char *path, uint64_t max_memory)
+static struct model *load_streamed_as(const char *path, uint64_t max_memory, bool grouped)
 {
-	struct model_opts o = { .stream_events = true, .max_memory = max_memory };
+	struct model_opts o = { .stream_events = true, .group_events = grouped,
+				.max_memory = max_memory };
 	struct model *m;
 
 	cr_assert_eq(model__load_opts(path, &o, &m), 0);
 	cr_assert(model__streamed(m));
 	return m;
+}
+
+static struct model *load_streamed(const char *path, uint64_t max_memory)
+{
+	return load_streamed_as(path, max_memory, false);
 }
 
 /* The streamed model of path replays exactly the held model's events. */
@@ -126,17 +132,28 @@ Test(report_stream, memory_does_not_grow_with_events)
 	free(path);
 }
 
-/* A view's output with the suite's capture (cap_path) loaded streamed. */
-static char *run_streamed(view_fn fn, const struct report_opts *o)
+/* A view's output with the suite's capture (cap_path) loaded streamed
+ * (grouped: its events grouped as read too, model__groups()), through
+ * filter f (NULL: none); *groups, when asked, whether the model had them. */
+static char *run_streamed_as(view_fn fn, struct filter *f, const struct report_opts *o,
+			     bool grouped, bool *groups)
 {
 	struct model *held = model;
+	size_t n;
 	char *out;
 
-	model = load_streamed(cap_path, 0);
-	out = run(fn, NULL, o);
+	model = load_streamed_as(cap_path, 0, grouped);
+	if (groups)
+		*groups = model__groups(model, &n) != NULL;
+	out = run(fn, f, o);
 	model__free(model);
 	model = held;
 	return out;
+}
+
+static char *run_streamed(view_fn fn, const struct report_opts *o)
+{
+	return run_streamed_as(fn, NULL, o, false, NULL);
 }
 
 Test(report_stream, views_read_the_same_streamed_or_held)
@@ -147,16 +164,134 @@ Test(report_stream, views_read_the_same_streamed_or_held)
 		const struct report_opts *o;
 	} v[] = { { view_perf, NULL }, { view_perf, &g }, { view_folded, NULL },
 		  { view_topwaits, NULL } };
+	bool groups;
 	size_t i;
 
 	for (i = 0; i < sizeof(v) / sizeof(*v); i++) {
 		char *want = run(v[i].fn, NULL, v[i].o), *got = run_streamed(v[i].fn, v[i].o);
+		char *grouped = run_streamed_as(v[i].fn, NULL, v[i].o, true, &groups);
 
 		cr_assert(strlen(want) > 200, "view %zu: too little to compare: %s", i, want);
 		cr_assert_str_eq(got, want, "view %zu differs streamed", i);
+		/* pid 400 waits in stack 12 as sh, then as app2 after its exec:
+		 * one group would have two names, so there are none */
+		cr_assert_not(groups, "a group of two thread names kept");
+		cr_assert_str_eq(grouped, want, "view %zu differs streamed and grouped", i);
 		free(want);
 		free(got);
+		free(grouped);
 	}
+}
+
+/*
+ * Groups that views fold several of into one of theirs (model_group.c):
+ * threads 101 and 102, both "waiter" of pid 100, wait in stack 10, 102
+ * its longest (5 ms) first, then 101 as long: --top-waits (any name) and
+ * the table (one name) merge the two threads' groups, and the longest
+ * wait is 102's, the first. 103 is preempted in stack 11, 101 waits there
+ * from before the start (open); CPU samples of all three; kernel thread
+ * 200 sleeps idle all along (the table folds it); 104 is renamed after
+ * its only group's events, so every group has one name.
+ */
+static int group_scene(const char *path)
+{
+	static const uint64_t u[] = { 0x401000, 0x402000 }, u2[] = { 0x403000, 0x402000 };
+	const uint32_t both = CAP_OFFCPU_OPEN_START | CAP_OFFCPU_OPEN_END;
+	struct cap_writer *w = rc_open(path);
+	const uint64_t t = RC_T0 + RC_MS;
+	struct cap_offcpu open = { .start = RC_T0 - 4 * RC_MS, .duration = 6 * RC_MS, .tid = 101,
+				   .pid = 100, .state = 1, .ustack = 11, .kstack = CAP_STACK_NONE,
+				   .open = CAP_OFFCPU_OPEN_START };
+	struct cap_offcpu idle = { .start = RC_T0 - RC_S, .duration = 5 * RC_S, .tid = 200,
+				   .pid = 200, .state = 1, .ustack = CAP_STACK_NONE,
+				   .kstack = CAP_STACK_NONE, .open = both };
+	int err;
+
+	if (!w)
+		return -EIO;
+	err = rc_string(w, 1, "/usr/bin/app") ?: cap_writer__stack(w, 10, 1, u, 2) ?:
+	      cap_writer__stack(w, 11, 1, u2, 2) ?: rc_thread(w, RC_T0, 101, 100, 0, "waiter") ?:
+	      rc_thread(w, RC_T0, 102, 100, 0, "waiter") ?: rc_thread(w, RC_T0, 103, 100, 0, "other") ?:
+	      rc_thread(w, RC_T0, 104, 100, 0, "early") ?:
+	      rc_thread(w, RC_T0, 200, 200, CAP_THREAD_KERNEL, "kworker/1:0") ?:
+	      rc_map(w, RC_T0, 100, 0x400000, 0x500000, 0, 1) ?:
+	      rc_offcpu(w, t, RC_MS, 101, 100, 1, 10, CAP_STACK_NONE) ?:
+	      rc_offcpu(w, t + 2 * RC_MS, 5 * RC_MS, 102, 100, 1, 10, CAP_STACK_NONE) ?:
+	      rc_offcpu(w, t + 8 * RC_MS, 5 * RC_MS, 101, 100, 1, 10, CAP_STACK_NONE) ?:
+	      rc_offcpu(w, t + 9 * RC_MS, 3 * RC_MS, 103, 100, 0, 11, CAP_STACK_NONE) ?:
+	      rc_offcpu(w, t + 10 * RC_MS, 2 * RC_MS, 104, 100, 1, 11, CAP_STACK_NONE) ?:
+	      cap_writer__append(w, CAP_REC_OFFCPU, &open, sizeof(open), NULL, 0) ?:
+	      cap_writer__append(w, CAP_REC_OFFCPU, &idle, sizeof(idle), NULL, 0) ?:
+	      rc_cpu(w, t + 14 * RC_MS, 101, 100, 10, CAP_STACK_NONE) ?:
+	      rc_cpu(w, t + 15 * RC_MS, 102, 100, 10, CAP_STACK_NONE) ?:
+	      rc_cpu(w, t + 16 * RC_MS, 103, 100, 11, CAP_STACK_NONE) ?:
+	      rc_cpu(w, t + 17 * RC_MS, 101, 100, 10, CAP_STACK_NONE) ?:
+	      rc_thread(w, t + 20 * RC_MS, 104, 100, 0, "late") ?:
+	      rc_offcpu(w, t + 30 * RC_MS, 4 * RC_MS, 102, 100, 1, 11, CAP_STACK_NONE);
+	if (err) {
+		cap_writer__free(w);
+		return err;
+	}
+	return cap_writer__finish(w);
+}
+
+/* Each grouping view, under each filter a group passes or fails whole
+ * and under -m (which groups cannot take: the events are read again),
+ * writes the same read from groups as held. */
+Test(report_stream, views_read_the_same_from_groups)
+{
+	char *path = rc_tmpname("groups"), *held_path = cap_path;
+	struct report_opts g = { .callgraph = true }, by_cg = { .sort = { SORT_CGROUP, SORT_COMM },
+								   .nsort = 2 };
+	const struct {
+		view_fn fn;
+		const struct report_opts *o;
+	} v[] = { { view_perf, NULL }, { view_perf, &g }, { view_perf, &by_cg },
+		  { view_folded, NULL }, { view_topwaits, NULL } };
+	struct filter f[9] = { { 0 } };
+	uint32_t pid = 100, tid = 101;
+	struct model *held = model;
+	bool groups;
+	size_t i, k;
+
+	cr_assert_eq(group_scene(path), 0);
+	cap_path = path;
+	cr_assert_eq(model__load(path, &model), 0);
+	f[1].pids = &pid;
+	f[1].npids = 1;
+	f[2].tids = &tid;
+	f[2].ntids = 1;
+	cr_assert_eq(filter__add_comms(&f[3], "waiter"), 0);
+	f[4].has_state = true; /* preempted only */
+	f[5].open_only = true;
+	f[6].threads = FILTER_THREADS_USER;
+	f[7].stacks = FILTER_STACKS_KERNEL;
+	f[8].min_ns = 2 * RC_MS;
+	for (k = 0; k < sizeof(f) / sizeof(*f); k++) {
+		for (i = 0; i < sizeof(v) / sizeof(*v); i++) {
+			char *want = run(v[i].fn, &f[k], v[i].o);
+			char *got = run_streamed_as(v[i].fn, &f[k], v[i].o, true, &groups);
+
+			cr_assert(groups, "no groups");
+			cr_assert_str_eq(got, want, "view %zu, filter %zu differs grouped", i, k);
+			/* the longest of stack 10 is 102's, at 3 ms, not 101's at 9 */
+			if (!k && v[i].fn == view_topwaits)
+				cr_assert_not_null(strstr(want, "5000  2026-01-02T03:04:05.003000"),
+						   "%s", want);
+			free(want);
+			free(got);
+		}
+	}
+	for (k = 0; k < sizeof(f) / sizeof(*f); k++) {
+		f[k].pids = NULL;
+		f[k].tids = NULL;
+		filter__free(&f[k]);
+	}
+	model__free(model);
+	model = held;
+	cap_path = held_path;
+	unlink(path);
+	free(path);
 }
 
 /* Thread 101 waits three times in stack 10, the longest (9 ms) ended by
@@ -301,32 +436,40 @@ Test(report_stream, report_memory_flat_from_100k_to_1m_events, .timeout = 120)
 }
 
 /* Through the binary: each streamed view of a file writes the bytes the
- * same view writes from standard input (`-i -`, which holds the events). */
+ * same view writes from standard input (`-i -`, which holds the events),
+ * of the suite's capture (its events read twice) and of group_scene's
+ * (read once, grouped). */
 Test(report_stream, file_and_stdin_give_the_same_bytes)
 {
 	const char *bin = getenv("STKREC") ? getenv("STKREC") : "build/stkrec";
 	const char *views[] = { "", "-g", "--folded", "--top-waits", "--top-waits --json",
-				"-e cpu", "--pprof -" };
+				"-e cpu", "--pprof -", "-m 2000", "--comm app,waiter" };
 	char *a = rc_tmpname("via-file"), *b = rc_tmpname("via-stdin"), *x, *y;
-	size_t i, la, lb;
+	char *caps[2] = { cap_path, rc_tmpname("groups") };
+	size_t i, c, la, lb;
 
 	if (access(bin, X_OK))
 		cr_skip_test("%s not built", bin);
-	for (i = 0; i < sizeof(views) / sizeof(*views); i++) {
-		cr_assert_eq(e2e_shell("%s report %s -i %s >%s 2>&1", bin, views[i], cap_path, a),
-			     0);
-		cr_assert_eq(e2e_shell("%s report %s -i - <%s >%s 2>&1", bin, views[i], cap_path,
-				       b), 0);
-		x = rc_slurp(a, &la);
-		y = rc_slurp(b, &lb);
-		cr_assert(x && y && la > 100, "%s: %zu bytes", views[i], la);
-		cr_assert(la == lb && !memcmp(x, y, la), "report %s: file and stdin differ",
-			  views[i]);
-		free(x);
-		free(y);
+	cr_assert_eq(group_scene(caps[1]), 0);
+	for (c = 0; c < 2; c++) {
+		for (i = 0; i < sizeof(views) / sizeof(*views); i++) {
+			cr_assert_eq(e2e_shell("%s report %s -i %s >%s 2>&1", bin, views[i],
+					       caps[c], a), 0);
+			cr_assert_eq(e2e_shell("%s report %s -i - <%s >%s 2>&1", bin, views[i],
+					       caps[c], b), 0);
+			x = rc_slurp(a, &la);
+			y = rc_slurp(b, &lb);
+			cr_assert(x && y && la > 100, "%s: %zu bytes", views[i], la);
+			cr_assert(la == lb && !memcmp(x, y, la),
+				  "report %s of %s: file and stdin differ", views[i], caps[c]);
+			free(x);
+			free(y);
+		}
 	}
 	unlink(a);
 	unlink(b);
+	unlink(caps[1]);
 	free(a);
 	free(b);
+	free(caps[1]);
 }
