@@ -130,8 +130,9 @@ int model__replay(const struct model *m, model_event_fn fn, void *arg);
  * A streamed model's off-CPU intervals and CPU samples grouped as the load
  * read them (model_opts.group_events, report/model_group.c): by kind,
  * process, thread, stacks, cgroup, and an interval's state and open flags.
- * The views group by these and the thread's name, so a group's events
- * have one name (model__comm_id()) from t_min to t_max, or the model has
+ * The views group by these, the thread's name and (pprof) the process's
+ * image, so a group's events have one name (model__comm_id()) and one
+ * exec epoch (model__exec_epoch()) from t_min to t_max, or the model has
  * no groups.
  */
 struct model_group_key {
@@ -146,6 +147,7 @@ struct model_group {
 				 * CPU: samples */
 	uint64_t first_time;    /* the first event's: where a wait's part seen
 				 * begins, or the sample's */
+	uint64_t first_start;   /* ... and its own time: switch-out, sample */
 	uint64_t t_min, t_max;  /* the events' own times: switch-out, sample */
 	uint64_t max;           /* the largest value (CPU: 1) */
 	uint64_t max_seq;       /* the first event with it, numbered in file order

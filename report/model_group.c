@@ -11,9 +11,10 @@
  * A group keeps what the views keep of their groups' events: count, sum,
  * the first event's time, and the first event with the largest value, by
  * its number in the file, so that groups merged in a view break ties as
- * the events would. The thread's name is a view's key too, and it depends
- * on the time: model_group_finish() makes the groups unusable (the views
- * then replay) when a group's events span two names.
+ * the events would. The thread's name and the process's image (pprof's
+ * key) are views' keys too, and they depend on the time:
+ * model_group_finish() makes the groups unusable (the views then replay)
+ * when a group's events span two names or an exec.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -44,9 +45,10 @@ static bool key_eq(const void *ent, const void *key)
 	       a->open == b->open && a->kind == b->kind;
 }
 
-/* The group of key, created with the event's time when new. */
+/* The group of key, created with the event's times when new (time as a
+ * view places it, own its own). */
 static struct model_group *group_of(struct model *m, const struct model_group_key *k,
-				    uint64_t time, bool *is_new)
+				    uint64_t time, uint64_t own, bool *is_new)
 {
 	struct group_ent *e;
 	int ret;
@@ -65,7 +67,7 @@ static struct model_group *group_of(struct model *m, const struct model_group_ke
 		return NULL;
 	}
 	m->groups[m->nr_groups] = (struct model_group){ .k = *k, .first_time = time,
-							.t_min = UINT64_MAX };
+							.first_start = own, .t_min = UINT64_MAX };
 	return &m->groups[m->nr_groups++];
 }
 
@@ -99,7 +101,7 @@ int model_group_offcpu(struct model *m, const struct cap_offcpu *e)
 	struct model_group *g;
 	bool is_new;
 
-	g = group_of(m, &k, from, &is_new);
+	g = group_of(m, &k, from, e->start, &is_new);
 	if (!g)
 		return -ENOMEM;
 	group_add(m, g, is_new, value, e->start, e);
@@ -114,7 +116,7 @@ int model_group_cpu(struct model *m, const struct cap_cpu *e)
 	struct model_group *g;
 	bool is_new;
 
-	g = group_of(m, &k, e->time, &is_new);
+	g = group_of(m, &k, e->time, e->time, &is_new);
 	if (!g)
 		return -ENOMEM;
 	group_add(m, g, is_new, 1, e->time, NULL);
@@ -141,7 +143,9 @@ void model_group_finish(struct model *m)
 	for (i = 0; m->grouped && i < m->nr_groups; i++) {
 		const struct model_group *g = &m->groups[i];
 
-		if (!one_name(m, g->k.tid, g->t_min, g->t_max))
+		if (!one_name(m, g->k.tid, g->t_min, g->t_max) ||
+		    model__exec_epoch(m, g->k.pid, g->t_min) !=
+			    model__exec_epoch(m, g->k.pid, g->t_max))
 			m->grouped = false;
 	}
 }

@@ -525,10 +525,10 @@ static uint64_t psample_hash(const struct psample *k)
 	return h;
 }
 
-/* One filtered event into its sample: value its amount, b its request
- * (block I/O) or NULL. */
-static int add_sample(struct pprof *pp, enum cap_kind kind, const struct view_evinfo *ev,
-		      uint64_t value, const struct cap_bio *b)
+/* n filtered events, the first at time first, into their sample: total
+ * their amount, b their request (block I/O) or NULL. */
+static int add_samples(struct pprof *pp, enum cap_kind kind, const struct view_evinfo *ev,
+		       uint64_t first, uint64_t n, uint64_t total, const struct cap_bio *b)
 {
 	struct psample k = { .kind = kind }, *s;
 	void *slot;
@@ -546,11 +546,18 @@ static int add_sample(struct pprof *pp, enum cap_kind kind, const struct view_ev
 	s = slot;
 	if (ret) {
 		*s = k;
-		s->time = ev->start;
+		s->time = first;
 	}
-	s->count++;
-	s->total += value;
+	s->count += n;
+	s->total += total;
 	return 0;
+}
+
+/* One filtered event into its sample: value its amount. */
+static int add_sample(struct pprof *pp, enum cap_kind kind, const struct view_evinfo *ev,
+		      uint64_t value, const struct cap_bio *b)
+{
+	return add_samples(pp, kind, ev, ev->start, 1, value, b);
 }
 
 /* An interval weighs the part seen, as the report weighs it. */
@@ -606,20 +613,61 @@ static int replayed(void *arg, const struct cap_offcpu *off, const struct cap_cp
 	return 0;
 }
 
-/* The samples of a streamed model in view_events()'s order: its off-CPU
- * intervals, then CPU samples (a replay each), then block I/O (held). */
-static int add_streamed(struct pprof *pp)
+/* A model's group of kind (struct model_group), filtered as its events
+ * would be: one representative, its maximum (a wait) or its first sample,
+ * stands for them all (filter__per_group()). */
+static int add_group(struct pprof *pp, const struct model_group *g, enum cap_kind kind)
 {
-	struct pp_replay r = { .pp = pp, .kind = CAP_KIND_OFFCPU };
-	struct view_event *v = NULL;
-	size_t i, n = 0;
+	const struct report_ctx *ctx = pp->ctx;
+	const struct model *m = ctx->model;
+	const struct cap_offcpu *o = &g->max_offcpu;
+	struct cap_cpu c = { .time = g->first_start, .tid = g->k.tid, .pid = g->k.pid,
+			     .ustack = g->k.ustack, .kstack = g->k.kstack, .cgroup = g->k.cgroup };
+	struct view_evinfo ev;
+
+	if (g->k.kind != kind)
+		return 0;
+	if (kind == CAP_KIND_OFFCPU) {
+		if (!filter__offcpu(ctx->filter, m, o, model__comm_id(m, o->tid, o->start)))
+			return 0;
+		view_offcpu_info(ctx, o, &ev);
+	} else {
+		if (!filter__task(ctx->filter, m, c.pid, c.tid, model__comm_id(m, c.tid, c.time),
+				  c.cgroup, c.time))
+			return 0;
+		view_cpu_info(ctx, &c, &ev);
+	}
+	return add_samples(pp, kind, &ev, g->first_start, g->count, g->total, NULL);
+}
+
+/* A streamed model's events of kind: its groups where the filters take or
+ * leave them whole, else read again. */
+static int add_streamed_kind(struct pprof *pp, enum cap_kind kind)
+{
+	struct pp_replay r = { .pp = pp, .kind = kind };
+	const struct model_group *g;
+	size_t i, n;
 	int err = 0;
 
-	if (filter__kind(pp->ctx->filter, CAP_KIND_OFFCPU))
-		err = model__replay(pp->ctx->model, replayed, &r);
-	r.kind = CAP_KIND_CPU;
-	if (!err && filter__kind(pp->ctx->filter, CAP_KIND_CPU))
-		err = model__replay(pp->ctx->model, replayed, &r);
+	if (!filter__kind(pp->ctx->filter, kind))
+		return 0;
+	g = model__groups(pp->ctx->model, &n);
+	if (!g || !filter__per_group(pp->ctx->filter))
+		return model__replay(pp->ctx->model, replayed, &r);
+	for (i = 0; !err && i < n; i++)
+		err = add_group(pp, &g[i], kind);
+	return err;
+}
+
+/* The samples of a streamed model in view_events()'s order: its off-CPU
+ * intervals, then CPU samples, then block I/O (held). */
+static int add_streamed(struct pprof *pp)
+{
+	struct view_event *v = NULL;
+	size_t i, n = 0;
+	int err;
+
+	err = add_streamed_kind(pp, CAP_KIND_OFFCPU) ?: add_streamed_kind(pp, CAP_KIND_CPU);
 	if (!err)
 		err = view_events(pp->ctx, 1u << CAP_KIND_BIO, &v, &n);
 	for (i = 0; !err && i < n; i++)

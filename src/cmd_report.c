@@ -590,8 +590,8 @@ static int report_run(struct cli *c)
 	 * each wait to its waker, which needs them held) */
 	c->com.load.stream_events = (c->view->flags & VIEW_STREAM) && !c->opts.wakers;
 	/* ... and grouped as they are first read, so that a view that takes
-	 * them whole reads the file once (an export reads them one by one) */
-	c->com.load.group_events = c->com.load.stream_events && !(c->view->flags & VIEW_EXPORT);
+	 * them whole reads the file once */
+	c->com.load.group_events = c->com.load.stream_events;
 	ret = report_common_load(&c->com, c->input, &m);
 	if (ret)
 		return ret;
