@@ -36,36 +36,48 @@ static uint64_t key_hash(const struct model_group_key *k)
 			    ((uint64_t)k->pid << 32 | k->open << 1 | k->kind) * 0x165667b19e3779f9ull);
 }
 
-static bool key_eq(const void *ent, const void *key)
+static bool key_eq_key(const struct model_group_key *a, const struct model_group_key *b)
 {
-	const struct model_group_key *a = &((const struct group_ent *)ent)->k, *b = key;
-
 	return a->tid == b->tid && a->ustack == b->ustack && a->kstack == b->kstack &&
 	       a->pid == b->pid && a->cgroup == b->cgroup && a->state == b->state &&
 	       a->open == b->open && a->kind == b->kind;
 }
 
+static bool key_eq(const void *ent, const void *key)
+{
+	return key_eq_key(&((const struct group_ent *)ent)->k, key);
+}
+
 /* The group of key, created with the event's times when new (time as a
- * view places it, own its own). */
+ * view places it, own its own). A thread's events come in runs of one
+ * group: its last one is tried first. */
 static struct model_group *group_of(struct model *m, const struct model_group_key *k,
 				    uint64_t time, uint64_t own, bool *is_new)
 {
+	uint64_t *last = &m->group_last[k->tid % MODEL_GROUP_LAST];
 	struct group_ent *e;
 	int ret;
 
+	if (*last < m->nr_groups && key_eq_key(&m->groups[*last].k, k)) {
+		*is_new = false;
+		return &m->groups[*last];
+	}
 	m->group_tab.esize = sizeof(*e);
 	ret = hashtab__upsert(&m->group_tab, key_hash(k), k, key_eq, (void **)&e);
 	if (ret < 0)
 		return NULL;
 	*is_new = ret;
-	if (!ret)
+	if (!ret) {
+		*last = e->idx;
 		return &m->groups[e->idx];
+	}
 	e->k = *k;
 	e->idx = m->nr_groups;
 	if (ARRAY_RESERVE(m->groups, m->groups_cap, m->nr_groups + 1)) {
 		hashtab__delete(&m->group_tab, e);
 		return NULL;
 	}
+	*last = m->nr_groups;
 	m->groups[m->nr_groups] = (struct model_group){ .k = *k, .first_time = time,
 							.first_start = own, .t_min = UINT64_MAX };
 	return &m->groups[m->nr_groups++];

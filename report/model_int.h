@@ -189,6 +189,8 @@ struct model {
 	struct model_group *groups;
 	size_t nr_groups, groups_cap;
 	struct hashtab group_tab;
+#define MODEL_GROUP_LAST 64
+	uint64_t group_last[MODEL_GROUP_LAST]; /* by tid: its last group, if the key is */
 	uint64_t group_seq;
 	bool grouped;
 	struct cap_offcpu *offcpu; /* NULL when streamed: nr_offcpu counts them */
