@@ -403,13 +403,46 @@ static bool any_replayed(const struct filter *f, const struct model *m, enum cap
 	return model__replay(m, replay_matches, &a) != 0;
 }
 
+/* Whether a model group of kind matches, when the filters take or leave
+ * groups whole (1 or 0); -1 when they cannot say (no groups). */
+static int any_group(const struct filter *f, const struct model *m, enum cap_kind kind)
+{
+	const struct model_group *g;
+	struct cap_cpu c;
+	size_t i, n;
+
+	g = model__groups(m, &n);
+	if (!g || !filter__per_group(f))
+		return -1;
+	for (i = 0; i < n; i++, g++) {
+		if (g->k.kind != kind)
+			continue;
+		if (kind == CAP_KIND_OFFCPU) {
+			if (offcpu_matches(f, m, model__group_offcpu(g)))
+				return 1;
+			continue;
+		}
+		model__group_cpu(g, &c);
+		if (cpu_matches(f, m, &c))
+			return 1;
+	}
+	return 0;
+}
+
+static bool any_streamed(const struct filter *f, const struct model *m, enum cap_kind kind)
+{
+	int ret = any_group(f, m, kind);
+
+	return ret < 0 ? any_replayed(f, m, kind) : ret;
+}
+
 static bool any_offcpu(const struct filter *f, const struct model *m)
 {
 	size_t i, n;
 	const struct cap_offcpu *e = model__offcpu(m, &n);
 
 	if (model__streamed(m))
-		return any_replayed(f, m, CAP_KIND_OFFCPU);
+		return any_streamed(f, m, CAP_KIND_OFFCPU);
 	for (i = 0; i < n; i++, e++)
 		if (offcpu_matches(f, m, e))
 			return true;
@@ -422,7 +455,7 @@ static bool any_cpu(const struct filter *f, const struct model *m)
 	const struct cap_cpu *e = model__cpu(m, &n);
 
 	if (model__streamed(m))
-		return any_replayed(f, m, CAP_KIND_CPU);
+		return any_streamed(f, m, CAP_KIND_CPU);
 	for (i = 0; i < n; i++, e++)
 		if (cpu_matches(f, m, e))
 			return true;

@@ -157,6 +157,11 @@ struct model_group {
 /* The groups in the order of their first events; NULL (*n 0) without
  * group_events, or when a group's events have two thread names. */
 const struct model_group *model__groups(const struct model *m, size_t *n);
+/* One event that stands for a group's in what is the same for them all:
+ * an off-CPU group's longest interval (max_offcpu), a CPU group's first
+ * sample (its CPU number unknown: 0). */
+const struct cap_offcpu *model__group_offcpu(const struct model_group *g);
+void model__group_cpu(const struct model_group *g, struct cap_cpu *out);
 
 /* WAKEUP records, in file order. */
 const struct cap_wakeup *model__wakeups(const struct model *m, size_t *n);

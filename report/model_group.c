@@ -178,3 +178,15 @@ const struct model_group *model__groups(const struct model *m, size_t *n)
 	*n = m->grouped ? m->nr_groups : 0;
 	return m->grouped ? m->groups : NULL;
 }
+
+const struct cap_offcpu *model__group_offcpu(const struct model_group *g)
+{
+	return &g->max_offcpu;
+}
+
+void model__group_cpu(const struct model_group *g, struct cap_cpu *out)
+{
+	*out = (struct cap_cpu){ .time = g->first_start, .tid = g->k.tid, .pid = g->k.pid,
+				 .ustack = g->k.ustack, .kstack = g->k.kstack,
+				 .cgroup = g->k.cgroup };
+}

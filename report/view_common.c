@@ -79,8 +79,20 @@ static struct agg_group *agg_group_of(struct agg *a, const struct agg_group *key
 	return &a->g[a->n++];
 }
 
+/* What agg_add() adds to a group: one event, or a model's group of them
+ * (struct model_group) at once. */
+struct agg_part {
+	uint64_t count, total;
+	uint64_t first_time;  /* the first event's time */
+	uint64_t max_seq;     /* a model's group: its maximum's number; else
+			       * UINT64_MAX (the later event never wins a tie) */
+};
+
+/* part into key's group, ev its maximum. Parts come in the order of their
+ * first events, and the first event with the largest value is the
+ * maximum: a model's groups fold as their events would, one by one. */
 static int agg_add(struct agg *a, const struct agg_group *key, const struct agg_ev *ev,
-		   unsigned flags)
+		   const struct agg_part *part, unsigned flags)
 {
 	struct agg_group *g;
 	bool is_new;
@@ -90,38 +102,14 @@ static int agg_add(struct agg *a, const struct agg_group *key, const struct agg_
 	if (!g)
 		return err;
 	if (is_new)
-		g->first_time = ev->time;
-	if (is_new || ev->value > g->max)
+		g->first_time = part->first_time;
+	if (is_new || ev->value > g->max || (ev->value == g->max && part->max_seq < g->max_seq)) {
 		agg_max(g, ev);
-	g->count++;
-	g->total += ev->value;
-	g->open += !!ev->open;
-	return 0;
-}
-
-/* A model's group (mg) at once, ev its maximum: what agg_add() of each of
- * its events gives. The groups come in the order of their first events,
- * and the first event with the largest value is the maximum, as one by
- * one. */
-static int agg_add_group(struct agg *a, const struct agg_group *key, const struct agg_ev *ev,
-			 const struct model_group *mg, unsigned flags)
-{
-	struct agg_group *g;
-	bool is_new;
-	int err;
-
-	g = agg_group_of(a, key, flags, &is_new, &err);
-	if (!g)
-		return err;
-	if (is_new)
-		g->first_time = mg->first_time;
-	if (is_new || ev->value > g->max || (ev->value == g->max && mg->max_seq < g->max_seq)) {
-		agg_max(g, ev);
-		g->max_seq = mg->max_seq;
+		g->max_seq = part->max_seq;
 	}
-	g->count += mg->count;
-	g->total += mg->total;
-	g->open += ev->open ? mg->count : 0;
+	g->count += part->count;
+	g->total += part->total;
+	g->open += ev->open ? part->count : 0;
 	return 0;
 }
 
@@ -207,6 +195,7 @@ collect_one(struct agg *a, const struct report_ctx *ctx, unsigned flags,
 {
 	const struct filter *f = ctx->filter;
 	struct agg_group key = { 0 };
+	struct agg_part part;
 	struct agg_ev ev;
 	int err;
 
@@ -222,7 +211,11 @@ collect_one(struct agg *a, const struct report_ctx *ctx, unsigned flags,
 	key.kstack = filter__kstack(f, key.kstack);
 	if (!(flags & AGG_BY_CGROUP))
 		key.cgroup = 0;
-	return mg ? agg_add_group(a, &key, &ev, mg, flags) : agg_add(a, &key, &ev, flags);
+	if (mg)
+		part = (struct agg_part){ mg->count, mg->total, mg->first_time, mg->max_seq };
+	else
+		part = (struct agg_part){ 1, ev.value, ev.time, UINT64_MAX };
+	return agg_add(a, &key, &ev, &part, flags);
 }
 
 /* A streamed model's events (model__replay()), each kind into its groups
@@ -246,13 +239,12 @@ static int collect_replayed(void *arg, const struct cap_offcpu *off, const struc
  * by one, with the same filters (filter__per_group()). */
 static int collect_group(struct collect_replay *c, const struct model_group *mg)
 {
-	struct cap_cpu first = { .time = mg->first_time, .tid = mg->k.tid, .pid = mg->k.pid,
-				 .ustack = mg->k.ustack, .kstack = mg->k.kstack,
-				 .cgroup = mg->k.cgroup };
+	struct cap_cpu first;
 
 	if (mg->k.kind == CAP_KIND_OFFCPU)
-		return c->off ? collect_one(c->off, c->ctx, c->off_flags, &mg->max_offcpu, NULL,
-					    mg) : 0;
+		return c->off ? collect_one(c->off, c->ctx, c->off_flags,
+					    model__group_offcpu(mg), NULL, mg) : 0;
+	model__group_cpu(mg, &first);
 	return c->cpu ? collect_one(c->cpu, c->ctx, c->cpu_flags, NULL, &first, mg) : 0;
 }
 

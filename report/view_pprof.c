@@ -620,13 +620,13 @@ static int add_group(struct pprof *pp, const struct model_group *g, enum cap_kin
 {
 	const struct report_ctx *ctx = pp->ctx;
 	const struct model *m = ctx->model;
-	const struct cap_offcpu *o = &g->max_offcpu;
-	struct cap_cpu c = { .time = g->first_start, .tid = g->k.tid, .pid = g->k.pid,
-			     .ustack = g->k.ustack, .kstack = g->k.kstack, .cgroup = g->k.cgroup };
+	const struct cap_offcpu *o = model__group_offcpu(g);
 	struct view_evinfo ev;
+	struct cap_cpu c;
 
 	if (g->k.kind != kind)
 		return 0;
+	model__group_cpu(g, &c);
 	if (kind == CAP_KIND_OFFCPU) {
 		if (!filter__offcpu(ctx->filter, m, o, model__comm_id(m, o->tid, o->start)))
 			return 0;

@@ -435,6 +435,40 @@ Test(report_stream, report_memory_flat_from_100k_to_1m_events, .timeout = 120)
 	}
 }
 
+/* filter__none_match() answers from the groups as from the events held,
+ * for filters that match some events and for ones that match none. */
+Test(report_stream, none_match_the_same_from_groups)
+{
+	const char *comms[] = { "waiter", "nosuch", "kworker/1:0", "late" };
+	char *path = rc_tmpname("groups");
+	struct model *held, *grouped;
+	size_t i, n;
+
+	cr_assert_eq(group_scene(path), 0);
+	cr_assert_eq(model__load(path, &held), 0);
+	grouped = load_streamed_as(path, 0, true);
+	cr_assert_not_null(model__groups(grouped, &n));
+	for (i = 0; i < sizeof(comms) / sizeof(*comms); i++) {
+		struct filter a = { 0 }, b = { 0 };
+
+		cr_assert_eq(filter__add_comms(&a, comms[i]), 0);
+		cr_assert_eq(filter__add_comms(&b, comms[i]), 0);
+		cr_assert_eq(filter__bind(&a, held), 0);
+		cr_assert_eq(filter__bind(&b, grouped), 0);
+		cr_assert_eq(filter__none_match(&b, grouped), filter__none_match(&a, held),
+			     "--comm %s", comms[i]);
+		/* "late" names 104 only after its waits: none match */
+		cr_assert_eq(filter__none_match(&a, held), i == 1 || i == 3, "--comm %s",
+			     comms[i]);
+		filter__free(&a);
+		filter__free(&b);
+	}
+	model__free(held);
+	model__free(grouped);
+	unlink(path);
+	free(path);
+}
+
 /* Process 105 waits in stack 11 as sh, execs sh (the same name) and waits
  * there again: pprof keeps the two images apart, so one group would hold
  * two of its samples, and the model has no groups. */

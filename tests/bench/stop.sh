@@ -48,7 +48,8 @@ for i in $(seq "$ROUNDS"); do
 		> "$TMP/fifo" 2> "$TMP/gone.err" &
 	rp=$!
 	exec 3< "$TMP/fifo"
-	wait_attached "$rp" || die "stkrec record -o - did not attach: $(tail -3 "$TMP/gone.err")"
+	wait_attached "$rp" "$TMP/gone.err" ||
+		die "stkrec record -o - did not attach: $(tail -3 "$TMP/gone.err")"
 	# read 1-2 s more, then go
 	timeout "1.$((RANDOM % 1000))" cat <&3 > /dev/null || true
 	s=$(now)
@@ -82,7 +83,8 @@ for i in $(seq "$ROUNDS"); do
 	rm -f "$TMP/kill.cap"
 	"$STKREC" record -a -e cpu -F 999 -o "$TMP/kill.cap" 2> "$TMP/kill.err" &
 	rp=$!
-	wait_attached "$rp" || die "stkrec record did not attach: $(tail -3 "$TMP/kill.err")"
+	wait_attached "$rp" "$TMP/kill.err" ||
+		die "stkrec record did not attach: $(tail -3 "$TMP/kill.err")"
 	sleep "2.$((RANDOM % 1000))"
 	k=$(now)
 	kill -9 "$rp"
