@@ -361,18 +361,24 @@ bool filter__offcpu(const struct filter *f, const struct model *m,
 	return filter__task(f, m, e->pid, e->tid, comm, e->cgroup, from);
 }
 
-bool filter__per_group(const struct filter *f)
+const struct model_group *filter__groups(const struct filter *f, const struct model *m,
+					 size_t *n)
 {
-	return !f->min_ns && !f->max_ns && !f->t_lo && f->t_hi == UINT64_MAX;
+	const struct model_group *g = model__groups(m, n);
+
+	if (g && !f->min_ns && !f->max_ns && !f->t_lo && f->t_hi == UINT64_MAX)
+		return g;
+	*n = 0;
+	return NULL;
 }
 
-static bool offcpu_matches(const struct filter *f, const struct model *m,
-			   const struct cap_offcpu *e)
+bool filter__offcpu_event(const struct filter *f, const struct model *m,
+			  const struct cap_offcpu *e)
 {
 	return filter__offcpu(f, m, e, model__comm_id(m, e->tid, e->start));
 }
 
-static bool cpu_matches(const struct filter *f, const struct model *m, const struct cap_cpu *e)
+bool filter__cpu_event(const struct filter *f, const struct model *m, const struct cap_cpu *e)
 {
 	return filter__task(f, m, e->pid, e->tid, model__comm_id(m, e->tid, e->time), e->cgroup,
 			    e->time);
@@ -390,8 +396,8 @@ static int replay_matches(void *arg, const struct cap_offcpu *off, const struct 
 	struct any_replay *a = arg;
 
 	if (off)
-		return a->kind == CAP_KIND_OFFCPU && offcpu_matches(a->f, a->m, off);
-	return a->kind == CAP_KIND_CPU && cpu_matches(a->f, a->m, cpu);
+		return a->kind == CAP_KIND_OFFCPU && filter__offcpu_event(a->f, a->m, off);
+	return a->kind == CAP_KIND_CPU && filter__cpu_event(a->f, a->m, cpu);
 }
 
 /* Whether an event of kind matches; a replay that fails to read counts as
@@ -411,19 +417,19 @@ static int any_group(const struct filter *f, const struct model *m, enum cap_kin
 	struct cap_cpu c;
 	size_t i, n;
 
-	g = model__groups(m, &n);
-	if (!g || !filter__per_group(f))
+	g = filter__groups(f, m, &n);
+	if (!g)
 		return -1;
 	for (i = 0; i < n; i++, g++) {
 		if (g->k.kind != kind)
 			continue;
 		if (kind == CAP_KIND_OFFCPU) {
-			if (offcpu_matches(f, m, model__group_offcpu(g)))
+			if (filter__offcpu_event(f, m, model__group_offcpu(g)))
 				return 1;
 			continue;
 		}
 		model__group_cpu(g, &c);
-		if (cpu_matches(f, m, &c))
+		if (filter__cpu_event(f, m, &c))
 			return 1;
 	}
 	return 0;
@@ -444,7 +450,7 @@ static bool any_offcpu(const struct filter *f, const struct model *m)
 	if (model__streamed(m))
 		return any_streamed(f, m, CAP_KIND_OFFCPU);
 	for (i = 0; i < n; i++, e++)
-		if (offcpu_matches(f, m, e))
+		if (filter__offcpu_event(f, m, e))
 			return true;
 	return false;
 }
@@ -457,7 +463,7 @@ static bool any_cpu(const struct filter *f, const struct model *m)
 	if (model__streamed(m))
 		return any_streamed(f, m, CAP_KIND_CPU);
 	for (i = 0; i < n; i++, e++)
-		if (cpu_matches(f, m, e))
+		if (filter__cpu_event(f, m, e))
 			return true;
 	return false;
 }

@@ -90,10 +90,18 @@ bool filter__task(const struct filter *f, const struct model *m, uint32_t pid,
 		  uint32_t tid, uint32_t comm, uint64_t cgroup, uint64_t time);
 bool filter__offcpu(const struct filter *f, const struct model *m,
 		    const struct cap_offcpu *e, uint32_t comm);
-/* Does the filter keep or leave out whole model groups (model__groups())?
- * True unless it bounds an event's duration (-m, -M) or time (--time),
- * which a group's events do not share. */
-bool filter__per_group(const struct filter *f);
+/* The same checks of one event, with its thread's name at its time
+ * (model__comm_id()). */
+bool filter__offcpu_event(const struct filter *f, const struct model *m,
+			  const struct cap_offcpu *e);
+bool filter__cpu_event(const struct filter *f, const struct model *m, const struct cap_cpu *e);
+/* The model's groups (model__groups()) where the filter keeps or leaves
+ * each one whole, so that one event of a group (model__group_offcpu(),
+ * model__group_cpu()) answers for all; NULL (*n 0) when the model has none
+ * or the filter bounds an event's duration (-m, -M) or time (--time),
+ * which a group's events do not share: the events are read again then. */
+const struct model_group *filter__groups(const struct filter *f, const struct model *m,
+					 size_t *n);
 /* The capture has events of the kinds selected, and the filters pass none. */
 bool filter__none_match(const struct filter *f, const struct model *m);
 /* The stack ids to show under -U/-K (the other part becomes CAP_STACK_NONE). */

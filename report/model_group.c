@@ -4,7 +4,7 @@
  * samples grouped as the load reads them, by all that the views group and
  * filter them by but their thread's name and time: kind, process, thread,
  * stacks, cgroup, and an interval's state and open flags. A view that
- * filters by nothing else (filter__per_group()) folds these groups into
+ * filters by nothing else (filter__groups()) folds these groups into
  * its own instead of reading the events again (model__replay()), which
  * reads the capture once where the replay reads it twice.
  *

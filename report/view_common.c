@@ -236,7 +236,7 @@ static int collect_replayed(void *arg, const struct cap_offcpu *off, const struc
 }
 
 /* A model's group into its kind's groups: as its events would be, one
- * by one, with the same filters (filter__per_group()). */
+ * by one, with the same filters (filter__groups()). */
 static int collect_group(struct collect_replay *c, const struct model_group *mg)
 {
 	struct cap_cpu first;
@@ -253,10 +253,10 @@ static int collect_group(struct collect_replay *c, const struct model_group *mg)
 static int collect_streamed(struct collect_replay *c)
 {
 	size_t i, n;
-	const struct model_group *g = model__groups(c->ctx->model, &n);
+	const struct model_group *g = filter__groups(c->ctx->filter, c->ctx->model, &n);
 	int err = 0;
 
-	if (!g || !filter__per_group(c->ctx->filter))
+	if (!g)
 		return model__replay(c->ctx->model, collect_replayed, c);
 	for (i = 0; !err && i < n; i++)
 		err = collect_group(c, &g[i]);

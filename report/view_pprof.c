@@ -598,15 +598,11 @@ static int replayed(void *arg, const struct cap_offcpu *off, const struct cap_cp
 {
 	struct pp_replay *r = arg;
 	const struct report_ctx *ctx = r->pp->ctx;
-	const struct model *m = ctx->model;
 	struct view_evinfo ev;
 
-	if (off && r->kind == CAP_KIND_OFFCPU &&
-	    filter__offcpu(ctx->filter, m, off, model__comm_id(m, off->tid, off->start)))
+	if (off && r->kind == CAP_KIND_OFFCPU && filter__offcpu_event(ctx->filter, ctx->model, off))
 		return add_offcpu(r->pp, off);
-	if (cpu && r->kind == CAP_KIND_CPU &&
-	    filter__task(ctx->filter, m, cpu->pid, cpu->tid, model__comm_id(m, cpu->tid, cpu->time),
-			 cpu->cgroup, cpu->time)) {
+	if (cpu && r->kind == CAP_KIND_CPU && filter__cpu_event(ctx->filter, ctx->model, cpu)) {
 		view_cpu_info(ctx, cpu, &ev);
 		return add_sample(r->pp, CAP_KIND_CPU, &ev, 1, NULL);
 	}
@@ -614,26 +610,24 @@ static int replayed(void *arg, const struct cap_offcpu *off, const struct cap_cp
 }
 
 /* A model's group of kind (struct model_group), filtered as its events
- * would be: one representative, its maximum (a wait) or its first sample,
- * stands for them all (filter__per_group()). */
+ * would be: one of them, its longest wait or its first sample, stands for
+ * them all (filter__groups()). */
 static int add_group(struct pprof *pp, const struct model_group *g, enum cap_kind kind)
 {
 	const struct report_ctx *ctx = pp->ctx;
-	const struct model *m = ctx->model;
 	const struct cap_offcpu *o = model__group_offcpu(g);
 	struct view_evinfo ev;
 	struct cap_cpu c;
 
 	if (g->k.kind != kind)
 		return 0;
-	model__group_cpu(g, &c);
 	if (kind == CAP_KIND_OFFCPU) {
-		if (!filter__offcpu(ctx->filter, m, o, model__comm_id(m, o->tid, o->start)))
+		if (!filter__offcpu_event(ctx->filter, ctx->model, o))
 			return 0;
 		view_offcpu_info(ctx, o, &ev);
 	} else {
-		if (!filter__task(ctx->filter, m, c.pid, c.tid, model__comm_id(m, c.tid, c.time),
-				  c.cgroup, c.time))
+		model__group_cpu(g, &c);
+		if (!filter__cpu_event(ctx->filter, ctx->model, &c))
 			return 0;
 		view_cpu_info(ctx, &c, &ev);
 	}
@@ -651,8 +645,8 @@ static int add_streamed_kind(struct pprof *pp, enum cap_kind kind)
 
 	if (!filter__kind(pp->ctx->filter, kind))
 		return 0;
-	g = model__groups(pp->ctx->model, &n);
-	if (!g || !filter__per_group(pp->ctx->filter))
+	g = filter__groups(pp->ctx->filter, pp->ctx->model, &n);
+	if (!g)
 		return model__replay(pp->ctx->model, replayed, &r);
 	for (i = 0; !err && i < n; i++)
 		err = add_group(pp, &g[i], kind);
