@@ -231,7 +231,7 @@ static __always_inline void entry_regs(struct user_regs *u)
 
 /* --call-graph dwarf: frames written, or -1 for a frame-pointer stack. */
 static __always_inline long dwarf_stack(struct stkrec_stack_ev *e, __u32 kind,
-					const struct user_regs *sampled)
+					const struct user_regs *sampled, const bool cached)
 {
 	struct user_regs u;
 
@@ -241,11 +241,11 @@ static __always_inline long dwarf_stack(struct stkrec_stack_ev *e, __u32 kind,
 		u = *sampled;
 	else
 		entry_regs(&u);
-	return unwind_user(e->ips, e->pid, u.pc, u.sp, u.fp, kind);
+	return unwind_user(e->ips, e->pid, u.pc, u.sp, u.fp, kind, cached);
 }
 #else
 static __always_inline long dwarf_stack(struct stkrec_stack_ev *e, __u32 kind,
-					const struct user_regs *sampled)
+					const struct user_regs *sampled, const bool cached)
 {
 	return -1;
 }
@@ -254,10 +254,11 @@ static __always_inline long dwarf_stack(struct stkrec_stack_ev *e, __u32 kind,
 /* User then kernel frames into e->ips, contiguous, so the record can be sent
  * with only the frames taken, then the Python frames. Runs in the context of
  * the task sampled; sampled holds its user registers when a sample
- * interrupted user mode. */
+ * interrupted user mode. cached (a constant): the thread's last user walk
+ * of this kind may serve (bpf/unwind.bpf.h), in tp_btf programs only. */
 static __always_inline void take_stacks(void *ctx, struct stkrec_stack_ev *e,
 					__u32 kind, bool kthread, bool in_user,
-					const struct user_regs *sampled)
+					const struct user_regs *sampled, const bool cached)
 {
 	__u64 nu = 0;
 	long n;
@@ -267,7 +268,7 @@ static __always_inline void take_stacks(void *ctx, struct stkrec_stack_ev *e,
 	e->nr_pystack = 0;
 	e->py_flags = 0;
 	if (want_ustack && !kthread) {
-		n = dwarf_stack(e, kind, sampled);
+		n = dwarf_stack(e, kind, sampled, cached);
 		if (n < 0) {
 			n = bpf_get_stack(ctx, e->ips, STKREC_MAX_STACK * 8, BPF_F_USER_STACK);
 			n = n > 0 ? n >> 3 : 0;
@@ -459,7 +460,7 @@ static __always_inline void switch_out(void *ctx, bool preempt, struct task_stru
 	task_ev_ids(e, prev);
 	e->woken_cgroup = 0;
 	bpf_get_current_comm(e->comm, sizeof(e->comm));
-	take_stacks(ctx, e, STKREC_KIND_OFFCPU, pflags & STKREC_PF_KTHREAD, false, NULL);
+	take_stacks(ctx, e, STKREC_KIND_OFFCPU, pflags & STKREC_PF_KTHREAD, false, NULL, btf);
 	e->time = now; /* last: a nonzero time marks the slot complete */
 }
 
@@ -557,7 +558,7 @@ int stkrec_cpu(struct bpf_perf_event_data *ctx)
 	}
 	/* one call: each call site is a copy of the unwinder to verify */
 	take_stacks(ctx, e, STKREC_KIND_CPU, pflags & STKREC_PF_KTHREAD, in_user,
-		    in_user ? &u : NULL);
+		    in_user ? &u : NULL, false);
 	emit_stack_ev(e, STKREC_KIND_CPU);
 	return 0;
 }
@@ -667,7 +668,8 @@ static __always_inline void submit_stacks(void *ctx, struct stkrec_bio_state *s)
 	task_ev_ids(e, (void *)bpf_get_current_task()); /* the issuer */
 	e->woken_cgroup = 0;
 	__builtin_memcpy(e->comm, s->comm, sizeof(e->comm));
-	take_stacks(ctx, e, STKREC_KIND_BIO, s->issuer_flags & STKREC_F_KTHREAD, false, NULL);
+	take_stacks(ctx, e, STKREC_KIND_BIO, s->issuer_flags & STKREC_F_KTHREAD, false, NULL,
+		    false);
 	/* Not a lost event when the ring buffer is full: the completion then
 	 * finds no stacks for its seq and user space counts them missed. */
 	size = stkrec_stack_ev_size(e);

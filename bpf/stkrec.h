@@ -311,6 +311,11 @@ enum stkrec_stat {
 				       * switched it in with no sched_switch
 				       * reaching any program (seen on 6.18) */
 	STKREC_STAT_RECOVERED_IN,     /* ... whose end the scheduler's clock told */
+	STKREC_STAT_UNWIND_CACHED,    /* + kind: user stacks taken from the
+				       * thread's last walk (bpf/unwind.bpf.h) */
+	STKREC_STAT_UCACHE_WRONG = STKREC_STAT_UNWIND_CACHED + STKREC_KIND_NR,
+				      /* tests only: a cached stack a new walk
+				       * found different */
 	STKREC_STAT_NR,
 };
 
@@ -365,7 +370,9 @@ struct stkrec_umap {
 };
 struct stkrec_umaps {
 	__u32 nr;
-	__u32 reserved;
+	__u32 gen;      /* the recording's count of umaps writes at this one:
+			 * the same gen, the same entry (bpf/unwind.bpf.h's
+			 * cache of walks) */
 	struct stkrec_umap m[STKREC_MAX_UMAPS];
 };
 _Static_assert(sizeof(struct stkrec_umap) == 32, "stkrec_umap layout");

@@ -76,6 +76,47 @@ struct {
 	__type(value, struct vcache_val);
 } vcache SEC(".maps");
 
+/*
+ * A thread's last user walk, one per kind walked in the thread's own
+ * context (its switch-out, its wakeups of others): the registers it started
+ * from (rbp only where the walk used it before a frame restored it), the
+ * address space, the generation of the process's `umaps` entry,
+ * every stack word it read with the value read, and the frames found. A walk
+ * is a function of exactly these (the rows are append only, record/unwind.c):
+ * when the registers, the address space and the entry are the same and
+ * every word holds the same value, a new walk would read the same words and
+ * find the same frames, so they are taken from here, exact. Kept only for a
+ * walk that ended cleanly, read at most UCACHE_SLOTS words, found at most
+ * UCACHE_FRAMES frames, and took every mapping from the process's entry (the
+ * kernel's own mappings, asked or in vcache, have no generation).
+ */
+#define UCACHE_FRAMES 32
+#define UCACHE_SLOTS 64 /* a power of two: the index mask */
+#define UCACHE_OFFCPU 0
+#define UCACHE_WAKEUP 1
+const volatile bool ucache_on = false;
+const volatile bool test_ucache_verify = false; /* tests: walk anyway, compare */
+
+struct ucache_ent {
+	__u64 mm, pc, sp, fp;
+	__u32 gen;
+	__u16 n;       /* frames; 0: nothing kept */
+	__u8 nslots;
+	__u8 fp_used : 1, fp0_used : 1; /* fp0_used: fp must be the same */
+	__u64 ips[UCACHE_FRAMES];
+	__u64 addr[UCACHE_SLOTS];
+	__u64 val[UCACHE_SLOTS];
+};
+struct ucache {
+	struct ucache_ent e[2];
+};
+struct {
+	__uint(type, BPF_MAP_TYPE_TASK_STORAGE);
+	__uint(map_flags, BPF_F_NO_PREALLOC);
+	__type(key, int);
+	__type(value, struct ucache);
+} ucache SEC(".maps");
+
 #if defined(__TARGET_ARCH_x86)
 #define UNWIND_GO 0
 #define UNWIND_END 1   /* the outermost frame: a clean end */
@@ -99,6 +140,11 @@ struct unwind_ctx {
 	bool vma_asked;      /* bpf_find_vma() was called (once per event) */
 	struct stkrec_umap vma; /* the mapping it found, nr_rows 0 if none */
 	struct task_struct *task; /* whose memory: with cross, another task's */
+	struct ucache_ent *uc; /* the words read go here, if not NULL */
+	__u32 nslots;
+	bool uncached;         /* the walk cannot be kept */
+	bool fp_restored;      /* fp no longer the starting register's */
+	bool fp0_used;         /* the starting rbp was used: it must be the same */
 };
 
 /* The index in ms of the mapping holding addr, -1 if none: a global
@@ -199,9 +245,23 @@ static __always_inline const struct stkrec_cfi_row *row_find(const struct stkrec
 static __always_inline int read_user_u64(struct unwind_ctx *c, __u64 addr, __u64 *v,
 					 const bool cross)
 {
+	struct ucache_ent *u = c->uc;
+	__u32 i = c->nslots;
+	int err;
+
 	if (cross)
 		return bpf_copy_from_user_task(v, sizeof(*v), (const void *)addr, c->task, 0);
-	return bpf_probe_read_user(v, sizeof(*v), (const void *)addr);
+	err = bpf_probe_read_user(v, sizeof(*v), (const void *)addr);
+	if (!u || c->uncached)
+		return err;
+	if (i >= UCACHE_SLOTS) {
+		c->uncached = true;
+		return err;
+	}
+	u->addr[i & (UCACHE_SLOTS - 1)] = addr;
+	u->val[i & (UCACHE_SLOTS - 1)] = *v;
+	c->nslots = i + 1;
+	return err;
 }
 
 /* The caller by the frame-pointer convention: code without rows. rbp must
@@ -212,6 +272,7 @@ static __always_inline __u32 step_fp(struct unwind_ctx *c, const bool cross)
 	__u64 ra, fp;
 
 	c->fp_used = true;
+	c->fp0_used |= !c->fp_restored;
 	if (!c->fp)
 		return UNWIND_END;
 	if (c->fp < c->sp || (c->fp & 7) || read_user_u64(c, c->fp + 8, &ra, cross) ||
@@ -219,6 +280,7 @@ static __always_inline __u32 step_fp(struct unwind_ctx *c, const bool cross)
 		return UNWIND_TRUNC;
 	c->sp = c->fp + 16;
 	c->fp = fp;
+	c->fp_restored = true;
 	c->pc = ra;
 	c->exact = false;
 	return UNWIND_GO;
@@ -234,6 +296,7 @@ static __always_inline __u32 step_signal(struct unwind_ctx *c, const bool cross)
 	    read_user_u64(c, c->sp + 168, &pc, cross))
 		return UNWIND_TRUNC;
 	c->fp = fp;
+	c->fp_restored = true;
 	c->sp = sp;
 	c->pc = pc;
 	c->exact = true;
@@ -251,6 +314,7 @@ static __always_inline __u32 step_row(struct unwind_ctx *c, const struct stkrec_
 		break;
 	case STKREC_CFA_FP:
 		cfa = c->fp + row->cfa_off;
+		c->fp0_used |= !c->fp_restored;
 		break;
 	case STKREC_CFA_PLT:
 		cfa = c->sp + 8 + ((c->pc & 15) >= 11 ? 8 : 0);
@@ -268,6 +332,7 @@ static __always_inline __u32 step_row(struct unwind_ctx *c, const struct stkrec_
 		return UNWIND_TRUNC;
 	if (row->fp_off && read_user_u64(c, cfa + (__s64)row->fp_off * 8, &fp, cross))
 		return UNWIND_TRUNC;
+	c->fp_restored |= row->fp_off != 0;
 	c->sp = cfa;
 	c->fp = fp;
 	c->pc = ra;
@@ -290,6 +355,7 @@ static __always_inline const struct stkrec_umap *frame_map(struct unwind_ctx *c,
 
 	if (m)
 		return m;
+	c->uncached = true; /* not from the process's entry */
 	if (in_map(&c->vma, look))
 		return &c->vma;
 	v = bpf_map_lookup_elem(&vcache, &k);
@@ -411,13 +477,129 @@ static __always_inline int unwind_run(struct unwind_ctx *c, struct task_struct *
 	return n;
 }
 
+/* The thread's kept walk of kind, NULL when it has none. */
+static __always_inline struct ucache_ent *ucache_of(struct task_struct *task, __u32 kind)
+{
+	struct ucache *uc = bpf_task_storage_get(&ucache, task, NULL,
+						 BPF_LOCAL_STORAGE_GET_F_CREATE);
+
+	if (!uc)
+		return NULL;
+	return &uc->e[kind == STKREC_KIND_WAKEUP ? UCACHE_WAKEUP : UCACHE_OFFCPU];
+}
+
+struct ucache_check {
+	const struct ucache_ent *u;
+	bool same;
+};
+
+/* bpf_loop() callback: does word i still hold its value? */
+static long ucache_word(__u64 i, void *arg)
+{
+	struct ucache_check *k = arg;
+	__u32 j = i & (UCACHE_SLOTS - 1);
+	__u64 v;
+
+	if (bpf_probe_read_user(&v, sizeof(v), (const void *)k->u->addr[j]) ||
+	    v != k->u->val[j]) {
+		k->same = false;
+		return 1;
+	}
+	return 0;
+}
+
+/* The kept frames into ips if the walk would find them again, else 0. */
+static __always_inline int ucache_hit(const struct ucache_ent *u, const struct unwind_ctx *c,
+				      __u64 *ips, __u32 kind)
+{
+	const struct stkrec_umaps *maps = bpf_map_lookup_elem(&umaps, &c->tgid);
+	struct ucache_check k = { .u = u, .same = true };
+	struct task_struct *task = c->task;
+	__u32 i, n = u->n;
+
+	if (!n || n > UCACHE_FRAMES || u->pc != c->pc || u->sp != c->sp ||
+	    (u->fp0_used && u->fp != c->fp) ||
+	    !maps || maps->gen != u->gen || u->mm != (__u64)BPF_CORE_READ(task, mm))
+		return 0;
+	bpf_loop(u->nslots, ucache_word, &k, 0);
+	if (!k.same)
+		return 0;
+	for (i = 0; i < UCACHE_FRAMES && i < n; i++)
+		ips[i] = u->ips[i];
+	count_stat(STKREC_STAT_UNWIND_CACHED + kind);
+	return n;
+}
+
+/* Keep the walk c just made from (pc, sp, fp), if it can be. */
+static __always_inline void ucache_keep(struct ucache_ent *u, const struct unwind_ctx *c,
+					__u64 pc, __u64 sp, __u64 fp)
+{
+	__u32 i, n = c->n;
+
+	if (c->uncached || c->status != UNWIND_END || !c->maps || !n || n > UCACHE_FRAMES)
+		return;
+	for (i = 0; i < UCACHE_FRAMES && i < n; i++)
+		u->ips[i] = c->ips[i];
+	u->mm = c->mm;
+	u->pc = pc;
+	u->sp = sp;
+	u->fp = fp;
+	u->gen = c->maps->gen;
+	u->nslots = c->nslots;
+	u->fp_used = c->fp_used;
+	u->fp0_used = c->fp0_used;
+	u->n = n; /* last: the entry is whole */
+}
+
+/* Do the first n frames of ips equal what u kept? */
+static __always_inline bool ucache_same(const struct ucache_ent *u, const __u64 *ips, int n)
+{
+	__u32 i;
+
+	if (n != u->n)
+		return false;
+	for (i = 0; i < UCACHE_FRAMES && i < u->n; i++)
+		if (ips[i] != u->ips[i])
+			return false;
+	return true;
+}
+
+/*
+ * The current task's user stack. cached (a constant at each call, true only
+ * in the programs whose task pointers are trusted): the thread's last walk
+ * of kind serves when it would be found again (ucache above).
+ */
 static __always_inline int unwind_user(__u64 *ips, __u32 tgid, __u64 pc, __u64 sp, __u64 fp,
-				       __u32 kind)
+				       __u32 kind, const bool cached)
 {
 	struct unwind_ctx c = { .ips = ips, .pc = pc, .sp = sp, .fp = fp, .exact = true,
-				.tgid = tgid };
+				.tgid = tgid, .task = bpf_get_current_task_btf() };
+	struct ucache_ent *u = NULL;
+	int n = 0;
 
-	return unwind_run(&c, bpf_get_current_task_btf(), kind, false, true);
+	if (cached && ucache_on)
+		u = ucache_of(c.task, kind);
+	if (u)
+		n = ucache_hit(u, &c, ips, kind);
+	if (n && !test_ucache_verify) {
+		if (u->fp_used) /* as the walk would count */
+			count_stat(STKREC_STAT_UNWIND_FP_FRAMES + kind);
+		return n;
+	}
+	if (n) { /* tests: a new walk must find the same */
+		n = unwind_run(&c, c.task, kind, false, true);
+		if (!ucache_same(u, ips, n))
+			count_stat(STKREC_STAT_UCACHE_WRONG);
+		return n;
+	}
+	if (u) {
+		u->n = 0;
+		c.uc = u;
+	}
+	n = unwind_run(&c, c.task, kind, false, true);
+	if (u)
+		ucache_keep(u, &c, pc, sp, fp);
+	return n;
 }
 
 /* The user stack of t, a task off CPU, from the registers it entered the

@@ -101,7 +101,7 @@ static __always_inline void on_waking(void *ctx, struct task_struct *p, bool btf
 	task_ev_ids(e, cur);
 	e->woken_cgroup = task_cgroup(p);
 	bpf_get_current_comm(e->comm, sizeof(e->comm));
-	take_stacks(ctx, e, STKREC_KIND_WAKEUP, pflags & STKREC_PF_KTHREAD, false, NULL);
+	take_stacks(ctx, e, STKREC_KIND_WAKEUP, pflags & STKREC_PF_KTHREAD, false, NULL, btf);
 	wake_io(e, now);
 	emit_stack_ev(e, STKREC_KIND_WAKEUP);
 }

@@ -173,6 +173,8 @@ static const struct {
 	[CAP_STAT_CGROUPS_UNNAMED] = { "cgroups.unnamed", CAP_STAT_COUNT },
 	[CAP_STAT_UNTRACED_OFFCPU] = { "bpf.untraced.offcpu", CAP_STAT_NOT_RUN },
 	[CAP_STAT_RECOVERED_OFFCPU] = { "bpf.recovered.offcpu", CAP_STAT_COUNT },
+	[CAP_STAT_UNWIND_CACHED_OFFCPU] = { "unwind.cached.offcpu", CAP_STAT_COUNT },
+	[CAP_STAT_UNWIND_CACHED_WAKEUP] = { "unwind.cached.wakeup", CAP_STAT_COUNT },
 };
 
 /* §4.15: the keys of refused JIT maps, and why. */

@@ -67,6 +67,7 @@ void recorder__progress(const struct recorder *r, struct record_progress *p)
 	memcpy(p->cgroup_filtered, r->cgroup_filtered, sizeof(p->cgroup_filtered));
 	p->untraced = r->untraced;
 	p->recovered = r->recovered;
+	p->ucache_wrong = r->ucache_wrong;
 }
 
 /* One pass over both sources, the side band first: an exec's or mmap's

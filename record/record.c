@@ -143,6 +143,8 @@ static void set_tunables(struct recorder *r, struct stkrec_bpf *s)
 	s->rodata->test_skip_minor = o->test_skip_minor;
 	s->rodata->test_skip_in = o->test_skip_in;
 	s->rodata->dwarf_unwind = o->call_graph == RECORD_CG_DWARF;
+	s->rodata->ucache_on = o->call_graph == RECORD_CG_DWARF && o->test_ucache != RECORD_UCACHE_OFF;
+	s->rodata->test_ucache_verify = o->test_ucache == RECORD_UCACHE_VERIFY;
 	s->rodata->want_python = record_wants_python(o);
 	set_cgroup_tunables(r, s);
 }
@@ -168,6 +170,7 @@ static int load_bpf(struct recorder *r, bool raw_switch)
 		bpf_map__set_map_flags(s->maps.offcpu_start, 0);
 	/* tp_btf keeps off-CPU slots in task storage (5.11+), raw_tp in the hash */
 	bpf_map__set_autocreate(s->maps.offcpu_task, off && !raw_switch);
+	bpf_map__set_autocreate(s->maps.ucache, !raw_switch); /* the tp_btf programs' */
 	bpf_map__set_max_entries(s->maps.bio_inflight, o->storage_entries);
 	bpf_map__set_max_entries(s->maps.bio_submit, o->storage_entries);
 	bpf_map__set_max_entries(s->maps.tids, o->nr_tids > 0 ? o->nr_tids : 1);

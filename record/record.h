@@ -62,6 +62,7 @@ struct record_progress {
 	uint64_t cgroup_filtered[CAP_KIND_MAX]; /* -G: events of other cgroups */
 	uint64_t untraced;             /* waits lost to a switch no probe saw */
 	uint64_t recovered;            /* waits ended by the scheduler's clock */
+	uint64_t ucache_wrong;         /* tests: kept user walks found wrong */
 	/* --flight-recorder */
 	unsigned dumps;                /* dumps written */
 	uint64_t triggers_ignored;     /* triggers past --max-dumps */
@@ -137,6 +138,9 @@ struct record_opts {
 	uint32_t test_skip_bio;
 	uint32_t test_skip_major, test_skip_minor;
 	uint32_t test_skip_in;       /* ... of its switch-ins of waiting threads */
+	/* tests: each thread's last user walk kept and reused (bpf/unwind.bpf.h);
+	 * off: never; verify: walked anyway and compared */
+	enum { RECORD_UCACHE_ON, RECORD_UCACHE_OFF, RECORD_UCACHE_VERIFY } test_ucache;
 	const char *cmdline;         /* for the header */
 	int verbose;
 	bool quiet;                  /* -q: src/ prints no start line or summary */

@@ -13,7 +13,9 @@
  *
  * A process's entry in `umaps` is rewritten whole at each change (the
  * kernel swaps hash values atomically, so the unwinder never sees half of
- * one); user space keeps no copy of it.
+ * one), with a generation no other write has had: the kernel keeps a
+ * thread's walk while its entry's generation is the same. User space keeps
+ * no copy of it.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -56,6 +58,7 @@ struct unwind {
 	uint32_t nr_chunks, max_chunks;
 	struct hashtab files; /* of struct ufile */
 	struct stkrec_umaps scratch;
+	uint32_t gen;           /* umaps writes so far: each entry's gen */
 	struct unwind_stats st;
 };
 
@@ -287,7 +290,7 @@ static bool map_bias(const struct ufile *f, const struct cap_mapping *m, __u64 *
 static void umaps_read(struct unwind *u, uint32_t pid)
 {
 	if (bpf_map_lookup_elem(u->umaps_fd, &pid, &u->scratch))
-		memset(&u->scratch, 0, sizeof(u->scratch.nr) + sizeof(u->scratch.reserved));
+		memset(&u->scratch, 0, sizeof(u->scratch.nr) + sizeof(u->scratch.gen));
 	if (u->scratch.nr > STKREC_MAX_UMAPS)
 		u->scratch.nr = 0;
 }
@@ -330,6 +333,7 @@ int unwind__map(struct unwind *u, uint32_t pid, const struct cap_mapping *m, int
 		u->st.maps_dropped++;
 		return 0;
 	}
+	u->scratch.gen = ++u->gen;
 	if (bpf_map_update_elem(u->umaps_fd, &pid, &u->scratch, BPF_ANY))
 		return -errno;
 	return 0;
@@ -356,6 +360,7 @@ int unwind__fork(struct unwind *u, uint32_t parent, uint32_t child)
 {
 	if (bpf_map_lookup_elem(u->umaps_fd, &parent, &u->scratch))
 		return 0;
+	u->scratch.gen = ++u->gen;
 	if (bpf_map_update_elem(u->umaps_fd, &child, &u->scratch, BPF_ANY))
 		return -errno;
 	return 0;

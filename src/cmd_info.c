@@ -309,6 +309,9 @@ static void print_unwind_text(const struct info *in)
 	       s[CAP_STAT_UNWIND_NO_TABLES_CPU], s[CAP_STAT_UNWIND_NO_TABLES_BIO],
 	       s[CAP_STAT_UNWIND_FP_FRAMES_OFFCPU], s[CAP_STAT_UNWIND_FP_FRAMES_CPU],
 	       s[CAP_STAT_UNWIND_FP_FRAMES_BIO]);
+	printf("kept walks:   user stacks the thread's last walk gave again, exact: offcpu %"
+	       PRIu64 ", wakeup %" PRIu64 "\n", s[CAP_STAT_UNWIND_CACHED_OFFCPU],
+	       s[CAP_STAT_UNWIND_CACHED_WAKEUP]);
 	printf("unwind tables: %" PRIu64 " files, %" PRIu64 " rows; %" PRIu64 " files without "
 	       "CFI, %" PRIu64 " not loaded (table full)\n", s[CAP_STAT_UNWIND_FILES],
 	       s[CAP_STAT_UNWIND_ROWS], s[CAP_STAT_UNWIND_FILES_FAILED], s[CAP_STAT_UNWIND_FULL]);
@@ -577,6 +580,8 @@ static void print_json(const struct info *in)
 		   CAP_KIND_BIO + 1);
 	json_kinds("unwind_fp_frames", &in->stat[CAP_STAT_UNWIND_FP_FRAMES_OFFCPU],
 		   CAP_KIND_BIO + 1);
+	printf("\"unwind_cached\":{\"offcpu\":%" PRIu64 ",\"wakeup\":%" PRIu64 "},",
+	       in->stat[CAP_STAT_UNWIND_CACHED_OFFCPU], in->stat[CAP_STAT_UNWIND_CACHED_WAKEUP]);
 	json_defs(in);
 	json_pack(in);
 	info_cgroups__print_json(&in->cgroups);

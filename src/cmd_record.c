@@ -360,6 +360,9 @@ static void summary(const struct recorder *r, const struct record_opts *o)
 			" block I/O, %" PRIu64 " wakeups\n", p.cgroup_filtered[CAP_KIND_OFFCPU],
 			p.cgroup_filtered[CAP_KIND_CPU], p.cgroup_filtered[CAP_KIND_BIO],
 			p.cgroup_filtered[CAP_KIND_WAKEUP]);
+	if (o->test_ucache == RECORD_UCACHE_VERIFY)
+		fprintf(stderr, "  test: %" PRIu64 " kept user stacks differed from a new walk\n",
+			p.ucache_wrong);
 	if (p.untraced || p.recovered)
 		fprintf(stderr, "  switches no probe saw: %" PRIu64 " waits ended by the scheduler's "
 			"clock, %" PRIu64 " waits lost\n", p.recovered, p.untraced);
@@ -586,16 +589,24 @@ static int record(struct record_opts *o, const struct record_policy *pol)
 }
 
 /* Tests only: STKREC_TEST_SKIP_BIO=N[@MAJOR:MINOR] has the block I/O
- * completion program skip every Nth run (of that disk's requests), and
+ * completion program skip every Nth run (of that disk's requests),
  * STKREC_TEST_SKIP_IN=N the switch program every Nth switch-in of a
- * waiting thread, as a kernel may (DEVELOPERS.md). */
+ * waiting thread, as a kernel may, and STKREC_TEST_UCACHE=off|verify turns
+ * the kept user walks off or checks each against a new walk (DEVELOPERS.md). */
 static int test_env(struct record_opts *o)
 {
 	const char *v = getenv("STKREC_TEST_SKIP_BIO");
 	const char *in = getenv("STKREC_TEST_SKIP_IN");
+	const char *uc = getenv("STKREC_TEST_UCACHE");
 	unsigned int n, major = 0, minor = 0;
 	int len = 0;
 
+	if (uc && strcmp(uc, "off") && strcmp(uc, "verify")) {
+		log_usage_error("record", "STKREC_TEST_UCACHE: '%s' is not off or verify", uc);
+		return -EINVAL;
+	}
+	if (uc)
+		o->test_ucache = !strcmp(uc, "off") ? RECORD_UCACHE_OFF : RECORD_UCACHE_VERIFY;
 	if (in && (sscanf(in, "%u%n", &o->test_skip_in, &len) != 1 || in[len])) {
 		log_usage_error("record", "STKREC_TEST_SKIP_IN: '%s' is not N", in);
 		return -EINVAL;
