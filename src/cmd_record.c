@@ -601,6 +601,8 @@ static int test_env(struct record_opts *o)
 	unsigned int n, major = 0, minor = 0;
 	int len = 0;
 
+	if (uc && !*uc)
+		uc = NULL; /* set empty: as unset */
 	if (uc && strcmp(uc, "off") && strcmp(uc, "verify")) {
 		log_usage_error("record", "STKREC_TEST_UCACHE: '%s' is not off or verify", uc);
 		return -EINVAL;

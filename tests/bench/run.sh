@@ -157,6 +157,14 @@ else
 	for x in cap data bs cs; do cp "$TMP/pin.$x" "$TMP/free.$x"; done
 	UA=$A UB=$B UC=$C ULB=$LB ULC=$LC UBLOST=$BLOST UCLOST=$CLOST
 fi
+# issue 30, part 2: stkrec's throughput loss at most half of perf's, in
+# each layout (a loss is negative; a gain counts as none)
+half() { awk -v b="$1" -v c="$2" 'BEGIN {lb = b < 0 ? -b : 0; lc = c < 0 ? -c : 0
+	printf "%.1f%% against half of %.1f%%: %s", lb, lc, lb <= lc / 2 ? "PASS" : "MISS" }'; }
+if [ "$PIN" = 1 ]; then
+	row "target: stkrec's loss <= half of perf's, pinned" "$(half "$LB" "$LC")"
+fi
+row "target: stkrec's loss <= half of perf's, unpinned" "$(half "$ULB" "$ULC")"
 
 # --- CPU-bound ----------------------------------------------------------------
 head_ "1b. CPU-bound: stress-ng --cpu 1 (int64) 5 s, 3 rounds of A B"

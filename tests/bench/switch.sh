@@ -4,14 +4,16 @@
 # what to make cheaper.
 # 15a the sched_switch program's ns per call (bpf_stats) while record -a -e
 #     offcpu records perf bench sched pipe, in variants of one build that
-#     each leave one part out: -K the user walk, -U the kernel's,
+#     each leave one part out: STKREC_TEST_UCACHE=off the kept user walks
+#     (bpf/unwind.bpf.h), -K the user walk, -U the kernel's,
 #     --call-graph fp what dwarf adds over frame pointers, -m 1000000 the
 #     ring buffer (no interval of the load is sent).
 # 15b how often a thread's off-CPU interval has the stacks of its previous
 #     one (user, kernel, both), from stkrec script of three loads: the pipe
 #     benchmark, make -j2 of the test workloads, python3.11's threaded
 #     http.server with a client. What a per-thread cache of the last walk
-#     could serve at most.
+#     could serve at most, and what the kept user walks served
+#     (unwind.cached.offcpu).
 # Medians of ROUNDS (15a). Run by run.sh (STKREC, BENCH_TMP, BENCH_TABLE,
 # BENCH_SWITCH_JSON), or alone as root from the checkout:
 # tests/bench/switch.sh writes build/bench/switch.txt and switch.json.
@@ -34,11 +36,14 @@ done
 idle_warning
 head_ "15. a context switch's cost by part, and how often a thread's stacks repeat"
 
-# switch_ns ARGS...: stkrec_switch's ns per call over one pipe run
-# recorded with record -a -e offcpu ARGS
+# switch_ns [off] ARGS...: stkrec_switch's ns per call over one pipe run
+# recorded with record -a -e offcpu ARGS; off: every user stack walked
+# anew (STKREC_TEST_UCACHE=off, DEVELOPERS.md)
 switch_ns() {
-	local rp
-	"$STKREC" record -a -e offcpu "$@" -o "$TMP/s.cap" >/dev/null 2>"$TMP/s.err" &
+	local rp uc=
+	if [ "${1:-}" = off ]; then uc=off; shift; fi
+	STKREC_TEST_UCACHE=$uc "$STKREC" record -a -e offcpu "$@" -o "$TMP/s.cap" >/dev/null \
+		2>"$TMP/s.err" &
 	rp=$!
 	wait_attached "$rp" "$TMP/s.err" ||
 		die "stkrec record $* did not attach: $(tail -3 "$TMP/s.err")"
@@ -48,8 +53,8 @@ switch_ns() {
 	wait "$rp" || die "stkrec record $* failed: $(tail -3 "$TMP/s.err")"
 }
 
-NAMES=(all no_user no_kernel fp no_ring)
-ARGS=("" "-K" "-U" "--call-graph fp" "-m 1000000")
+NAMES=(all no_kept no_user no_kernel fp no_ring)
+ARGS=("" "off" "-K" "-U" "--call-graph fp" "-m 1000000")
 STATS=$(sysctl -n kernel.bpf_stats_enabled)
 sysctl -q -w kernel.bpf_stats_enabled=1
 for n in "${NAMES[@]}"; do : > "$TMP/$n"; done
@@ -64,11 +69,12 @@ sysctl -q -w kernel.bpf_stats_enabled="$STATS"
 for n in "${NAMES[@]}"; do declare "NS_$n=$(median < "$TMP/$n")"; done
 # shellcheck disable=SC2154 # NS_* are declared above
 {
-	UW=$((NS_all - NS_no_user)); KW=$((NS_all - NS_no_kernel))
+	UW=$((NS_all - NS_no_user)); KW=$((NS_all - NS_no_kernel)); KEPT=$((NS_no_kept - NS_all))
 	DW=$((NS_all - NS_fp)); RB=$((NS_all - NS_no_ring)); REST=$((NS_all - UW - KW))
 }
 row "sched_switch, dwarf, user + kernel stacks" "$NS_all ns per call"
-row "  the user walk (-K leaves it out)" "$UW ns ($NS_no_user without)"
+row "  every user stack walked anew (kept walks off)" "$NS_no_kept ns: the kept walks save $KEPT ns"
+row "  the user walk, kept walks on (-K leaves it out)" "$UW ns ($NS_no_user without)"
 row "  the kernel walk (-U leaves it out)" "$KW ns ($NS_no_kernel without)"
 row "  dwarf over frame pointers (fp)" "$DW ns ($NS_fp with fp)"
 row "  the ring buffer (-m 1000000)" "$RB ns ($NS_no_ring without)"
@@ -97,13 +103,14 @@ repeats() {
 # repeat_row NAME WHAT CMD...: CMD recorded, its repeats as a row and in
 # $TMP/rep.NAME
 repeat_row() {
-	local name=$1 what=$2 n f su sk sb
+	local name=$1 what=$2 n f su sk sb kept
 	shift 2
 	"$STKREC" record -q -e offcpu -o "$TMP/$name.cap" -- "$@" >/dev/null 2>"$TMP/$name.err" ||
 		die "stkrec record -- $what failed: $(tail -3 "$TMP/$name.err")"
-	repeats "$TMP/$name.cap" > "$TMP/rep.$name"
-	read -r n f su sk sb < "$TMP/rep.$name"
-	row "  $what" "$n intervals, $f first of their thread; same user $(div $((100 * su)) "$n" %.1f)%, kernel $(div $((100 * sk)) "$n" %.1f)%, both $(div $((100 * sb)) "$n" %.1f)%"
+	kept=$("$STKREC" info --json "$TMP/$name.cap" | jq '.unwind_cached.offcpu')
+	echo "$(repeats "$TMP/$name.cap") $kept" > "$TMP/rep.$name"
+	read -r n f su sk sb kept < "$TMP/rep.$name"
+	row "  $what" "$n intervals, $f first of their thread; same user $(div $((100 * su)) "$n" %.1f)%, kernel $(div $((100 * sk)) "$n" %.1f)%, both $(div $((100 * sb)) "$n" %.1f)%; user stacks from kept walks $(div $((100 * kept)) "$n" %.1f)%"
 }
 
 note "stacks the same as the thread's previous interval (a per-thread cache's best):"
@@ -123,16 +130,19 @@ while time.time() < end:
 s.shutdown()')
 else
 	note "python3.11 http.server: skipped, no $PY"
-	echo "0 0 0 0 0" > "$TMP/rep.python"
+	echo "0 0 0 0 0 0" > "$TMP/rep.python"
 fi
 
 rep_json() { jq -n --argjson v "[$(tr ' ' , < "$TMP/rep.$1")]" \
-	'{intervals: $v[0], first_of_thread: $v[1], same_user: $v[2], same_kernel: $v[3], same_both: $v[4]}'; }
+	'{intervals: $v[0], first_of_thread: $v[1], same_user: $v[2], same_kernel: $v[3], same_both: $v[4],
+	  kept_user: $v[5]}'; }
 jq -n --argjson all "$NS_all" --argjson nu "$NS_no_user" --argjson nk "$NS_no_kernel" \
-	--argjson fp "$NS_fp" --argjson nr "$NS_no_ring" --argjson loops "$LOOPS" \
+	--argjson fp "$NS_fp" --argjson nr "$NS_no_ring" --argjson nkept "$NS_no_kept" \
+	--argjson loops "$LOOPS" \
 	--argjson rounds "$ROUNDS" --argjson pipe "$(rep_json pipe)" \
 	--argjson make "$(rep_json make)" --argjson python "$(rep_json python)" '{
 	loops: $loops, rounds: $rounds,
-	switch_ns: {all: $all, no_user_stack: $nu, no_kernel_stack: $nk, fp: $fp, no_ring: $nr},
+	switch_ns: {all: $all, no_kept_walks: $nkept, no_user_stack: $nu, no_kernel_stack: $nk, fp: $fp,
+		    no_ring: $nr},
 	repeats: {pipe: $pipe, make: $make, python: $python}
 }' > "$JSON"

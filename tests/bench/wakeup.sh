@@ -81,6 +81,7 @@ row "B record -a (offcpu,cpu,bio)" "$OPS_b ops/s ($LB%), $EV_b events, $BPE_b B/
 row "W record -a (+wakeup)" "$OPS_w ops/s ($LW%), $EV_w events of which $NW wakeups, $BPE_w B/event, $CPU_w CPU s per 1M events, sched_switch $SW_w ns/call, sched_waking $WK ns/call"
 EXTRA=$(awk -v b="$LB" -v w="$LW" 'BEGIN {printf "%.1f", b - w}')
 row "wakeup's extra cost" "$EXTRA points of pipe throughput; in the default set only if <= 2 points"
+row "target: sched_waking <= 2,000 ns per call (issue 30)" "$WK ns: $(verdict "$WK" "<=" 2000)"
 cat > "$JSON" <<EOF
 {"alone_ops": $A, "default_ops": $OPS_b, "wakeup_ops": $OPS_w, "default_loss_pct": $LB,
  "wakeup_loss_pct": $LW, "extra_points": $EXTRA, "waking_ns_per_call": $WK,
