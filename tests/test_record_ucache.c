@@ -114,8 +114,8 @@ Test(record_ucache, callers_apart_where_the_registers_are_the_same)
 }
 
 /* STKREC_TEST_UCACHE=verify record ARGS: no kept stack differed, and
- * some were kept of each kind. */
-static void verified(char *const args[])
+ * some switch-outs (and, with wakeups, wakeups) were given kept stacks. */
+static void verified(char *const args[], bool wakeups)
 {
 	struct rl_run r;
 
@@ -123,7 +123,8 @@ static void verified(char *const args[])
 	record(args, &r);
 	cr_assert(strstr(r.err, NOT_DIFFERED), "%s", r.err);
 	cr_assert_gt(kept("offcpu"), 0);
-	cr_assert_gt(kept("wakeup"), 0);
+	if (wakeups)
+		cr_assert_gt(kept("wakeup"), 0);
 }
 
 Test(record_ucache, verified_on_a_pipe_ping_pong)
@@ -132,7 +133,7 @@ Test(record_ucache, verified_on_a_pipe_ping_pong)
 	char *args[] = { "-e", "offcpu,wakeup", "--", wl, "pipe", "1", "1", NULL };
 
 	rl_workload("burst", wl);
-	verified(args);
+	verified(args, true);
 }
 
 Test(record_ucache, verified_on_python_threads)
@@ -142,8 +143,10 @@ Test(record_ucache, verified_on_python_threads)
 
 	if (access(PYTHON, X_OK))
 		cr_skip_test("no %s", PYTHON);
+	/* its wakers alternate between two places (the feeder releases a
+	 * lock, then writes a socket): no wakeup need repeat its last walk */
 	rl_workload("py/waits.py", wl);
-	verified(args);
+	verified(args, false);
 }
 
 static void none_kept(char *const args[])
