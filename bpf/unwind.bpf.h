@@ -97,10 +97,14 @@ struct {
 const volatile bool ucache_on = false;
 const volatile bool test_ucache_verify = false; /* tests: walk anyway, compare */
 
+#define UCACHE_SPAN 1024 /* words this close together are read at once */
+
 struct ucache_ent {
 	__u64 mm, pc, sp, fp;
+	__u64 lo;      /* the lowest word's address, with span */
 	__u32 gen;
 	__u16 n;       /* frames; 0: nothing kept */
+	__u16 span;    /* bytes from lo past the highest word, 0: word by word */
 	__u8 nslots;
 	__u8 fp_used : 1, fp0_used : 1; /* fp0_used: fp must be the same */
 	__u64 ips[UCACHE_FRAMES];
@@ -116,6 +120,15 @@ struct {
 	__type(key, int);
 	__type(value, struct ucache);
 } ucache SEC(".maps");
+
+/* The words of a span, read in one copy (one per CPU: programs of one
+ * CPU that nest run other kinds, which read no span). */
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, __u64[UCACHE_SPAN / 8]);
+} ucache_span SEC(".maps");
 
 #if defined(__TARGET_ARCH_x86)
 #define UNWIND_GO 0
@@ -508,6 +521,52 @@ static long ucache_word(__u64 i, void *arg)
 	return 0;
 }
 
+/* The words of u, a span, all holding their values? One copy of the span,
+ * then each word from it. */
+static __always_inline bool ucache_span_same(const struct ucache_ent *u)
+{
+	__u32 zero = 0, i, size = u->span;
+	__u64 *w = bpf_map_lookup_elem(&ucache_span, &zero);
+
+	if (!w || !size || size > UCACHE_SPAN)
+		return false;
+	if (bpf_probe_read_user(w, size, (const void *)u->lo))
+		return false;
+	for (i = 0; i < UCACHE_SLOTS; i++) {
+		if (i >= u->nslots)
+			break;
+		if (w[((u->addr[i] - u->lo) / 8) & (UCACHE_SPAN / 8 - 1)] != u->val[i])
+			return false;
+	}
+	return true;
+}
+
+/* The span of the words c read: from the lowest to past the highest, if
+ * within UCACHE_SPAN and all 8-aligned alike; else 0. */
+static __always_inline __u32 ucache_span_of(struct ucache_ent *u, __u32 nslots)
+{
+	__u64 lo = ~0ull, hi = 0, a;
+	__u32 i;
+
+	for (i = 0; i < UCACHE_SLOTS; i++) {
+		if (i >= nslots)
+			break;
+		a = u->addr[i];
+		lo = a < lo ? a : lo;
+		hi = a > hi ? a : hi;
+	}
+	if (!nslots || hi - lo > UCACHE_SPAN - 8)
+		return 0;
+	for (i = 0; i < UCACHE_SLOTS; i++) {
+		if (i >= nslots)
+			break;
+		if ((u->addr[i] - lo) & 7)
+			return 0;
+	}
+	u->lo = lo;
+	return hi + 8 - lo;
+}
+
 /* The kept frames into ips if the walk would find them again, else 0. */
 static __always_inline int ucache_hit(const struct ucache_ent *u, const struct unwind_ctx *c,
 				      __u64 *ips, __u32 kind)
@@ -521,7 +580,10 @@ static __always_inline int ucache_hit(const struct ucache_ent *u, const struct u
 	    (u->fp0_used && u->fp != c->fp) ||
 	    !maps || maps->gen != u->gen || u->mm != (__u64)BPF_CORE_READ(task, mm))
 		return 0;
-	bpf_loop(u->nslots, ucache_word, &k, 0);
+	if (u->span)
+		k.same = ucache_span_same(u);
+	else
+		bpf_loop(u->nslots, ucache_word, &k, 0);
 	if (!k.same)
 		return 0;
 	for (i = 0; i < UCACHE_FRAMES && i < n; i++)
@@ -546,6 +608,7 @@ static __always_inline void ucache_keep(struct ucache_ent *u, const struct unwin
 	u->fp = fp;
 	u->gen = c->maps->gen;
 	u->nslots = c->nslots;
+	u->span = ucache_span_of(u, c->nslots);
 	u->fp_used = c->fp_used;
 	u->fp0_used = c->fp0_used;
 	u->n = n; /* last: the entry is whole */
