@@ -99,6 +99,12 @@ const volatile bool test_ucache_verify = false; /* tests: walk anyway, compare *
 
 #define UCACHE_SPAN 1024 /* words this close together are read at once */
 
+/* The stack words a walk read, and the values read. */
+struct ucache_words {
+	__u64 addr[UCACHE_SLOTS];
+	__u64 val[UCACHE_SLOTS];
+};
+
 struct ucache_ent {
 	__u64 mm, pc, sp, fp;
 	__u64 lo;      /* the lowest word's address, with span */
@@ -108,8 +114,7 @@ struct ucache_ent {
 	__u8 nslots;
 	__u8 fp_used : 1, fp0_used : 1; /* fp0_used: fp must be the same */
 	__u64 ips[UCACHE_FRAMES];
-	__u64 addr[UCACHE_SLOTS];
-	__u64 val[UCACHE_SLOTS];
+	struct ucache_words w;
 };
 struct ucache {
 	struct ucache_ent e[2];
@@ -121,8 +126,18 @@ struct {
 	__type(value, struct ucache);
 } ucache SEC(".maps");
 
-/* The words of a span, read in one copy (one per CPU: programs of one
- * CPU that nest run other kinds, which read no span). */
+/* The words each walk reads, per CPU and kind: a program of one kind does
+ * not nest in itself, and one that interrupts another (a CPU sample's, in
+ * an NMI) writes its own. */
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, STKREC_KIND_NR);
+	__type(key, __u32);
+	__type(value, struct ucache_words);
+} ucache_rec SEC(".maps");
+
+/* The words of a span, read in one copy (one per CPU: only the switch and
+ * waking programs read spans, and neither runs inside the other). */
 struct {
 	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
 	__uint(max_entries, 1);
@@ -153,7 +168,8 @@ struct unwind_ctx {
 	bool vma_asked;      /* bpf_find_vma() was called (once per event) */
 	struct stkrec_umap vma; /* the mapping it found, nr_rows 0 if none */
 	struct task_struct *task; /* whose memory: with cross, another task's */
-	struct ucache_ent *uc; /* the words read go here, if not NULL */
+	struct ucache_words *rec; /* the words read go here (not with cross) */
+	__u64 pc0, sp0, fp0;   /* the registers it started from */
 	__u32 nslots;
 	bool uncached;         /* the walk cannot be kept */
 	bool fp_restored;      /* fp no longer the starting register's */
@@ -258,21 +274,21 @@ static __always_inline const struct stkrec_cfi_row *row_find(const struct stkrec
 static __always_inline int read_user_u64(struct unwind_ctx *c, __u64 addr, __u64 *v,
 					 const bool cross)
 {
-	struct ucache_ent *u = c->uc;
+	struct ucache_words *w = c->rec;
 	__u32 i = c->nslots;
 	int err;
 
 	if (cross)
 		return bpf_copy_from_user_task(v, sizeof(*v), (const void *)addr, c->task, 0);
 	err = bpf_probe_read_user(v, sizeof(*v), (const void *)addr);
-	if (!u || c->uncached)
+	if (!w || c->uncached)
 		return err;
 	if (i >= UCACHE_SLOTS) {
 		c->uncached = true;
 		return err;
 	}
-	u->addr[i & (UCACHE_SLOTS - 1)] = addr;
-	u->val[i & (UCACHE_SLOTS - 1)] = *v;
+	w->addr[i & (UCACHE_SLOTS - 1)] = addr;
+	w->val[i & (UCACHE_SLOTS - 1)] = *v;
 	c->nslots = i + 1;
 	return err;
 }
@@ -490,17 +506,6 @@ static __always_inline int unwind_run(struct unwind_ctx *c, struct task_struct *
 	return n;
 }
 
-/* The thread's kept walk of kind, NULL when it has none. */
-static __always_inline struct ucache_ent *ucache_of(struct task_struct *task, __u32 kind)
-{
-	struct ucache *uc = bpf_task_storage_get(&ucache, task, NULL,
-						 BPF_LOCAL_STORAGE_GET_F_CREATE);
-
-	if (!uc)
-		return NULL;
-	return &uc->e[kind == STKREC_KIND_WAKEUP ? UCACHE_WAKEUP : UCACHE_OFFCPU];
-}
-
 struct ucache_check {
 	const struct ucache_ent *u;
 	bool same;
@@ -513,58 +518,191 @@ static long ucache_word(__u64 i, void *arg)
 	__u32 j = i & (UCACHE_SLOTS - 1);
 	__u64 v;
 
-	if (bpf_probe_read_user(&v, sizeof(v), (const void *)k->u->addr[j]) ||
-	    v != k->u->val[j]) {
+	if (bpf_probe_read_user(&v, sizeof(v), (const void *)k->u->w.addr[j]) ||
+	    v != k->u->w.val[j]) {
 		k->same = false;
 		return 1;
 	}
 	return 0;
 }
 
-/* The words of u, a span, all holding their values? One copy of the span,
- * then each word from it. */
-static __always_inline bool ucache_span_same(const struct ucache_ent *u)
-{
-	__u32 zero = 0, i, size = u->span;
-	__u64 *w = bpf_map_lookup_elem(&ucache_span, &zero);
+/*
+ * The loops over a kept walk's words and frames are global functions or
+ * bpf_loop()s: the verifier checks each once, with nothing known of its
+ * arguments, instead of every iteration again for each state reaching it
+ * (inlined bounded loops took each program that keeps walks from ~24k to
+ * ~840k of the 1M instructions it may check, and the attach from 0.3 s to
+ * 1.4 s).
+ */
+struct ucache_frames {
+	__u64 ips[UCACHE_FRAMES];
+};
 
-	if (!w || !size || size > UCACHE_SPAN)
-		return false;
-	if (bpf_probe_read_user(w, size, (const void *)u->lo))
-		return false;
+/* Do u's words all hold their values? Its span in one copy, or word by
+ * word. 1 if so, else 0. */
+__noinline int stkrec_ucache_words(const struct ucache_ent *u)
+{
+	struct ucache_check k = { .u = u, .same = true };
+	__u32 zero = 0, i, size;
+	__u64 *w;
+
+	if (!u)
+		return 0;
+	size = u->span;
+	if (!size) {
+		bpf_loop(u->nslots, ucache_word, &k, 0);
+		return k.same;
+	}
+	w = bpf_map_lookup_elem(&ucache_span, &zero);
+	if (!w || size > UCACHE_SPAN || bpf_probe_read_user(w, size, (const void *)u->lo))
+		return 0;
 	for (i = 0; i < UCACHE_SLOTS; i++) {
 		if (i >= u->nslots)
 			break;
-		if (w[((u->addr[i] - u->lo) / 8) & (UCACHE_SPAN / 8 - 1)] != u->val[i])
-			return false;
-	}
-	return true;
-}
-
-/* The span of the words c read: from the lowest to past the highest, if
- * within UCACHE_SPAN and all 8-aligned alike; else 0. */
-static __always_inline __u32 ucache_span_of(struct ucache_ent *u, __u32 nslots)
-{
-	__u64 lo = ~0ull, hi = 0, a;
-	__u32 i;
-
-	for (i = 0; i < UCACHE_SLOTS; i++) {
-		if (i >= nslots)
-			break;
-		a = u->addr[i];
-		lo = a < lo ? a : lo;
-		hi = a > hi ? a : hi;
-	}
-	if (!nslots || hi - lo > UCACHE_SPAN - 8)
-		return 0;
-	for (i = 0; i < UCACHE_SLOTS; i++) {
-		if (i >= nslots)
-			break;
-		if ((u->addr[i] - lo) & 7)
+		if (w[((u->w.addr[i] - u->lo) / 8) & (UCACHE_SPAN / 8 - 1)] != u->w.val[i])
 			return 0;
 	}
-	u->lo = lo;
-	return hi + 8 - lo;
+	return 1;
+}
+
+struct ucache_bounds {
+	const struct ucache_ent *u;
+	__u64 lo, hi;
+	bool odd; /* a word not 8-aligned as the first */
+};
+
+/* bpf_loop() callback: word i into the bounds. */
+static long ucache_bound(__u64 i, void *arg)
+{
+	struct ucache_bounds *b = arg;
+	__u64 a = b->u->w.addr[i & (UCACHE_SLOTS - 1)];
+
+	b->odd |= ((a ^ b->u->w.addr[0]) & 7) != 0;
+	b->lo = a < b->lo ? a : b->lo;
+	b->hi = a > b->hi ? a : b->hi;
+	return 0;
+}
+
+/* u's span: from its lowest word to past its highest, if within
+ * UCACHE_SPAN and all 8-aligned alike; else 0 (word by word). A bpf_loop()
+ * (the bounded loops it replaces took the verifier 127k instructions). */
+__noinline int stkrec_ucache_span(struct ucache_ent *u)
+{
+	struct ucache_bounds b = { .u = u, .lo = ~0ull };
+
+	if (!u || !u->nslots || u->nslots > UCACHE_SLOTS)
+		return 0;
+	bpf_loop(u->nslots, ucache_bound, &b, 0);
+	if (b.odd || b.hi - b.lo > UCACHE_SPAN - 8)
+		return 0;
+	u->lo = b.lo;
+	return b.hi + 8 - b.lo;
+}
+
+/* n frames from src to dst. */
+__noinline int stkrec_ucache_copy(struct ucache_frames *dst, const struct ucache_frames *src,
+				  __u32 n)
+{
+	__u32 i;
+
+	if (!dst || !src)
+		return 0;
+	for (i = 0; i < UCACHE_FRAMES; i++) {
+		if (i >= n)
+			break;
+		dst->ips[i] = src->ips[i];
+	}
+	return 0;
+}
+
+/* n words read, with their values, from src to dst. */
+__noinline int stkrec_ucache_words_copy(struct ucache_words *dst, const struct ucache_words *src,
+					__u32 n)
+{
+	__u32 i;
+
+	if (!dst || !src)
+		return 0;
+	for (i = 0; i < UCACHE_SLOTS; i++) {
+		if (i >= n)
+			break;
+		dst->addr[i] = src->addr[i];
+		dst->val[i] = src->val[i];
+	}
+	return 0;
+}
+
+/* What a walk found, for stkrec_ucache_keep(): scalars only. */
+struct ucache_keep_args {
+	__u64 mm, pc, sp, fp;
+	__u32 gen, n, nslots;
+	__u8 ok, fp_used, fp0_used;
+};
+
+/* Keep in u the walk a describes, its frames in ips, its words in rec. */
+__noinline int stkrec_ucache_keep(struct ucache_ent *u, const struct ucache_frames *ips,
+				  const struct ucache_words *rec, const struct ucache_keep_args *a)
+{
+	if (!u || !ips || !rec || !a || !a->ok || !a->n || a->n > UCACHE_FRAMES ||
+	    a->nslots > UCACHE_SLOTS)
+		return 0;
+	stkrec_ucache_copy((struct ucache_frames *)u->ips, ips, a->n);
+	stkrec_ucache_words_copy(&u->w, rec, a->nslots);
+	u->mm = a->mm;
+	u->pc = a->pc;
+	u->sp = a->sp;
+	u->fp = a->fp;
+	u->gen = a->gen;
+	u->nslots = a->nslots;
+	u->span = stkrec_ucache_span(u);
+	u->fp_used = a->fp_used;
+	u->fp0_used = a->fp0_used;
+	u->n = a->n; /* last: the entry is whole */
+	return 1;
+}
+
+/* The walk c just ended cleanly: keep it in u, if it can be. */
+static __always_inline void ucache_keep(const struct unwind_ctx *c, struct ucache_ent *u)
+{
+	struct ucache_keep_args a = {
+		.mm = c->mm, .pc = c->pc0, .sp = c->sp0, .fp = c->fp0, .n = c->n,
+		.nslots = c->nslots, .ok = !c->uncached && c->maps,
+		.fp_used = c->fp_used, .fp0_used = c->fp0_used,
+	};
+
+	if (!a.ok)
+		return;
+	a.gen = c->maps->gen;
+	stkrec_ucache_keep(u, (const struct ucache_frames *)c->ips, c->rec, &a);
+}
+
+/* The thread's kept walk of kind, NULL when it has none. */
+static __always_inline struct ucache_ent *ucache_of(struct task_struct *task, __u32 kind)
+{
+	struct ucache *uc = bpf_task_storage_get(&ucache, task, NULL,
+						 BPF_LOCAL_STORAGE_GET_F_CREATE);
+
+	if (!uc)
+		return NULL;
+	return &uc->e[kind == STKREC_KIND_WAKEUP ? UCACHE_WAKEUP : UCACHE_OFFCPU];
+}
+
+
+/* The first n frames of a equal to b's? 1 if so. */
+__noinline int stkrec_ucache_same(const struct ucache_frames *a, const struct ucache_frames *b,
+				  __u32 n)
+{
+	__u32 i;
+
+	if (!a || !b)
+		return 0;
+	for (i = 0; i < UCACHE_FRAMES; i++) {
+		if (i >= n)
+			break;
+		if (a->ips[i] != b->ips[i])
+			return 0;
+	}
+	return 1;
 }
 
 /* The kept frames into ips if the walk would find them again, else 0. */
@@ -572,97 +710,97 @@ static __always_inline int ucache_hit(const struct ucache_ent *u, const struct u
 				      __u64 *ips, __u32 kind)
 {
 	const struct stkrec_umaps *maps = bpf_map_lookup_elem(&umaps, &c->tgid);
-	struct ucache_check k = { .u = u, .same = true };
 	struct task_struct *task = c->task;
-	__u32 i, n = u->n;
+	__u32 n = u->n;
 
 	if (!n || n > UCACHE_FRAMES || u->pc != c->pc || u->sp != c->sp ||
 	    (u->fp0_used && u->fp != c->fp) ||
 	    !maps || maps->gen != u->gen || u->mm != (__u64)BPF_CORE_READ(task, mm))
 		return 0;
-	if (u->span)
-		k.same = ucache_span_same(u);
-	else
-		bpf_loop(u->nslots, ucache_word, &k, 0);
-	if (!k.same)
+	if (!stkrec_ucache_words(u))
 		return 0;
-	for (i = 0; i < UCACHE_FRAMES && i < n; i++)
-		ips[i] = u->ips[i];
+	stkrec_ucache_copy((struct ucache_frames *)ips, (const struct ucache_frames *)u->ips, n);
 	count_stat(STKREC_STAT_UNWIND_CACHED + kind);
 	return n;
 }
 
-/* Keep the walk c just made from (pc, sp, fp), if it can be. */
-static __always_inline void ucache_keep(struct ucache_ent *u, const struct unwind_ctx *c,
-					__u64 pc, __u64 sp, __u64 fp)
+/* Do the n frames of ips equal what u kept? */
+static __always_inline bool ucache_same(const struct ucache_ent *u, __u64 *ips, int n)
 {
-	__u32 i, n = c->n;
-
-	if (c->uncached || c->status != UNWIND_END || !c->maps || !n || n > UCACHE_FRAMES)
-		return;
-	for (i = 0; i < UCACHE_FRAMES && i < n; i++)
-		u->ips[i] = c->ips[i];
-	u->mm = c->mm;
-	u->pc = pc;
-	u->sp = sp;
-	u->fp = fp;
-	u->gen = c->maps->gen;
-	u->nslots = c->nslots;
-	u->span = ucache_span_of(u, c->nslots);
-	u->fp_used = c->fp_used;
-	u->fp0_used = c->fp0_used;
-	u->n = n; /* last: the entry is whole */
+	return n == u->n && n > 0 &&
+	       stkrec_ucache_same((const struct ucache_frames *)ips,
+				  (const struct ucache_frames *)u->ips, n);
 }
 
-/* Do the first n frames of ips equal what u kept? */
-static __always_inline bool ucache_same(const struct ucache_ent *u, const __u64 *ips, int n)
-{
-	__u32 i;
+struct unwind_frames {
+	__u64 ips[STKREC_MAX_STACK];
+};
 
-	if (n != u->n)
-		return false;
-	for (i = 0; i < UCACHE_FRAMES && i < u->n; i++)
-		if (ips[i] != u->ips[i])
-			return false;
-	return true;
+/*
+ * The current task's user stack into f, taken from the thread's last walk
+ * of kind when it would be found again (ucache above), else walked and
+ * kept. A global function: the verifier checks it once per program, not
+ * once more for each state of the program reaching it (inlined, the switch
+ * program took ~65k instructions to check; so, ~34k, against ~24k without
+ * kept walks).
+ */
+__noinline int stkrec_unwind_kept(struct unwind_frames *f, const struct user_regs *r, __u32 tgid,
+				  __u32 kind)
+{
+	struct unwind_ctx c = { .exact = true, .tgid = tgid };
+	struct ucache_ent *u;
+	int n, hit;
+
+	if (!f || !r)
+		return 0;
+	c.pc = c.pc0 = r->pc;
+	c.sp = c.sp0 = r->sp;
+	c.fp = c.fp0 = r->fp;
+	c.ips = f->ips;
+	c.task = bpf_get_current_task_btf();
+	c.rec = bpf_map_lookup_elem(&ucache_rec, &kind);
+	if (!c.rec)
+		return 0;
+	u = ucache_of(c.task, kind);
+	hit = u ? ucache_hit(u, &c, f->ips, kind) : 0;
+	if (hit && !test_ucache_verify) {
+		if (u->fp_used) /* as the walk would count */
+			count_stat(STKREC_STAT_UNWIND_FP_FRAMES + kind);
+		return hit;
+	}
+	if (u && !hit)
+		u->n = 0;
+	n = unwind_run(&c, c.task, kind, false, true);
+	/* found again, not held through the walk: the verifier then checks
+	 * what follows once, not once for each state the walk ends in */
+	u = ucache_of(c.task, kind);
+	if (!u)
+		return n;
+	if (hit) { /* tests: the walk must find what was kept */
+		if (!ucache_same(u, f->ips, n))
+			count_stat(STKREC_STAT_UCACHE_WRONG);
+		return n;
+	}
+	if (c.status == UNWIND_END)
+		ucache_keep(&c, u);
+	return n;
 }
 
 /*
  * The current task's user stack. cached (a constant at each call, true only
  * in the programs whose task pointers are trusted): the thread's last walk
- * of kind serves when it would be found again (ucache above).
+ * of kind may serve (stkrec_unwind_kept()).
  */
 static __always_inline int unwind_user(__u64 *ips, __u32 tgid, __u64 pc, __u64 sp, __u64 fp,
 				       __u32 kind, const bool cached)
 {
 	struct unwind_ctx c = { .ips = ips, .pc = pc, .sp = sp, .fp = fp, .exact = true,
-				.tgid = tgid, .task = bpf_get_current_task_btf() };
-	struct ucache_ent *u = NULL;
-	int n = 0;
+				.tgid = tgid };
+	struct user_regs r = { .pc = pc, .sp = sp, .fp = fp };
 
 	if (cached && ucache_on)
-		u = ucache_of(c.task, kind);
-	if (u)
-		n = ucache_hit(u, &c, ips, kind);
-	if (n && !test_ucache_verify) {
-		if (u->fp_used) /* as the walk would count */
-			count_stat(STKREC_STAT_UNWIND_FP_FRAMES + kind);
-		return n;
-	}
-	if (n) { /* tests: a new walk must find the same */
-		n = unwind_run(&c, c.task, kind, false, true);
-		if (!ucache_same(u, ips, n))
-			count_stat(STKREC_STAT_UCACHE_WRONG);
-		return n;
-	}
-	if (u) {
-		u->n = 0;
-		c.uc = u;
-	}
-	n = unwind_run(&c, c.task, kind, false, true);
-	if (u)
-		ucache_keep(u, &c, pc, sp, fp);
-	return n;
+		return stkrec_unwind_kept((struct unwind_frames *)ips, &r, tgid, kind);
+	return unwind_run(&c, bpf_get_current_task_btf(), kind, false, true);
 }
 
 /* The user stack of t, a task off CPU, from the registers it entered the
