@@ -599,39 +599,6 @@ __noinline int stkrec_ucache_span(struct ucache_ent *u)
 	return b.hi + 8 - b.lo;
 }
 
-/* n frames from src to dst. */
-__noinline int stkrec_ucache_copy(struct ucache_frames *dst, const struct ucache_frames *src,
-				  __u32 n)
-{
-	__u32 i;
-
-	if (!dst || !src)
-		return 0;
-	for (i = 0; i < UCACHE_FRAMES; i++) {
-		if (i >= n)
-			break;
-		dst->ips[i] = src->ips[i];
-	}
-	return 0;
-}
-
-/* n words read, with their values, from src to dst. */
-__noinline int stkrec_ucache_words_copy(struct ucache_words *dst, const struct ucache_words *src,
-					__u32 n)
-{
-	__u32 i;
-
-	if (!dst || !src)
-		return 0;
-	for (i = 0; i < UCACHE_SLOTS; i++) {
-		if (i >= n)
-			break;
-		dst->addr[i] = src->addr[i];
-		dst->val[i] = src->val[i];
-	}
-	return 0;
-}
-
 /* What a walk found, for stkrec_ucache_keep(): scalars only. */
 struct ucache_keep_args {
 	__u64 mm, pc, sp, fp;
@@ -646,8 +613,9 @@ __noinline int stkrec_ucache_keep(struct ucache_ent *u, const struct ucache_fram
 	if (!u || !ips || !rec || !a || !a->ok || !a->n || a->n > UCACHE_FRAMES ||
 	    a->nslots > UCACHE_SLOTS)
 		return 0;
-	stkrec_ucache_copy((struct ucache_frames *)u->ips, ips, a->n);
-	stkrec_ucache_words_copy(&u->w, rec, a->nslots);
+	/* whole: straight-line code, no loop for the verifier */
+	*(struct ucache_frames *)u->ips = *ips;
+	u->w = *rec;
 	u->mm = a->mm;
 	u->pc = a->pc;
 	u->sp = a->sp;
@@ -719,7 +687,7 @@ static __always_inline int ucache_hit(const struct ucache_ent *u, const struct u
 		return 0;
 	if (!stkrec_ucache_words(u))
 		return 0;
-	stkrec_ucache_copy((struct ucache_frames *)ips, (const struct ucache_frames *)u->ips, n);
+	*(struct ucache_frames *)ips = *(const struct ucache_frames *)u->ips;
 	count_stat(STKREC_STAT_UNWIND_CACHED + kind);
 	return n;
 }
