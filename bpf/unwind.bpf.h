@@ -677,13 +677,16 @@ __noinline int stkrec_ucache_same(const struct ucache_frames *a, const struct uc
 static __always_inline int ucache_hit(const struct ucache_ent *u, const struct unwind_ctx *c,
 				      __u64 *ips, __u32 kind)
 {
-	const struct stkrec_umaps *maps = bpf_map_lookup_elem(&umaps, &c->tgid);
+	const struct stkrec_umaps *maps;
 	struct task_struct *task = c->task;
 	__u32 n = u->n;
 
+	/* the registers first: a miss costs no lookup */
 	if (!n || n > UCACHE_FRAMES || u->pc != c->pc || u->sp != c->sp ||
-	    (u->fp0_used && u->fp != c->fp) ||
-	    !maps || maps->gen != u->gen || u->mm != (__u64)BPF_CORE_READ(task, mm))
+	    (u->fp0_used && u->fp != c->fp))
+		return 0;
+	maps = bpf_map_lookup_elem(&umaps, &c->tgid);
+	if (!maps || maps->gen != u->gen || u->mm != (__u64)BPF_CORE_READ(task, mm))
 		return 0;
 	if (!stkrec_ucache_words(u))
 		return 0;
