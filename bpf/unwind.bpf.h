@@ -76,6 +76,18 @@ struct {
 	__type(value, struct vcache_val);
 } vcache SEC(".maps");
 
+/* The mapping bpf_find_vma() found for the walk under way, per CPU and
+ * kind (and one for the sleepable walks of another task's stack): kept out
+ * of the walk's context, which lives on the BPF stack, whose 512 bytes the
+ * whole call chain shares where the kernel gives programs no stack of
+ * their own (before 6.13, or a JIT without). */
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, STKREC_KIND_NR + 1);
+	__type(key, __u32);
+	__type(value, struct vcache_val);
+} unwind_vma SEC(".maps");
+
 /*
  * A thread's last user walk, one per kind walked in the thread's own
  * context (its switch-out, its wakeups of others): the registers it started
@@ -166,7 +178,7 @@ struct unwind_ctx {
 	bool exact;          /* pc is not a return address (frame 0, signals) */
 	bool fp_used;        /* a frame was followed by frame pointer */
 	bool vma_asked;      /* bpf_find_vma() was called (once per event) */
-	struct stkrec_umap vma; /* the mapping it found, nr_rows 0 if none */
+	struct vcache_val *vma; /* the mapping it found, m.nr_rows 0 if none */
 	struct task_struct *task; /* whose memory: with cross, another task's */
 	struct ucache_words *rec; /* the words read go here (not with cross) */
 	__u64 pc0, sp0, fp0;   /* the registers it started from */
@@ -287,9 +299,13 @@ static __always_inline int read_user_u64(struct unwind_ctx *c, __u64 addr, __u64
 		c->uncached = true;
 		return err;
 	}
-	w->addr[i & (UCACHE_SLOTS - 1)] = addr;
-	w->val[i & (UCACHE_SLOTS - 1)] = *v;
 	c->nslots = i + 1;
+	/* the mask for verifiers that lose the bound above when i is
+	 * spilled (6.1), which the compiler would drop as implied */
+	barrier_var(i);
+	i &= UCACHE_SLOTS - 1;
+	w->addr[i] = addr;
+	w->val[i] = *v;
 	return err;
 }
 
@@ -385,8 +401,8 @@ static __always_inline const struct stkrec_umap *frame_map(struct unwind_ctx *c,
 	if (m)
 		return m;
 	c->uncached = true; /* not from the process's entry */
-	if (in_map(&c->vma, look))
-		return &c->vma;
+	if (in_map(&c->vma->m, look))
+		return &c->vma->m;
 	v = bpf_map_lookup_elem(&vcache, &k);
 	if (v && v->mm == c->mm && in_map(&v->m, look))
 		return &v->m;
@@ -439,6 +455,7 @@ static long unwind_step_task(__u64 i, void *arg)
 static long vma_file(struct task_struct *task, struct vm_area_struct *vma, void *arg)
 {
 	struct unwind_ctx *c = arg;
+	struct stkrec_umap *m = &c->vma->m;
 	struct stkrec_ufile_key k = {};
 	const struct stkrec_ufile *f;
 	struct inode *inode = BPF_CORE_READ(vma, vm_file, f_inode);
@@ -450,12 +467,12 @@ static long vma_file(struct task_struct *task, struct vm_area_struct *vma, void 
 	f = bpf_map_lookup_elem(&ufiles, &k);
 	if (!f)
 		return 0;
-	c->vma.start = BPF_CORE_READ(vma, vm_start);
-	c->vma.end = BPF_CORE_READ(vma, vm_end);
+	m->start = BPF_CORE_READ(vma, vm_start);
+	m->end = BPF_CORE_READ(vma, vm_end);
 	/* vaddr = addr - start + file offset + adj */
-	c->vma.bias = c->vma.start - (BPF_CORE_READ(vma, vm_pgoff) << 12) - f->adj;
-	c->vma.first = f->first;
-	c->vma.nr_rows = f->nr_rows;
+	m->bias = m->start - (BPF_CORE_READ(vma, vm_pgoff) << 12) - f->adj;
+	m->first = f->first;
+	m->nr_rows = f->nr_rows;
 	return 0;
 }
 
@@ -473,10 +490,14 @@ static __always_inline int unwind_run(struct unwind_ctx *c, struct task_struct *
 				      const bool cross, const bool counted)
 {
 	struct vcache_key k = { .tgid = c->tgid };
-	struct vcache_val v;
+	__u32 vk = cross ? STKREC_KIND_NR : kind;
 	__u64 look;
 	__u32 n;
 
+	c->vma = bpf_map_lookup_elem(&unwind_vma, &vk);
+	if (!c->vma)
+		return 0;
+	c->vma->m.nr_rows = 0;
 	c->task = task;
 	c->maps = bpf_map_lookup_elem(&umaps, &c->tgid);
 	c->mm = (__u64)BPF_CORE_READ(task, mm);
@@ -487,11 +508,10 @@ static __always_inline int unwind_run(struct unwind_ctx *c, struct task_struct *
 		c->vma_asked = true;
 		look = c->exact ? c->pc : c->pc - 1;
 		bpf_find_vma(task, look, vma_file, c, 0);
-		if (c->vma.nr_rows) {
+		if (c->vma->m.nr_rows) {
 			k.region = look >> 21;
-			v.mm = c->mm;
-			v.m = c->vma;
-			bpf_map_update_elem(&vcache, &k, &v, BPF_ANY);
+			c->vma->mm = c->mm;
+			bpf_map_update_elem(&vcache, &k, c->vma, BPF_ANY);
 		}
 		bpf_loop(STKREC_MAX_STACK, cross ? unwind_step_task : unwind_step, c, 0);
 	}
@@ -599,49 +619,37 @@ __noinline int stkrec_ucache_span(struct ucache_ent *u)
 	return b.hi + 8 - b.lo;
 }
 
-/* What a walk found, for stkrec_ucache_keep(): scalars only. */
-struct ucache_keep_args {
-	__u64 mm, pc, sp, fp;
-	__u32 gen, n, nslots;
-	__u8 ok, fp_used, fp0_used;
-};
-
-/* Keep in u the walk a describes, its frames in ips, its words in rec. */
+/* Keep in u the walk c describes (read for its scalars only), its frames
+ * in ips, its words in rec, the process's table at generation gen. */
 __noinline int stkrec_ucache_keep(struct ucache_ent *u, const struct ucache_frames *ips,
-				  const struct ucache_words *rec, const struct ucache_keep_args *a)
+				  const struct ucache_words *rec, const struct unwind_ctx *c,
+				  __u32 gen)
 {
-	if (!u || !ips || !rec || !a || !a->ok || !a->n || a->n > UCACHE_FRAMES ||
-	    a->nslots > UCACHE_SLOTS)
+	if (!u || !ips || !rec || !c || c->uncached || !c->n || c->n > UCACHE_FRAMES ||
+	    c->nslots > UCACHE_SLOTS)
 		return 0;
 	/* whole: straight-line code, no loop for the verifier */
 	*(struct ucache_frames *)u->ips = *ips;
 	u->w = *rec;
-	u->mm = a->mm;
-	u->pc = a->pc;
-	u->sp = a->sp;
-	u->fp = a->fp;
-	u->gen = a->gen;
-	u->nslots = a->nslots;
+	u->mm = c->mm;
+	u->pc = c->pc0;
+	u->sp = c->sp0;
+	u->fp = c->fp0;
+	u->gen = gen;
+	u->nslots = c->nslots;
 	u->span = stkrec_ucache_span(u);
-	u->fp_used = a->fp_used;
-	u->fp0_used = a->fp0_used;
-	u->n = a->n; /* last: the entry is whole */
+	u->fp_used = c->fp_used;
+	u->fp0_used = c->fp0_used;
+	u->n = c->n; /* last: the entry is whole */
 	return 1;
 }
 
 /* The walk c just ended cleanly: keep it in u, if it can be. */
 static __always_inline void ucache_keep(const struct unwind_ctx *c, struct ucache_ent *u)
 {
-	struct ucache_keep_args a = {
-		.mm = c->mm, .pc = c->pc0, .sp = c->sp0, .fp = c->fp0, .n = c->n,
-		.nslots = c->nslots, .ok = !c->uncached && c->maps,
-		.fp_used = c->fp_used, .fp0_used = c->fp0_used,
-	};
-
-	if (!a.ok)
+	if (c->uncached || !c->maps)
 		return;
-	a.gen = c->maps->gen;
-	stkrec_ucache_keep(u, (const struct ucache_frames *)c->ips, c->rec, &a);
+	stkrec_ucache_keep(u, (const struct ucache_frames *)c->ips, c->rec, c, c->maps->gen);
 }
 
 /* The thread's kept walk of kind, NULL when it has none. */
@@ -732,7 +740,7 @@ __noinline int stkrec_unwind_kept(struct unwind_frames *f, const struct user_reg
 	c.rec = bpf_map_lookup_elem(&ucache_rec, &kind);
 	if (!c.rec)
 		return 0;
-	u = ucache_of(c.task, kind);
+	u = ucache_on ? ucache_of(c.task, kind) : NULL;
 	hit = u ? ucache_hit(u, &c, f->ips, kind) : 0;
 	if (hit && !test_ucache_verify) {
 		if (u->fp_used) /* as the walk would count */
@@ -744,7 +752,7 @@ __noinline int stkrec_unwind_kept(struct unwind_frames *f, const struct user_reg
 	n = unwind_run(&c, c.task, kind, false, true);
 	/* found again, not held through the walk: the verifier then checks
 	 * what follows once, not once for each state the walk ends in */
-	u = ucache_of(c.task, kind);
+	u = ucache_on ? ucache_of(c.task, kind) : NULL;
 	if (!u)
 		return n;
 	if (hit) { /* tests: the walk must find what was kept */
@@ -769,7 +777,7 @@ static __always_inline int unwind_user(__u64 *ips, __u32 tgid, __u64 pc, __u64 s
 				.tgid = tgid };
 	struct user_regs r = { .pc = pc, .sp = sp, .fp = fp };
 
-	if (cached && ucache_on)
+	if (cached)
 		return stkrec_unwind_kept((struct unwind_frames *)ips, &r, tgid, kind);
 	return unwind_run(&c, bpf_get_current_task_btf(), kind, false, true);
 }

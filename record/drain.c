@@ -68,6 +68,7 @@ void recorder__progress(const struct recorder *r, struct record_progress *p)
 	p->untraced = r->untraced;
 	p->recovered = r->recovered;
 	p->ucache_wrong = r->ucache_wrong;
+	p->tp_btf_err = r->tp_btf_err;
 }
 
 /* One pass over both sources, the side band first: an exec's or mmap's

@@ -326,8 +326,10 @@ static int load_skeleton(struct recorder *r)
 {
 	int err = load_bpf(r, !(r->with & RP_TP_SWITCH));
 
-	if (err && (r->with & RP_TP_SWITCH))
+	if (err && (r->with & RP_TP_SWITCH)) {
+		r->tp_btf_err = err;
 		err = load_bpf(r, true);
+	}
 	return err;
 }
 

@@ -63,6 +63,9 @@ struct record_progress {
 	uint64_t untraced;             /* waits lost to a switch no probe saw */
 	uint64_t recovered;            /* waits ended by the scheduler's clock */
 	uint64_t ucache_wrong;         /* tests: kept user walks found wrong */
+	/* the tp_btf programs failed to load (this error) where the kernel
+	 * has tp_btf: the raw_tp ones record, without kept walks */
+	int tp_btf_err;
 	/* --flight-recorder */
 	unsigned dumps;                /* dumps written */
 	uint64_t triggers_ignored;     /* triggers past --max-dumps */

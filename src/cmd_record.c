@@ -568,6 +568,10 @@ static int record(struct record_opts *o, const struct record_policy *pol)
 	if (p.no_cgroup2)
 		log_warn("record: no cgroup2 file system is mounted (cgroup v1 only): "
 			 "events are recorded without their cgroup");
+	if (p.tp_btf_err)
+		log_warn("record: the kernel refused the tp_btf programs (%s%s): recording "
+			 "through raw_tp, which walks every stack anew",
+			 cap_strerror(p.tp_btf_err), log_verbosity ? "" : "; -v shows why");
 	if (stop_pending) /* Ctrl-C while loading: stop at once, cleanly */
 		recorder__stop(r);
 	else if (!o->quiet)

@@ -184,3 +184,22 @@ Test(record_ucache, none_kept_with_frame_pointers)
 
 	none_kept(args);
 }
+
+/*
+ * Kept walks live in the tp_btf programs. Where the kernel has tp_btf those
+ * must load: a verifier refusal falls back to raw_tp, which records right
+ * but walks every stack, and says so. Seen on a 6.18 kernel whose JIT gives
+ * programs no stack of their own: the switch program and its walk took 592
+ * of the 512 bytes of BPF stack a call chain may use.
+ */
+Test(record_ucache, the_tp_btf_programs_load)
+{
+	char wl[PATH_MAX];
+	char *args[] = { "-e", "offcpu,wakeup,cpu,bio", "--", wl, "pipe", "1", "1", NULL };
+	struct rl_run r;
+
+	rl_workload("burst", wl);
+	record(args, &r);
+	cr_assert_null(strstr(r.err, "refused the tp_btf programs"), "%s", r.err);
+	cr_assert_gt(kept("offcpu"), 0);
+}

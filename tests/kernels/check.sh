@@ -87,6 +87,10 @@ record() {
 	st=$?
 	if [ $st -eq 0 ]; then
 		ok "$name.record"
+		# where the kernel has tp_btf, its programs must load (a
+		# verifier refusal falls back to raw_tp, saying so)
+		grep -q 'refused the tp_btf programs' "$T/$name.err" &&
+			fail "$name.tp_btf" "$(grep -m1 'refused the tp_btf' "$T/$name.err")"
 		return 0
 	fi
 	[ $i -ge $((LIMIT * 10)) ] && st="$st, killed after ${LIMIT}s"
