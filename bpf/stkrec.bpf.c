@@ -215,6 +215,7 @@ struct user_regs {
 };
 
 #include "bpf/unwind.bpf.h"
+#include "bpf/kstack.bpf.h"
 #include "bpf/python.bpf.h"
 
 #if defined(__TARGET_ARCH_x86)
@@ -260,8 +261,8 @@ static __always_inline void take_stacks(void *ctx, struct stkrec_stack_ev *e,
 					__u32 kind, bool kthread, bool in_user,
 					const struct user_regs *sampled, const bool cached)
 {
-	__u64 nu = 0;
-	long n;
+	__u64 nu = 0, fm;
+	long n, hit;
 
 	e->nr_ustack = 0;
 	e->nr_kstack = 0;
@@ -286,7 +287,19 @@ static __always_inline void take_stacks(void *ctx, struct stkrec_stack_ev *e,
 		nu = STKREC_MAX_STACK;
 	e->nr_ustack = nu;
 	if (want_kstack) {
-		n = bpf_get_stack(ctx, &e->ips[nu], STKREC_MAX_STACK * 8, 0);
+		/* cached: from the thread's kept walk where a walk would find
+		 * it (bpf/kstack.bpf.h); fm is this program's frame, so the
+		 * call stays here, in the program's own body */
+		fm = cached && kcache_on ? stkrec_kframe() : 0;
+		hit = fm ? stkrec_kstack_kept((struct kstack_frames *)&e->ips[nu], fm, kind) : 0;
+		if (hit && !test_ucache_verify) {
+			n = hit * 8;
+		} else {
+			n = bpf_get_stack(ctx, &e->ips[nu], STKREC_MAX_STACK * 8, 0);
+			if (fm && n > 0)
+				stkrec_kstack_note((struct kstack_frames *)&e->ips[nu], n / 8, fm,
+						   kind, hit);
+		}
 		if (n > 0) {
 			e->nr_kstack = n / 8;
 		} else if (!(n == 0 && in_user)) {

@@ -316,6 +316,11 @@ enum stkrec_stat {
 	STKREC_STAT_UCACHE_WRONG = STKREC_STAT_UNWIND_CACHED + STKREC_KIND_NR,
 				      /* tests only: a cached stack a new walk
 				       * found different */
+	STKREC_STAT_KSTACK_CACHED,    /* + kind: kernel stacks taken from the
+				       * thread's last walk (bpf/kstack.bpf.h) */
+	STKREC_STAT_KCACHE_WRONG = STKREC_STAT_KSTACK_CACHED + STKREC_KIND_NR,
+				      /* tests only: ... a new walk found
+				       * different */
 	STKREC_STAT_NR,
 };
 

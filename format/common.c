@@ -175,6 +175,8 @@ static const struct {
 	[CAP_STAT_RECOVERED_OFFCPU] = { "bpf.recovered.offcpu", CAP_STAT_COUNT },
 	[CAP_STAT_UNWIND_CACHED_OFFCPU] = { "unwind.cached.offcpu", CAP_STAT_COUNT },
 	[CAP_STAT_UNWIND_CACHED_WAKEUP] = { "unwind.cached.wakeup", CAP_STAT_COUNT },
+	[CAP_STAT_KSTACK_CACHED_OFFCPU] = { "kstack.cached.offcpu", CAP_STAT_COUNT },
+	[CAP_STAT_KSTACK_CACHED_WAKEUP] = { "kstack.cached.wakeup", CAP_STAT_COUNT },
 };
 
 /* §4.15: the keys of refused JIT maps, and why. */

@@ -68,6 +68,7 @@ void recorder__progress(const struct recorder *r, struct record_progress *p)
 	p->untraced = r->untraced;
 	p->recovered = r->recovered;
 	p->ucache_wrong = r->ucache_wrong;
+	p->kcache_wrong = r->kcache_wrong;
 	p->tp_btf_err = r->tp_btf_err;
 }
 

@@ -59,6 +59,7 @@ struct ksyms {
 	/* start and end of .sched.text, .spinlock.text, .irqentry.text and
 	 * .softirqentry.text (enum text_mark) */
 	uint64_t text_marks[8];
+	struct ksyms_orc orc;    /* the kernel's ORC tables */
 	struct ksyms_reload {
 		char *kallsyms, *modules;
 		uint64_t last_ns;    /* CLOCK_MONOTONIC of the last (re)read */
@@ -156,6 +157,33 @@ static void note_text_mark(struct ksyms *ks, const char *name, uint64_t addr)
 			ks->text_marks[i] = addr;
 }
 
+/* Where the kernel's ORC tables are (data symbols, kallsyms lists them
+ * with CONFIG_KALLSYMS_ALL) and the core text they cover. */
+static void note_orc(struct ksyms_orc *o, const char *name, uint64_t addr)
+{
+	if (!strcmp(name, "__start_orc_unwind_ip"))
+		o->ip_start = addr;
+	else if (!strcmp(name, "__stop_orc_unwind_ip"))
+		o->ip_stop = addr;
+	else if (!strcmp(name, "__start_orc_unwind"))
+		o->tab = addr;
+	else if (!strcmp(name, "_stext"))
+		o->text_lo = addr;
+	else if (!strcmp(name, "_etext"))
+		o->text_hi = addr;
+}
+
+int ksyms__orc(const struct ksyms *ks, struct ksyms_orc *out)
+{
+	const struct ksyms_orc *o = &ks->orc;
+
+	if (!o->ip_start || o->ip_stop <= o->ip_start || !o->tab || !o->text_lo ||
+	    o->text_hi <= o->text_lo)
+		return -ENOENT;
+	*out = *o;
+	return 0;
+}
+
 static bool marked(const struct ksyms *ks, uint64_t ip, enum text_mark start)
 {
 	return ks->text_marks[start] && ip >= ks->text_marks[start] &&
@@ -213,6 +241,8 @@ static int parse_line(struct ksyms *ks, char *line)
 		ks->stext = s->addr;
 	if (s->text && !mod)
 		note_text_mark(ks, name, s->addr);
+	if (!mod)
+		note_orc(&ks->orc, name, s->addr);
 	if (mod && mod[0] == '[') {
 		size_t mlen = strcspn(mod + 1, "]\n");
 

@@ -53,4 +53,13 @@ unsigned ksyms__reloads(const struct ksyms *ks);
 /* Address of _stext, or 0 when kallsyms does not list it. */
 uint64_t ksyms__stext(const struct ksyms *ks);
 
+/* The kernel's ORC unwind tables (bpf/kstack.bpf.h walks them): the
+ * entries' addresses (s32 offsets, __start_orc_unwind_ip up to
+ * __stop_orc_unwind_ip), the entries, and the core text [_stext, _etext). */
+struct ksyms_orc {
+	uint64_t ip_start, ip_stop, tab, text_lo, text_hi;
+};
+/* 0, or -ENOENT when kallsyms lacks any of them. */
+int ksyms__orc(const struct ksyms *ks, struct ksyms_orc *out);
+
 #endif

@@ -438,12 +438,17 @@ static int write_stats(struct recorder *r, uint64_t now)
 	r->untraced = bpf_stat(r, STKREC_STAT_UNTRACED_IN);
 	r->recovered = bpf_stat(r, STKREC_STAT_RECOVERED_IN);
 	r->ucache_wrong = bpf_stat(r, STKREC_STAT_UCACHE_WRONG);
+	r->kcache_wrong = bpf_stat(r, STKREC_STAT_KCACHE_WRONG);
 	return write_stat(r, cap_stat_key_name(CAP_STAT_UNTRACED_OFFCPU), r->untraced) ?:
 	       write_stat(r, cap_stat_key_name(CAP_STAT_RECOVERED_OFFCPU), r->recovered) ?:
 	       write_stat(r, cap_stat_key_name(CAP_STAT_UNWIND_CACHED_OFFCPU),
 			  bpf_stat(r, STKREC_STAT_UNWIND_CACHED + STKREC_KIND_OFFCPU)) ?:
 	       write_stat(r, cap_stat_key_name(CAP_STAT_UNWIND_CACHED_WAKEUP),
-			  bpf_stat(r, STKREC_STAT_UNWIND_CACHED + STKREC_KIND_WAKEUP));
+			  bpf_stat(r, STKREC_STAT_UNWIND_CACHED + STKREC_KIND_WAKEUP)) ?:
+	       write_stat(r, cap_stat_key_name(CAP_STAT_KSTACK_CACHED_OFFCPU),
+			  bpf_stat(r, STKREC_STAT_KSTACK_CACHED + STKREC_KIND_OFFCPU)) ?:
+	       write_stat(r, cap_stat_key_name(CAP_STAT_KSTACK_CACHED_WAKEUP),
+			  bpf_stat(r, STKREC_STAT_KSTACK_CACHED + STKREC_KIND_WAKEUP));
 }
 
 static int write_defs(struct recorder *r, const char **step)

@@ -143,7 +143,10 @@ static void set_tunables(struct recorder *r, struct stkrec_bpf *s)
 	s->rodata->test_skip_minor = o->test_skip_minor;
 	s->rodata->test_skip_in = o->test_skip_in;
 	s->rodata->dwarf_unwind = o->call_graph == RECORD_CG_DWARF;
-	s->rodata->ucache_on = o->call_graph == RECORD_CG_DWARF && o->test_ucache != RECORD_UCACHE_OFF;
+	s->rodata->ucache_on = o->call_graph == RECORD_CG_DWARF && o->test_ucache != RECORD_UCACHE_OFF &&
+			       o->test_ucache != RECORD_UCACHE_KERNEL;
+	s->rodata->kcache_on = o->test_ucache != RECORD_UCACHE_OFF &&
+			       o->test_ucache != RECORD_UCACHE_USER;
 	s->rodata->test_ucache_verify = o->test_ucache == RECORD_UCACHE_VERIFY;
 	s->rodata->want_python = record_wants_python(o);
 	set_cgroup_tunables(r, s);
@@ -333,11 +336,28 @@ static int load_skeleton(struct recorder *r)
 	return err;
 }
 
+/* The kernel's ORC tables, for the kept kernel walks (bpf/kstack.bpf.h):
+ * without them (kallsyms without data symbols) every stack is walked. */
+static void set_orc(struct recorder *r)
+{
+	struct stkrec_bpf *s = r->skel;
+	struct ksyms_orc orc;
+
+	if (!s->rodata->kcache_on || ksyms__orc(r->ks, &orc))
+		return;
+	s->bss->korc_ip = orc.ip_start;
+	s->bss->korc_nr = (orc.ip_stop - orc.ip_start) / 4;
+	s->bss->korc_tab = orc.tab;
+	s->bss->ktext_hi = orc.text_hi;
+	s->bss->ktext_lo = orc.text_lo; /* last: the walks start keeping */
+}
+
 /* What the loaded skeleton needs before the attach. */
 static int setup_bpf(struct recorder *r, const char **step)
 {
 	int err;
 
+	set_orc(r);
 	*step = "set BPF filters";
 	err = fill_filters(r);
 	if (err)

@@ -63,6 +63,7 @@ struct record_progress {
 	uint64_t untraced;             /* waits lost to a switch no probe saw */
 	uint64_t recovered;            /* waits ended by the scheduler's clock */
 	uint64_t ucache_wrong;         /* tests: kept user walks found wrong */
+	uint64_t kcache_wrong;         /* tests: kept kernel walks found wrong */
 	/* the tp_btf programs failed to load (this error) where the kernel
 	 * has tp_btf: the raw_tp ones record, without kept walks */
 	int tp_btf_err;
@@ -141,9 +142,16 @@ struct record_opts {
 	uint32_t test_skip_bio;
 	uint32_t test_skip_major, test_skip_minor;
 	uint32_t test_skip_in;       /* ... of its switch-ins of waiting threads */
-	/* tests: each thread's last user walk kept and reused (bpf/unwind.bpf.h);
-	 * off: never; verify: walked anyway and compared */
-	enum { RECORD_UCACHE_ON, RECORD_UCACHE_OFF, RECORD_UCACHE_VERIFY } test_ucache;
+	/* tests: each thread's last user and kernel walks kept and reused
+	 * (bpf/unwind.bpf.h, bpf/kstack.bpf.h); off: never; verify: walked
+	 * anyway and compared; user, kernel: only those */
+	enum {
+		RECORD_UCACHE_ON,
+		RECORD_UCACHE_OFF,
+		RECORD_UCACHE_VERIFY,
+		RECORD_UCACHE_USER,
+		RECORD_UCACHE_KERNEL,
+	} test_ucache;
 	const char *cmdline;         /* for the header */
 	int verbose;
 	bool quiet;                  /* -q: src/ prints no start line or summary */

@@ -289,6 +289,17 @@ static bool dwarf_mode(const struct info *in)
 	return in->hdr->features & CAP_FEAT_DWARF_UNWIND;
 }
 
+/* The stacks threads' kept walks gave again (bpf/unwind.bpf.h, kstack.bpf.h). */
+static void print_kept_text(const struct info *in)
+{
+	const uint64_t *s = in->stat;
+
+	printf("kept walks:   stacks the thread's last walk gave again, exact: user offcpu %" PRIu64
+	       ", wakeup %" PRIu64 "; kernel offcpu %" PRIu64 ", wakeup %" PRIu64 "\n",
+	       s[CAP_STAT_UNWIND_CACHED_OFFCPU], s[CAP_STAT_UNWIND_CACHED_WAKEUP],
+	       s[CAP_STAT_KSTACK_CACHED_OFFCPU], s[CAP_STAT_KSTACK_CACHED_WAKEUP]);
+}
+
 /* How user stacks were walked and, for dwarf, what the unwinder could not
  * do: stacks it ended early, events before their process had tables. */
 static void print_unwind_text(const struct info *in)
@@ -297,6 +308,7 @@ static void print_unwind_text(const struct info *in)
 
 	if (!dwarf_mode(in)) {
 		printf("call graph:   fp (user stacks from frame pointers)\n");
+		print_kept_text(in);
 		return;
 	}
 	printf("call graph:   dwarf (user stacks unwound in the kernel from .eh_frame)\n");
@@ -309,9 +321,7 @@ static void print_unwind_text(const struct info *in)
 	       s[CAP_STAT_UNWIND_NO_TABLES_CPU], s[CAP_STAT_UNWIND_NO_TABLES_BIO],
 	       s[CAP_STAT_UNWIND_FP_FRAMES_OFFCPU], s[CAP_STAT_UNWIND_FP_FRAMES_CPU],
 	       s[CAP_STAT_UNWIND_FP_FRAMES_BIO]);
-	printf("kept walks:   user stacks the thread's last walk gave again, exact: offcpu %"
-	       PRIu64 ", wakeup %" PRIu64 "\n", s[CAP_STAT_UNWIND_CACHED_OFFCPU],
-	       s[CAP_STAT_UNWIND_CACHED_WAKEUP]);
+	print_kept_text(in);
 	printf("unwind tables: %" PRIu64 " files, %" PRIu64 " rows; %" PRIu64 " files without "
 	       "CFI, %" PRIu64 " not loaded (table full)\n", s[CAP_STAT_UNWIND_FILES],
 	       s[CAP_STAT_UNWIND_ROWS], s[CAP_STAT_UNWIND_FILES_FAILED], s[CAP_STAT_UNWIND_FULL]);
@@ -582,6 +592,8 @@ static void print_json(const struct info *in)
 		   CAP_KIND_BIO + 1);
 	printf("\"unwind_cached\":{\"offcpu\":%" PRIu64 ",\"wakeup\":%" PRIu64 "},",
 	       in->stat[CAP_STAT_UNWIND_CACHED_OFFCPU], in->stat[CAP_STAT_UNWIND_CACHED_WAKEUP]);
+	printf("\"kstack_cached\":{\"offcpu\":%" PRIu64 ",\"wakeup\":%" PRIu64 "},",
+	       in->stat[CAP_STAT_KSTACK_CACHED_OFFCPU], in->stat[CAP_STAT_KSTACK_CACHED_WAKEUP]);
 	json_defs(in);
 	json_pack(in);
 	info_cgroups__print_json(&in->cgroups);

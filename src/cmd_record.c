@@ -360,9 +360,12 @@ static void summary(const struct recorder *r, const struct record_opts *o)
 			" block I/O, %" PRIu64 " wakeups\n", p.cgroup_filtered[CAP_KIND_OFFCPU],
 			p.cgroup_filtered[CAP_KIND_CPU], p.cgroup_filtered[CAP_KIND_BIO],
 			p.cgroup_filtered[CAP_KIND_WAKEUP]);
-	if (o->test_ucache == RECORD_UCACHE_VERIFY)
+	if (o->test_ucache == RECORD_UCACHE_VERIFY) {
 		fprintf(stderr, "  test: %" PRIu64 " kept user stacks differed from a new walk\n",
 			p.ucache_wrong);
+		fprintf(stderr, "  test: %" PRIu64 " kept kernel stacks differed from a new walk\n",
+			p.kcache_wrong);
+	}
 	if (p.untraced || p.recovered)
 		fprintf(stderr, "  switches no probe saw: %" PRIu64 " waits ended by the scheduler's "
 			"clock, %" PRIu64 " waits lost\n", p.recovered, p.untraced);
@@ -595,8 +598,9 @@ static int record(struct record_opts *o, const struct record_policy *pol)
 /* Tests only: STKREC_TEST_SKIP_BIO=N[@MAJOR:MINOR] has the block I/O
  * completion program skip every Nth run (of that disk's requests),
  * STKREC_TEST_SKIP_IN=N the switch program every Nth switch-in of a
- * waiting thread, as a kernel may, and STKREC_TEST_UCACHE=off|verify turns
- * the kept user walks off or checks each against a new walk (DEVELOPERS.md). */
+ * waiting thread, as a kernel may, and STKREC_TEST_UCACHE=off|verify|user|kernel
+ * turns the kept walks off, checks each against a new walk, or keeps the user
+ * or the kernel ones only (DEVELOPERS.md). */
 static int test_env(struct record_opts *o)
 {
 	const char *v = getenv("STKREC_TEST_SKIP_BIO");
@@ -607,12 +611,17 @@ static int test_env(struct record_opts *o)
 
 	if (uc && !*uc)
 		uc = NULL; /* set empty: as unset */
-	if (uc && strcmp(uc, "off") && strcmp(uc, "verify")) {
-		log_usage_error("record", "STKREC_TEST_UCACHE: '%s' is not off or verify", uc);
+	if (uc && strcmp(uc, "off") && strcmp(uc, "verify") && strcmp(uc, "user") &&
+	    strcmp(uc, "kernel")) {
+		log_usage_error("record", "STKREC_TEST_UCACHE: '%s' is not off, verify, user or kernel",
+				uc);
 		return -EINVAL;
 	}
 	if (uc)
-		o->test_ucache = !strcmp(uc, "off") ? RECORD_UCACHE_OFF : RECORD_UCACHE_VERIFY;
+		o->test_ucache = !strcmp(uc, "off")    ? RECORD_UCACHE_OFF :
+				 !strcmp(uc, "verify") ? RECORD_UCACHE_VERIFY :
+				 !strcmp(uc, "user")   ? RECORD_UCACHE_USER :
+							 RECORD_UCACHE_KERNEL;
 	if (in && (sscanf(in, "%u%n", &o->test_skip_in, &len) != 1 || in[len])) {
 		log_usage_error("record", "STKREC_TEST_SKIP_IN: '%s' is not N", in);
 		return -EINVAL;
