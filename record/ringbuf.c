@@ -15,6 +15,8 @@
 #include <bpf/bpf.h>
 #include "record/ringbuf.h"
 
+#define CONSUMED_BATCH 64 /* records between updates of the consumer's position */
+
 struct ringbuf {
 	int fd;
 	size_t size, page;
@@ -131,7 +133,7 @@ int ringbuf__consume(struct ringbuf *rb)
 {
 	unsigned long cons, prod;
 	int n = 0, err = 0;
-	size_t step;
+	size_t step = 0;
 
 	cons = __atomic_load_n(rb->consumer, __ATOMIC_ACQUIRE);
 	for (;;) {
@@ -141,12 +143,19 @@ int ringbuf__consume(struct ringbuf *rb)
 		while (cons < prod) {
 			step = consume_one(rb, cons, &n, &err);
 			if (!step)
-				return err < 0 ? err : n;
+				break;
 			cons += step;
-			__atomic_store_n(rb->consumer, cons, __ATOMIC_RELEASE);
+			/* the consumer's position is read by every reserve
+			 * in the kernel: written once per chunk, not once
+			 * per record, its cache line stays put meanwhile */
+			if (!(n & (CONSUMED_BATCH - 1)) || err < 0)
+				__atomic_store_n(rb->consumer, cons, __ATOMIC_RELEASE);
 			if (err < 0)
 				return err;
 		}
+		__atomic_store_n(rb->consumer, cons, __ATOMIC_RELEASE);
+		if (!step)
+			return err < 0 ? err : n;
 	}
 }
 
