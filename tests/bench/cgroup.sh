@@ -20,7 +20,7 @@
 set -euo pipefail
 
 STKREC=$(realpath "${STKREC:-build/stkrec}")
-OUT=${BENCH_OUT:-build/bench}
+OUT=$(realpath -m "${BENCH_OUT:-build/bench}") # absolute: sections cd
 N=${BENCH_CGROUP_N:-50}
 SECS=${BENCH_CGROUP_SECONDS:-5}
 BEFORE=${BENCH_CGROUP_BEFORE:-}

@@ -25,7 +25,7 @@
 set -euo pipefail
 
 STKREC=$(realpath "${STKREC:-build/stkrec}")
-OUT=${BENCH_OUT:-build/bench}
+OUT=$(realpath -m "${BENCH_OUT:-build/bench}") # absolute: sections cd
 SECONDS1=${BENCH_EXPORT_SECONDS:-8}
 RUNS=${BENCH_REPORT_RUNS:-3}
 # shellcheck source=tests/bench/lib.sh

@@ -17,7 +17,7 @@
 set -euo pipefail
 
 STKREC=$(realpath "${STKREC:-build/stkrec}")
-OUT=${BENCH_OUT:-build/bench}
+OUT=$(realpath -m "${BENCH_OUT:-build/bench}") # absolute: sections cd
 SECS=${BENCH_FLIGHT_SECS:-15}
 ROUNDS=${BENCH_FLIGHT_ROUNDS:-3}
 # shellcheck source=tests/bench/lib.sh
@@ -30,7 +30,7 @@ done
 head_ "13. flight recorder: cost and memory against a normal recording ($SECS s of perf bench sched pipe, unpinned, $ROUNDS rounds, medians); a 30 s window dumped"
 
 LOAD=
-trap 'kill $LOAD 2>/dev/null || true; [ -n "${BENCH_TMP:-}" ] || rm -rf "$TMP"' EXIT
+trap '[ -z "${LOAD:-}" ] || stop_load "$LOAD"; [ -n "${BENCH_TMP:-}" ] || rm -rf "$TMP"' EXIT
 # events the summary counts ("events: N off-CPU, M CPU, ...")
 events_of() { awk '/^  events:/ {print $2 + $4; exit}' "$1"; }
 # the summary's "at most 12.3 MiB held" in kB
@@ -54,8 +54,7 @@ one() {
 	perf bench sched pipe -l 100000000 > /dev/null 2>&1 &
 	LOAD=$!
 	wait "$rp" || die "stkrec record failed: $(tail -3 "$TMP/one/err")"
-	kill "$LOAD" 2>/dev/null || true
-	wait "$LOAD" 2>/dev/null || true
+	stop_load "$LOAD"
 	if [ "$mode" = flight ]; then
 		held=$(held_kb "$TMP/one/err")
 	fi
@@ -89,7 +88,7 @@ for _ in $(seq 600); do
 	grep -q '^stkrec: dump 1: ' "$TMP/dump/err" && break
 	sleep 0.1
 done
-kill "$LOAD" 2>/dev/null || true
+stop_load "$LOAD"
 kill -INT "$rp"
 wait "$rp" || die "stkrec record failed: $(tail -3 "$TMP/dump/err")"
 LINE=$(grep '^stkrec: dump 1: ' "$TMP/dump/err") || die "no dump: $(tail -3 "$TMP/dump/err")"

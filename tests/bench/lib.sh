@@ -75,6 +75,14 @@ wait_attached() {
 	done
 	return 1
 }
+# stop_load PID: a load started in the background, and what it forked (perf
+# bench sched pipe's worker outlives its parent, and would load every
+# section after)
+stop_load() {
+	pkill -P "$1" 2>/dev/null || true
+	kill "$1" 2>/dev/null || true
+	wait "$1" 2>/dev/null || true
+}
 # the BPF program ids the recorder PID holds
 prog_ids() { grep -h '^prog_id:' /proc/"$1"/fdinfo/* 2>/dev/null | awk '{print $2}' | sort -u; }
 # "run_time_ns run_cnt" of the recorder PID's program NAME (the raw_tp

@@ -19,7 +19,7 @@ set -euo pipefail
 
 STKREC=$(realpath "${STKREC:-build/stkrec}")
 WORKLOADS=${STKREC_WORKLOADS:-build/workloads}
-OUT=${BENCH_OUT:-build/bench}
+OUT=$(realpath -m "${BENCH_OUT:-build/bench}") # absolute: sections cd
 N=${BENCH_LONGREPORT_SECONDS:-5}
 ROUNDS=${BENCH_LONGREPORT_ROUNDS:-3}
 ISSUE_EVENTS=31700000

@@ -33,7 +33,7 @@ set -euo pipefail
 
 STKREC=$(realpath "${STKREC:-build/stkrec}")
 WORKLOADS=${STKREC_WORKLOADS:-build/workloads}
-OUT=${BENCH_OUT:-build/bench}
+OUT=$(realpath -m "${BENCH_OUT:-build/bench}") # absolute: sections cd
 SECONDS_=${BENCH_PACK_SECONDS:-10}
 ROUNDS=${BENCH_PACK_ROUNDS:-3}
 GROW_S=${BENCH_PACK_GROW_SECONDS:-5}

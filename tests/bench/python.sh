@@ -20,7 +20,7 @@
 set -euo pipefail
 
 STKREC=$(realpath "${STKREC:-build/stkrec}")
-OUT=${BENCH_OUT:-build/bench}
+OUT=$(realpath -m "${BENCH_OUT:-build/bench}") # absolute: sections cd
 SECS=${BENCH_PYTHON_SECONDS:-5}
 PY=${PYTHON:-/usr/bin/python3.11}
 WL=$(realpath "${STKREC_WORKLOADS:-build/workloads}")/py

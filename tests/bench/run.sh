@@ -34,7 +34,7 @@ STKREC=$(realpath "${STKREC:-build/stkrec}")
 ROUNDS=${BENCH_ROUNDS:-5}
 LOOPS=${BENCH_LOOPS:-200000}
 BIG_SECONDS=${BENCH_BIG_SECONDS:-12}
-OUT=${BENCH_OUT:-build/bench}
+OUT=$(realpath -m "${BENCH_OUT:-build/bench}") # absolute: sections cd
 PIN=${BENCH_PIN:-1}
 mkdir -p "$OUT"
 RES="$OUT/results.json"

@@ -20,7 +20,7 @@
 set -euo pipefail
 
 STKREC=$(realpath "${STKREC:-build/stkrec}")
-OUT=${BENCH_OUT:-build/bench}
+OUT=$(realpath -m "${BENCH_OUT:-build/bench}") # absolute: sections cd
 ROUNDS=${BENCH_START_ROUNDS:-5}
 SECS=${BENCH_START_SECS:-10}
 # shellcheck source=tests/bench/lib.sh

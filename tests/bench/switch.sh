@@ -4,16 +4,17 @@
 # what to make cheaper.
 # 15a the sched_switch program's ns per call (bpf_stats) while record -a -e
 #     offcpu records perf bench sched pipe, in variants of one build that
-#     each leave one part out: STKREC_TEST_UCACHE=off the kept user walks
-#     (bpf/unwind.bpf.h), -K the user walk, -U the kernel's,
-#     --call-graph fp what dwarf adds over frame pointers, -m 1000000 the
-#     ring buffer (no interval of the load is sent).
+#     each leave one part out: STKREC_TEST_UCACHE=off the kept walks
+#     (bpf/unwind.bpf.h, bpf/kstack.bpf.h), =user the kept kernel walks,
+#     -K the user walk, -U the kernel's, --call-graph fp what dwarf adds
+#     over frame pointers, -m 1000000 the ring buffer (no interval of the
+#     load is sent).
 # 15b how often a thread's off-CPU interval has the stacks of its previous
 #     one (user, kernel, both), from stkrec script of three loads: the pipe
 #     benchmark, make -j2 of the test workloads, python3.11's threaded
 #     http.server with a client. What a per-thread cache of the last walk
-#     could serve at most, and what the kept user walks served
-#     (unwind.cached.offcpu).
+#     could serve at most, and what the kept walks served
+#     (unwind.cached.offcpu, kstack.cached.offcpu).
 # Medians of ROUNDS (15a). Run by run.sh (STKREC, BENCH_TMP, BENCH_TABLE,
 # BENCH_SWITCH_JSON), or alone as root from the checkout:
 # tests/bench/switch.sh writes build/bench/switch.txt and switch.json.
@@ -22,7 +23,7 @@
 set -euo pipefail
 
 STKREC=$(realpath "${STKREC:-build/stkrec}")
-OUT=${BENCH_OUT:-build/bench}
+OUT=$(realpath -m "${BENCH_OUT:-build/bench}") # absolute: sections cd
 ROUNDS=${BENCH_SWITCH_ROUNDS:-3}
 LOOPS=${BENCH_SWITCH_LOOPS:-60000}
 SRC=$(realpath "$(dirname "$0")/../..")
@@ -36,12 +37,12 @@ done
 idle_warning
 head_ "15. a context switch's cost by part, and how often a thread's stacks repeat"
 
-# switch_ns [off] ARGS...: stkrec_switch's ns per call over one pipe run
-# recorded with record -a -e offcpu ARGS; off: every user stack walked
-# anew (STKREC_TEST_UCACHE=off, DEVELOPERS.md)
+# switch_ns [off|user] ARGS...: stkrec_switch's ns per call over one pipe
+# run recorded with record -a -e offcpu ARGS; off: every stack walked anew,
+# user: every kernel stack (STKREC_TEST_UCACHE, DEVELOPERS.md)
 switch_ns() {
 	local rp uc=
-	if [ "${1:-}" = off ]; then uc=off; shift; fi
+	case ${1:-} in off | user) uc=$1; shift ;; esac
 	STKREC_TEST_UCACHE=$uc "$STKREC" record -a -e offcpu "$@" -o "$TMP/s.cap" >/dev/null \
 		2>"$TMP/s.err" &
 	rp=$!
@@ -53,8 +54,8 @@ switch_ns() {
 	wait "$rp" || die "stkrec record $* failed: $(tail -3 "$TMP/s.err")"
 }
 
-NAMES=(all no_kept no_user no_kernel fp no_ring)
-ARGS=("" "off" "-K" "-U" "--call-graph fp" "-m 1000000")
+NAMES=(all no_kept no_kkept no_user no_kernel fp no_ring)
+ARGS=("" "off" "user" "-K" "-U" "--call-graph fp" "-m 1000000")
 STATS=$(sysctl -n kernel.bpf_stats_enabled)
 sysctl -q -w kernel.bpf_stats_enabled=1
 for n in "${NAMES[@]}"; do : > "$TMP/$n"; done
@@ -70,10 +71,12 @@ for n in "${NAMES[@]}"; do declare "NS_$n=$(median < "$TMP/$n")"; done
 # shellcheck disable=SC2154 # NS_* are declared above
 {
 	UW=$((NS_all - NS_no_user)); KW=$((NS_all - NS_no_kernel)); KEPT=$((NS_no_kept - NS_all))
+	KKEPT=$((NS_no_kkept - NS_all))
 	DW=$((NS_all - NS_fp)); RB=$((NS_all - NS_no_ring)); REST=$((NS_all - UW - KW))
 }
 row "sched_switch, dwarf, user + kernel stacks" "$NS_all ns per call"
-row "  every user stack walked anew (kept walks off)" "$NS_no_kept ns: the kept walks save $KEPT ns"
+row "  every stack walked anew (kept walks off)" "$NS_no_kept ns: the kept walks save $KEPT ns"
+row "  every kernel stack walked anew (user kept only)" "$NS_no_kkept ns: the kept kernel walks save $KKEPT ns"
 row "  the user walk, kept walks on (-K leaves it out)" "$UW ns ($NS_no_user without)"
 row "  the kernel walk (-U leaves it out)" "$KW ns ($NS_no_kernel without)"
 row "  dwarf over frame pointers (fp)" "$DW ns ($NS_fp with fp)"
@@ -103,14 +106,14 @@ repeats() {
 # repeat_row NAME WHAT CMD...: CMD recorded, its repeats as a row and in
 # $TMP/rep.NAME
 repeat_row() {
-	local name=$1 what=$2 n f su sk sb kept
+	local name=$1 what=$2 n f su sk sb kept kkept
 	shift 2
 	"$STKREC" record -q -e offcpu -o "$TMP/$name.cap" -- "$@" >/dev/null 2>"$TMP/$name.err" ||
 		die "stkrec record -- $what failed: $(tail -3 "$TMP/$name.err")"
-	kept=$("$STKREC" info --json "$TMP/$name.cap" | jq '.unwind_cached.offcpu')
+	kept=$("$STKREC" info --json "$TMP/$name.cap" | jq -r '"\(.unwind_cached.offcpu) \(.kstack_cached.offcpu)"')
 	echo "$(repeats "$TMP/$name.cap") $kept" > "$TMP/rep.$name"
-	read -r n f su sk sb kept < "$TMP/rep.$name"
-	row "  $what" "$n intervals, $f first of their thread; same user $(div $((100 * su)) "$n" %.1f)%, kernel $(div $((100 * sk)) "$n" %.1f)%, both $(div $((100 * sb)) "$n" %.1f)%; user stacks from kept walks $(div $((100 * kept)) "$n" %.1f)%"
+	read -r n f su sk sb kept kkept < "$TMP/rep.$name"
+	row "  $what" "$n intervals, $f first of their thread; same user $(div $((100 * su)) "$n" %.1f)%, kernel $(div $((100 * sk)) "$n" %.1f)%, both $(div $((100 * sb)) "$n" %.1f)%; from kept walks: user $(div $((100 * kept)) "$n" %.1f)%, kernel $(div $((100 * kkept)) "$n" %.1f)%"
 }
 
 note "stacks the same as the thread's previous interval (a per-thread cache's best):"
@@ -130,19 +133,20 @@ while time.time() < end:
 s.shutdown()')
 else
 	note "python3.11 http.server: skipped, no $PY"
-	echo "0 0 0 0 0 0" > "$TMP/rep.python"
+	echo "0 0 0 0 0 0 0" > "$TMP/rep.python"
 fi
 
 rep_json() { jq -n --argjson v "[$(tr ' ' , < "$TMP/rep.$1")]" \
 	'{intervals: $v[0], first_of_thread: $v[1], same_user: $v[2], same_kernel: $v[3], same_both: $v[4],
-	  kept_user: $v[5]}'; }
+	  kept_user: $v[5], kept_kernel: $v[6]}'; }
 jq -n --argjson all "$NS_all" --argjson nu "$NS_no_user" --argjson nk "$NS_no_kernel" \
 	--argjson fp "$NS_fp" --argjson nr "$NS_no_ring" --argjson nkept "$NS_no_kept" \
+	--argjson nkkept "$NS_no_kkept" \
 	--argjson loops "$LOOPS" \
 	--argjson rounds "$ROUNDS" --argjson pipe "$(rep_json pipe)" \
 	--argjson make "$(rep_json make)" --argjson python "$(rep_json python)" '{
 	loops: $loops, rounds: $rounds,
-	switch_ns: {all: $all, no_kept_walks: $nkept, no_user_stack: $nu, no_kernel_stack: $nk, fp: $fp,
-		    no_ring: $nr},
+	switch_ns: {all: $all, no_kept_walks: $nkept, no_kept_kernel_walks: $nkkept,
+		    no_user_stack: $nu, no_kernel_stack: $nk, fp: $fp, no_ring: $nr},
 	repeats: {pipe: $pipe, make: $make, python: $python}
 }' > "$JSON"

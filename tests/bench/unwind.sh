@@ -39,7 +39,7 @@ set -euo pipefail
 
 STKREC=$(realpath "${STKREC:-build/stkrec}")
 WORKLOADS=${STKREC_WORKLOADS:-build/workloads}
-OUT=${BENCH_OUT:-build/bench}
+OUT=$(realpath -m "${BENCH_OUT:-build/bench}") # absolute: sections cd
 ROUNDS=${BENCH_UNWIND_ROUNDS:-3}
 COST_S=${BENCH_UNWIND_SECONDS:-6}
 XZ_MB=${BENCH_XZ_MB:-50}

@@ -15,7 +15,7 @@
 set -euo pipefail
 
 STKREC=$(realpath "${STKREC:-build/stkrec}")
-OUT=${BENCH_OUT:-build/bench}
+OUT=$(realpath -m "${BENCH_OUT:-build/bench}") # absolute: sections cd
 ROUNDS=${BENCH_WAKEUP_ROUNDS:-5}
 LOOPS=${BENCH_WAKEUP_LOOPS:-100000}
 . "$(dirname "$0")/lib.sh"
