@@ -257,7 +257,7 @@ static __always_inline long dwarf_stack(struct stkrec_stack_ev *e, __u32 kind,
 		u = *sampled;
 	else
 		entry_regs(&u);
-	return unwind_user(e->ips, e->pid, u.pc, u.sp, u.fp, kind, cached);
+	return unwind_user(e->ips, e->pid, &u, kind, cached);
 }
 #else
 static __always_inline long dwarf_stack(struct stkrec_stack_ev *e, __u32 kind,

@@ -76,11 +76,11 @@ struct {
 	__type(value, struct vcache_val);
 } vcache SEC(".maps");
 
-/* The mapping bpf_find_vma() found for the walk under way, per CPU and
- * kind (and one for the sleepable walks of another task's stack): kept out
- * of the walk's context, which lives on the BPF stack, whose 512 bytes the
- * whole call chain shares where the kernel gives programs no stack of
- * their own (before 6.13, or a JIT without). */
+/* vcache's entry being made, per CPU and kind (and one for the sleepable
+ * walks of another task's stack): not on the BPF stack, whose 512 bytes
+ * the whole call chain shares where the kernel gives programs no stack of
+ * their own (before 6.13, or a JIT without), and the kept walk's chain
+ * uses nearly all. */
 struct {
 	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
 	__uint(max_entries, STKREC_KIND_NR + 1);
@@ -178,7 +178,7 @@ struct unwind_ctx {
 	bool exact;          /* pc is not a return address (frame 0, signals) */
 	bool fp_used;        /* a frame was followed by frame pointer */
 	bool vma_asked;      /* bpf_find_vma() was called (once per event) */
-	struct vcache_val *vma; /* the mapping it found, m.nr_rows 0 if none */
+	struct stkrec_umap vma; /* the mapping it found, nr_rows 0 if none */
 	struct task_struct *task; /* whose memory: with cross, another task's */
 	struct ucache_words *rec; /* the words read go here (not with cross) */
 	__u64 pc0, sp0, fp0;   /* the registers it started from */
@@ -401,8 +401,8 @@ static __always_inline const struct stkrec_umap *frame_map(struct unwind_ctx *c,
 	if (m)
 		return m;
 	c->uncached = true; /* not from the process's entry */
-	if (in_map(&c->vma->m, look))
-		return &c->vma->m;
+	if (in_map(&c->vma, look))
+		return &c->vma;
 	v = bpf_map_lookup_elem(&vcache, &k);
 	if (v && v->mm == c->mm && in_map(&v->m, look))
 		return &v->m;
@@ -455,7 +455,7 @@ static long unwind_step_task(__u64 i, void *arg)
 static long vma_file(struct task_struct *task, struct vm_area_struct *vma, void *arg)
 {
 	struct unwind_ctx *c = arg;
-	struct stkrec_umap *m = &c->vma->m;
+	struct stkrec_umap *m = &c->vma;
 	struct stkrec_ufile_key k = {};
 	const struct stkrec_ufile *f;
 	struct inode *inode = BPF_CORE_READ(vma, vm_file, f_inode);
@@ -491,13 +491,10 @@ static __always_inline int unwind_run(struct unwind_ctx *c, struct task_struct *
 {
 	struct vcache_key k = { .tgid = c->tgid };
 	__u32 vk = cross ? STKREC_KIND_NR : kind;
+	struct vcache_val *v;
 	__u64 look;
 	__u32 n;
 
-	c->vma = bpf_map_lookup_elem(&unwind_vma, &vk);
-	if (!c->vma)
-		return 0;
-	c->vma->m.nr_rows = 0;
 	c->task = task;
 	c->maps = bpf_map_lookup_elem(&umaps, &c->tgid);
 	c->mm = (__u64)BPF_CORE_READ(task, mm);
@@ -508,10 +505,12 @@ static __always_inline int unwind_run(struct unwind_ctx *c, struct task_struct *
 		c->vma_asked = true;
 		look = c->exact ? c->pc : c->pc - 1;
 		bpf_find_vma(task, look, vma_file, c, 0);
-		if (c->vma->m.nr_rows) {
+		v = c->vma.nr_rows ? bpf_map_lookup_elem(&unwind_vma, &vk) : NULL;
+		if (v) {
 			k.region = look >> 21;
-			c->vma->mm = c->mm;
-			bpf_map_update_elem(&vcache, &k, c->vma, BPF_ANY);
+			v->mm = c->mm;
+			v->m = c->vma;
+			bpf_map_update_elem(&vcache, &k, v, BPF_ANY);
 		}
 		bpf_loop(STKREC_MAX_STACK, cross ? unwind_step_task : unwind_step, c, 0);
 	}
@@ -770,15 +769,14 @@ __noinline int stkrec_unwind_kept(struct unwind_frames *f, const struct user_reg
  * in the programs whose task pointers are trusted): the thread's last walk
  * of kind may serve (stkrec_unwind_kept()).
  */
-static __always_inline int unwind_user(__u64 *ips, __u32 tgid, __u64 pc, __u64 sp, __u64 fp,
+static __always_inline int unwind_user(__u64 *ips, __u32 tgid, const struct user_regs *r,
 				       __u32 kind, const bool cached)
 {
-	struct unwind_ctx c = { .ips = ips, .pc = pc, .sp = sp, .fp = fp, .exact = true,
+	struct unwind_ctx c = { .ips = ips, .pc = r->pc, .sp = r->sp, .fp = r->fp, .exact = true,
 				.tgid = tgid };
-	struct user_regs r = { .pc = pc, .sp = sp, .fp = fp };
 
 	if (cached)
-		return stkrec_unwind_kept((struct unwind_frames *)ips, &r, tgid, kind);
+		return stkrec_unwind_kept((struct unwind_frames *)ips, r, tgid, kind);
 	return unwind_run(&c, bpf_get_current_task_btf(), kind, false, true);
 }
 
