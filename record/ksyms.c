@@ -14,6 +14,7 @@
 #include <string.h>
 #include <time.h>
 
+#include <bpf/bpf.h>
 #include "record/buildid.h"
 #include "record/ksyms.h"
 #include "util/array.h"
@@ -45,6 +46,8 @@ struct kmod_info {
 	uint32_t name_off;
 };
 
+#define KSYM_MAX_OWN 32
+
 struct ksyms {
 	struct ksym *syms;
 	size_t nr, cap;
@@ -60,6 +63,15 @@ struct ksyms {
 	 * .softirqentry.text (enum text_mark) */
 	uint64_t text_marks[8];
 	struct ksyms_orc orc;    /* the kernel's ORC tables */
+	/* the recorder's own programs (ksyms__add_prog()), which kallsyms,
+	 * read while they were loaded, may not list */
+	struct own_sym {
+		uint64_t addr;
+		uint32_t size;
+		bool written;
+		char name[48];
+	} own[KSYM_MAX_OWN];
+	unsigned nr_own;
 	struct ksyms_reload {
 		char *kallsyms, *modules;
 		uint64_t last_ns;    /* CLOCK_MONOTONIC of the last (re)read */
@@ -521,7 +533,78 @@ static int write_sym(struct ksyms *ks, size_t i, struct cap_writer *w, struct in
 
 void ksyms__new_file(struct ksyms *ks)
 {
+	unsigned i;
+
 	memset(ks->written, 0, (ks->nr + 63) / 64 * sizeof(uint64_t));
+	for (i = 0; i < ks->nr_own; i++)
+		ks->own[i].written = false;
+}
+
+int ksyms__add_prog(struct ksyms *ks, int prog_fd)
+{
+	struct bpf_prog_info info = {};
+	uint32_t len = sizeof(info), flen = 0;
+	uint64_t addr = 0;
+	struct own_sym *o;
+	int i;
+
+	if (ks->nr_own == KSYM_MAX_OWN)
+		return -ENOSPC;
+	if (bpf_obj_get_info_by_fd(prog_fd, &info, &len))
+		return -errno;
+	if (!info.nr_jited_ksyms || !info.nr_jited_func_lens)
+		return 0; /* not JITed: no address of its own */
+	/* the main function, the first of each array */
+	memset(&info, 0, sizeof(info));
+	info.nr_jited_ksyms = 1;
+	info.jited_ksyms = (uintptr_t)&addr;
+	info.nr_jited_func_lens = 1;
+	info.jited_func_lens = (uintptr_t)&flen;
+	len = sizeof(info);
+	if (bpf_obj_get_info_by_fd(prog_fd, &info, &len))
+		return -errno;
+	o = &ks->own[ks->nr_own++];
+	o->addr = addr;
+	o->size = flen;
+	o->written = false;
+	/* as kallsyms names it: bpf_prog_TAG_NAME, module bpf */
+	len = snprintf(o->name, sizeof(o->name), "bpf_prog_");
+	for (i = 0; i < BPF_TAG_SIZE; i++)
+		len += snprintf(o->name + len, sizeof(o->name) - len, "%02x", info.tag[i]);
+	snprintf(o->name + len, sizeof(o->name) - len, "_%s", info.name);
+	return 0;
+}
+
+static int find_own(const struct ksyms *ks, uint64_t addr)
+{
+	unsigned i;
+
+	for (i = 0; i < ks->nr_own; i++)
+		if (addr - ks->own[i].addr < ks->own[i].size)
+			return i;
+	return -1;
+}
+
+static int write_own(struct ksyms *ks, int i, struct cap_writer *w, struct intern *in)
+{
+	struct own_sym *o = &ks->own[i];
+	struct cap_ksym rec = {
+		.addr = o->addr,
+		.size = o->size,
+		.name_len = (uint32_t)strlen(o->name),
+	};
+	int err;
+
+	if (o->written)
+		return 0;
+	err = intern__string(in, "bpf", 3, &rec.module_id);
+	if (err < 0)
+		return err;
+	err = cap_writer__append(w, CAP_REC_KSYM, &rec, sizeof(rec), o->name, rec.name_len);
+	if (err < 0)
+		return err;
+	o->written = true;
+	return 1;
 }
 
 static bool is_written(const struct ksyms *ks, size_t i)
@@ -661,6 +744,8 @@ static int reload_for(struct ksyms *ks, uint64_t addr, struct cap_writer *w,
 	}
 	carry_written(ks, &fresh);
 	fresh.rl = ks->rl;
+	memcpy(fresh.own, ks->own, sizeof(fresh.own));
+	fresh.nr_own = ks->nr_own;
 	free_table(ks);
 	*ks = fresh;
 	if (find_sym(ks, addr) >= 0)
@@ -675,6 +760,8 @@ static int write_addr(struct ksyms *ks, uint64_t addr, struct cap_writer *w,
 	ssize_t i = find_sym(ks, addr);
 	int err;
 
+	if (i < 0 && find_own(ks, addr) >= 0)
+		return write_own(ks, find_own(ks, addr), w, in);
 	if (i < 0) {
 		err = reload_for(ks, addr, w, in);
 		if (err < 0)

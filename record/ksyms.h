@@ -39,6 +39,12 @@ int ksyms__kstack_hook(void *ctx, const uint64_t *ips, uint16_t nr);
 /* A new capture file: every symbol is written again when a stack needs it. */
 void ksyms__new_file(struct ksyms *ks);
 
+/* The recorder's own BPF program of fd, named as kallsyms names it
+ * (bpf_prog_TAG_NAME, module bpf): kallsyms is read while the programs
+ * load, and an address it lacks makes it be read again. 0, -ENOSPC past
+ * 32 programs, or -errno. */
+int ksyms__add_prog(struct ksyms *ks, int prog_fd);
+
 /* A kernel stack (innermost first) taken in an interrupt: the number of
  * its frames down to the interrupt's entry (a hardware interrupt's entry
  * code, or the softirq loop: *softirq), which are the interrupt's own;

@@ -34,20 +34,24 @@ head_ "14. start and idle, --call-graph dwarf ($ROUNDS rounds, medians; ${SECS} 
 
 # seconds from the exec to the attach line, polled every 5 ms
 attach_s() {
-	local t0 t1 rp
-	t0=$(date +%s%N)
-	"$STKREC" record -a -d 1 -o "$TMP/a.cap" 2> "$TMP/a.err" &
+	local t0 t1= l rp
+	# the line read as it comes, timed without a process per look (a
+	# fork and exec takes milliseconds on some hosts, and a CPU from the
+	# recorder starting on the other)
+	rm -f "$TMP/a.fifo" "$TMP/a.err"
+	mkfifo "$TMP/a.fifo"
+	t0=$EPOCHREALTIME
+	"$STKREC" record -a -d 1 -o "$TMP/a.cap" 2> "$TMP/a.fifo" &
 	rp=$!
-	until grep -q '^stkrec: recording ' "$TMP/a.err" 2>/dev/null; do
-		kill -0 "$rp" 2>/dev/null || die "record -a exited before attaching: $(tail -2 "$TMP/a.err")"
-		sleep 0.005
-	done
-	t1=$(date +%s%N)
+	while IFS= read -r l; do
+		[ -n "$t1" ] || case $l in 'stkrec: recording '*) t1=$EPOCHREALTIME ;; esac
+		echo "$l" >> "$TMP/a.err"
+	done < "$TMP/a.fifo"
 	wait "$rp" || die "record -a failed: $(tail -2 "$TMP/a.err")"
-	awk -v a="$t0" -v b="$t1" 'BEGIN {printf "%.3f\n", (b - a) / 1e9}'
+	[ -n "$t1" ] || die "record -a said no recording line: $(tail -2 "$TMP/a.err")"
+	awk -v a="$t0" -v b="$t1" 'BEGIN {printf "%.3f\n", b - a}'
 }
 
-# record -- true: "wall sys"
 true_s() {
 	/usr/bin/time -f '%e %S' -o "$TMP/t.time" \
 		"$STKREC" record -q --call-graph "$1" -o "$TMP/t.cap" -- true 2> "$TMP/t.err" ||
