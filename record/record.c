@@ -10,7 +10,6 @@
  * every path. Calls go one way: record.c -> drain.c -> output.c.
  */
 #include <errno.h>
-#include <malloc.h>
 #include <fcntl.h>
 #include <limits.h>
 #include <linux/perf_event.h>
@@ -30,6 +29,7 @@
 #include "record/recorder_int.h"
 #include "record/ringbuf.h"
 #include "util/array.h"
+#include "util/heap.h"
 
 _Static_assert((int)STKREC_KIND_OFFCPU == CAP_KIND_OFFCPU && (int)STKREC_KIND_CPU == CAP_KIND_CPU &&
 	       (int)STKREC_KIND_BIO == CAP_KIND_BIO && (int)STKREC_KIND_WAKEUP == CAP_KIND_WAKEUP &&
@@ -579,7 +579,7 @@ static int start(struct recorder *r, const char **step)
 		return err;
 	/* The free pages of the load (vmlinux BTF, kallsyms' growing arrays,
 	 * on two arenas) go back before the ring and the tables come. */
-	malloc_trim(0);
+	heap__release();
 	if (r->opts.flight_ns || r->opts.flight_bytes) {
 		*step = "open output";
 		err = flight__new(&r->opts, &r->fl, &r->trg);

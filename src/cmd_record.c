@@ -20,6 +20,7 @@
 #include "src/log.h"
 #include "src/record_opts.h"
 #include "src/util.h"
+#include "util/heap.h"
 
 #ifndef CAP_PERFMON
 #define CAP_PERFMON 38
@@ -657,6 +658,9 @@ int cmd_record(int argc, char **argv)
 		record_opts__free(&o);
 		return EXIT_USAGE;
 	}
+	/* the kernel's BTF, parsed twice at the start, on huge pages;
+	 * recorder__new() releases them */
+	heap__reserve(24 << 20);
 	log_verbosity = o.verbose;
 	o.libbpf_log = libbpf_log;
 	o.progress = on_progress;
