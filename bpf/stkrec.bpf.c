@@ -21,6 +21,8 @@ char LICENSE[] SEC("license") = "Dual BSD/GPL";
 
 /* Tunables, set by record/ before load. */
 const volatile __u64 min_ns = 1;           /* off-CPU duration bounds */
+const volatile bool wakeups_kept = false;  /* -e offcpu,wakeup: sleeps checked for
+					    * their wakeup (bpf/wakeup.bpf.h) */
 const volatile __u64 max_ns = ~0ull;
 const volatile __s64 state_filter = -1;    /* -1: any; 0: preempted; else mask */
 const volatile __u32 self_tgid = 0;        /* the recorder: never traced */
@@ -44,6 +46,9 @@ __u32 test_complete_runs;
  * may (0: never). */
 const volatile __u32 test_skip_in = 0;
 __u32 test_in_runs;
+/* ... and every Nth run of the sched_waking program, as the kernel may */
+const volatile __u32 test_skip_wake = 0;
+__u32 test_wake_runs;
 __u64 bio_seq; /* submissions numbered, from 1 */
 
 struct {
@@ -400,16 +405,33 @@ static __always_inline __u64 arrived_at(struct task_struct *t, __u64 now)
 	return now - (clock - arrival);
 }
 
+/* A sleep kept without its wakeup (none seen in it, up to its end): the
+ * kernel woke the thread with no sched_waking reaching the recorder's
+ * program (ftrace's event fired; seen on 6.18 about once in 200 naps of a
+ * 20 ms nap loop), or woke it while it was still switching out, before
+ * this program opened the wait. A preemption (state 0) has no wakeup; a
+ * wait open at the start may have had it before its slot. */
+static __always_inline void check_woken(const struct stkrec_stack_ev *e, __u64 end)
+{
+	__u64 woken = e->ips[STKREC_SLOT_WOKEN];
+
+	if (wakeups_kept && e->state && !(e->flags & STKREC_F_OPEN_START) &&
+	    (!woken || woken > end))
+		count_stat(STKREC_STAT_UNTRACED_WAKE);
+}
+
 static __always_inline void close_wait(struct stkrec_stack_ev *e, __u64 end)
 {
 	__u64 delta = end - e->time;
 
+	e->duration = delta;
 	/* a wait open at the start: user space bounds the part it saw */
 	if ((e->flags & STKREC_F_OPEN_START) || (delta >= min_ns && delta <= max_ns)) {
-		e->duration = delta;
 		emit_stack_ev(e, STKREC_KIND_OFFCPU);
+		check_woken(e, e->time + e->duration); /* end, not kept across the call */
 	}
 	e->time = 0;
+	e->ips[STKREC_SLOT_WOKEN] = 0;
 }
 
 /*
@@ -435,6 +457,7 @@ static __always_inline void check_untraced(struct stkrec_stack_ev *e, struct tas
 		count_stat(STKREC_STAT_RECOVERED_IN);
 	} else if (e->time || (last && count > last + 1)) {
 		count_stat(STKREC_STAT_UNTRACED_IN);
+		e->ips[STKREC_SLOT_WOKEN] = 0; /* the lost wait's */
 	}
 	e->time = 0;
 }
@@ -617,15 +640,35 @@ int BPF_PROG(stkrec_exec, struct task_struct *p)
 	return 0;
 }
 
+/* A wait still open when its thread exits: its switch-in reached no
+ * program (the thread runs its exit), and the scheduler's clock, last read
+ * at a tick, no longer tells when: lost, and counted. */
+static __always_inline void exit_wait(struct stkrec_stack_ev *e)
+{
+	if (e && e->time) {
+		count_stat(STKREC_STAT_UNTRACED_IN);
+		e->time = 0;
+	}
+}
+
 SEC("tp_btf/sched_process_exit")
 int BPF_PROG(stkrec_exit, struct task_struct *p)
 {
 	__u32 tid = p->pid, tgid = p->tgid;
 
+	exit_wait(bpf_map_lookup_elem(&offcpu_start, &tid));
 	bpf_map_delete_elem(&offcpu_start, &tid);
 	/* signal->live dropped to 0 before this tracepoint: last thread. */
 	if (!BPF_CORE_READ(p, signal, live.counter))
 		bpf_map_delete_elem(&tgids, &tgid);
+	return 0;
+}
+
+/* ... the switch program's slots in task storage (tp_btf/sched_switch) */
+SEC("tp_btf/sched_process_exit")
+int BPF_PROG(stkrec_exit_task, struct task_struct *p)
+{
+	exit_wait(bpf_task_storage_get(&offcpu_task, p, NULL, 0));
 	return 0;
 }
 

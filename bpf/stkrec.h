@@ -91,6 +91,9 @@ struct stkrec_stack_ev {
 /* An off-CPU slot's last word, past any frames (and never sent): the
  * thread's switch count (nvcsw + nivcsw) at its last switch-out traced. */
 #define STKREC_SLOT_SWITCHES (2 * STKREC_MAX_STACK + 2 * STKREC_MAX_PYSTACK + 2)
+/* ... and the word before it: when the sched_waking program first saw the
+ * thread woken in the wait open now, 0: not yet */
+#define STKREC_SLOT_WOKEN (STKREC_SLOT_SWITCHES - 1)
 _Static_assert(sizeof(struct stkrec_stack_ev) ==
 	       STKREC_STACK_EV_HDR_SIZE + (2 * STKREC_MAX_STACK + 2 * STKREC_MAX_PYSTACK + 3) * 8,
 	       "stkrec_stack_ev layout");
@@ -321,6 +324,8 @@ enum stkrec_stat {
 	STKREC_STAT_KCACHE_WRONG = STKREC_STAT_KSTACK_CACHED + STKREC_KIND_NR,
 				      /* tests only: ... a new walk found
 				       * different */
+	STKREC_STAT_UNTRACED_WAKE,    /* a sleep recorded whose wakeup reached
+				       * no program (-e offcpu,wakeup) */
 	STKREC_STAT_NR,
 };
 

@@ -4,7 +4,13 @@
  * context (the task calling try_to_wake_up(), or the interrupt that does),
  * so its stacks are taken there and sent with the woken thread's ids. Only
  * wakeups that can end a wait the recorder keeps are sent: with -e offcpu,
- * a thread whose switch-out has a slot, waiting at least -m.
+ * a thread whose switch-out has a slot, waiting at least -m. Each marks
+ * the slot, and a sleep closed without the mark is counted
+ * (bpf.untraced.wakeup): its wakeup reached no program, or came while the
+ * thread was still switching out (try_to_wake_up() fires sched_waking once
+ * the thread is off its run queue, before it is off its CPU), before the
+ * switch program opened the wait, which the report's join (a wakeup
+ * inside the wait) would not take.
  *
  * The wakeups a block request's completion runs (bio_endio() waking a
  * thread in io_schedule(), folio_end_writeback()...) happen on the CPU
@@ -68,23 +74,38 @@ static __always_inline void wake_io(struct stkrec_stack_ev *e, __u64 now)
 	e->state = STKREC_WAKE_IO;
 }
 
+/* Whether this wakeup of p ends a wait the recorder keeps (open in p's
+ * slot, and -m long); noted in the slot (STKREC_SLOT_WOKEN) for the wait's
+ * close to check, sent or not. */
+static __always_inline bool wakes_kept_wait(struct task_struct *p, __u32 tid, __u64 now,
+					    bool btf)
+{
+	struct stkrec_stack_ev *slot = in_slot(p, tid, btf);
+
+	if (!slot || !slot->time)
+		return false;
+	if (!slot->ips[STKREC_SLOT_WOKEN])
+		slot->ips[STKREC_SLOT_WOKEN] = now;
+	return now - slot->time >= min_ns;
+}
+
 static __always_inline void on_waking(void *ctx, struct task_struct *p, bool btf)
 {
 	__u32 tid = BPF_CORE_READ(p, pid), tgid = BPF_CORE_READ(p, tgid), zero = SCRATCH_WAKE;
 	struct task_struct *cur = (void *)bpf_get_current_task();
 	__u64 now = bpf_ktime_get_ns(), id = bpf_get_current_pid_tgid();
-	struct stkrec_stack_ev *slot, *e;
+	struct stkrec_stack_ev *e;
 	__u32 pflags;
 
 	if (!tid || !task_allowed(tgid, tid, BPF_CORE_READ(p, flags)))
 		return;
+	/* of the traced threads' wakeups only: the same ones each run */
+	if (test_skip_wake && ++test_wake_runs % test_skip_wake == 0)
+		return;
 	if (!cgroup_keeps(task_cgroup_allowed(p), STKREC_KIND_WAKEUP))
 		return;
-	if (wakeups_need_slot) {
-		slot = in_slot(p, tid, btf);
-		if (!slot || !slot->time || now - slot->time < min_ns)
-			return;
-	}
+	if (wakeups_need_slot && !wakes_kept_wait(p, tid, now, btf))
+		return;
 	e = bpf_map_lookup_elem(&scratch, &zero);
 	if (!e)
 		return;

@@ -538,6 +538,7 @@ enum cap_stat_key {
 	CAP_STAT_UNWIND_CACHED_WAKEUP,
 	CAP_STAT_KSTACK_CACHED_OFFCPU,   /* 1.6 recorders since 2026-12-06 */
 	CAP_STAT_KSTACK_CACHED_WAKEUP,
+	CAP_STAT_UNTRACED_WAKEUP,        /* 1.6 recorders since 2026-12-06, later */
 	CAP_STAT_MAX,
 };
 /* What a key says of the recording's completeness (§4.15 "Class"). */

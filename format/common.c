@@ -177,6 +177,7 @@ static const struct {
 	[CAP_STAT_UNWIND_CACHED_WAKEUP] = { "unwind.cached.wakeup", CAP_STAT_COUNT },
 	[CAP_STAT_KSTACK_CACHED_OFFCPU] = { "kstack.cached.offcpu", CAP_STAT_COUNT },
 	[CAP_STAT_KSTACK_CACHED_WAKEUP] = { "kstack.cached.wakeup", CAP_STAT_COUNT },
+	[CAP_STAT_UNTRACED_WAKEUP] = { "bpf.untraced.wakeup", CAP_STAT_NOT_RUN },
 };
 
 /* §4.15: the keys of refused JIT maps, and why. */

@@ -67,6 +67,7 @@ void recorder__progress(const struct recorder *r, struct record_progress *p)
 	memcpy(p->cgroup_filtered, r->cgroup_filtered, sizeof(p->cgroup_filtered));
 	p->untraced = r->untraced;
 	p->recovered = r->recovered;
+	p->untraced_wake = r->untraced_wake;
 	p->ucache_wrong = r->ucache_wrong;
 	p->kcache_wrong = r->kcache_wrong;
 	p->tp_btf_err = r->tp_btf_err;

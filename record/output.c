@@ -437,6 +437,7 @@ static int write_stats(struct recorder *r, uint64_t now)
 		return err;
 	r->untraced = bpf_stat(r, STKREC_STAT_UNTRACED_IN);
 	r->recovered = bpf_stat(r, STKREC_STAT_RECOVERED_IN);
+	r->untraced_wake = bpf_stat(r, STKREC_STAT_UNTRACED_WAKE);
 	r->ucache_wrong = bpf_stat(r, STKREC_STAT_UCACHE_WRONG);
 	r->kcache_wrong = bpf_stat(r, STKREC_STAT_KCACHE_WRONG);
 	return write_stat(r, cap_stat_key_name(CAP_STAT_UNTRACED_OFFCPU), r->untraced) ?:
@@ -448,7 +449,8 @@ static int write_stats(struct recorder *r, uint64_t now)
 	       write_stat(r, cap_stat_key_name(CAP_STAT_KSTACK_CACHED_OFFCPU),
 			  bpf_stat(r, STKREC_STAT_KSTACK_CACHED + STKREC_KIND_OFFCPU)) ?:
 	       write_stat(r, cap_stat_key_name(CAP_STAT_KSTACK_CACHED_WAKEUP),
-			  bpf_stat(r, STKREC_STAT_KSTACK_CACHED + STKREC_KIND_WAKEUP));
+			  bpf_stat(r, STKREC_STAT_KSTACK_CACHED + STKREC_KIND_WAKEUP)) ?:
+	       write_stat(r, cap_stat_key_name(CAP_STAT_UNTRACED_WAKEUP), r->untraced_wake);
 }
 
 static int write_defs(struct recorder *r, const char **step)

@@ -142,6 +142,7 @@ static void set_tunables(struct recorder *r, struct stkrec_bpf *s)
 	s->rodata->test_skip_major = o->test_skip_major;
 	s->rodata->test_skip_minor = o->test_skip_minor;
 	s->rodata->test_skip_in = o->test_skip_in;
+	s->rodata->test_skip_wake = o->test_skip_wake;
 	s->rodata->dwarf_unwind = o->call_graph == RECORD_CG_DWARF;
 	s->rodata->ucache_on = o->call_graph == RECORD_CG_DWARF && o->test_ucache != RECORD_UCACHE_OFF &&
 			       o->test_ucache != RECORD_UCACHE_KERNEL;
@@ -185,9 +186,11 @@ static int load_bpf(struct recorder *r, bool raw_switch)
 	if (o->nr_pids > (int)bpf_map__max_entries(s->maps.tgids))
 		bpf_map__set_max_entries(s->maps.tgids, o->nr_pids);
 	bpf_program__set_autoload(s->progs.stkrec_switch, off && !raw_switch);
+	bpf_program__set_autoload(s->progs.stkrec_exit_task, off && !raw_switch);
 	bpf_program__set_autoload(s->progs.stkrec_switch_raw, off && raw_switch);
 	/* the waker's program reads the slot map the switch programs use */
 	s->rodata->wakeups_need_slot = off;
+	s->rodata->wakeups_kept = off && wake;
 	bpf_program__set_autoload(s->progs.stkrec_waking, wake && off && !raw_switch);
 	bpf_program__set_autoload(s->progs.stkrec_waking_raw, wake && !(off && !raw_switch));
 	waits__set_autoload(s, with & RP_WAITS, raw_switch, with & RP_WAITS_USER);
@@ -251,6 +254,7 @@ static int attach_tracepoints(struct recorder *r, const char **step)
 #define P(name, what) { offsetof(struct stkrec_bpf, progs.name), "attach " what }
 		P(stkrec_fork, "sched_process_fork"),
 		P(stkrec_exit, "sched_process_exit"),
+		P(stkrec_exit_task, "sched_process_exit"),
 		P(stkrec_exec, "sched_process_exec"),
 		P(stkrec_io_start, "block_io_start"),
 		P(stkrec_getrq, "block_getrq"),

@@ -62,6 +62,7 @@ struct record_progress {
 	uint64_t cgroup_filtered[CAP_KIND_MAX]; /* -G: events of other cgroups */
 	uint64_t untraced;             /* waits lost to a switch no probe saw */
 	uint64_t recovered;            /* waits ended by the scheduler's clock */
+	uint64_t untraced_wake;        /* sleeps kept whose wakeup no probe saw */
 	uint64_t ucache_wrong;         /* tests: kept user walks found wrong */
 	uint64_t kcache_wrong;         /* tests: kept kernel walks found wrong */
 	/* the tp_btf programs failed to load (this error) where the kernel
@@ -142,6 +143,7 @@ struct record_opts {
 	uint32_t test_skip_bio;
 	uint32_t test_skip_major, test_skip_minor;
 	uint32_t test_skip_in;       /* ... of its switch-ins of waiting threads */
+	uint32_t test_skip_wake;     /* ... of its sched_waking program */
 	/* tests: each thread's last user and kernel walks kept and reused
 	 * (bpf/unwind.bpf.h, bpf/kstack.bpf.h); off: never; verify: walked
 	 * anyway and compared; user, kernel: only those */

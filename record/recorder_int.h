@@ -97,6 +97,7 @@ struct recorder {
 	uint64_t maps_missed; /* processes whose /proc maps could not be read */
 	uint64_t cgroup_filtered[CAP_KIND_MAX]; /* -G, as of the last file's end */
 	uint64_t untraced, recovered; /* bpf.untraced.offcpu, bpf.recovered.offcpu, same */
+	uint64_t untraced_wake;       /* bpf.untraced.wakeup, same */
 	uint64_t ucache_wrong;        /* tests: kept walks a new walk found different */
 	uint64_t kcache_wrong;        /* ... kernel walks */
 	int tp_btf_err;               /* the tp_btf programs' load, failed */

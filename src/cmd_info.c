@@ -454,7 +454,7 @@ static void print_text(const struct info *in)
 		       "profiles undercount\n", total_lost(in));
 	if (in->not_run[CAP_STAT_NOT_RUN])
 		printf("WARNING:      %" PRIu64 " events not recorded: the kernel did not run "
-		       "the recorder's program (bpf.skipped.*, bpf.untraced.offcpu, "
+		       "the recorder's program (bpf.skipped.*, bpf.untraced.*, "
 		       "bio.missed_completions)\n",
 		       in->not_run[CAP_STAT_NOT_RUN]);
 	if (in->not_run[CAP_STAT_INCOMPLETE])

@@ -370,6 +370,9 @@ static void summary(const struct recorder *r, const struct record_opts *o)
 	if (p.untraced || p.recovered)
 		fprintf(stderr, "  switches no probe saw: %" PRIu64 " waits ended by the scheduler's "
 			"clock, %" PRIu64 " waits lost\n", p.recovered, p.untraced);
+	if (p.untraced_wake)
+		fprintf(stderr, "  wakeups no probe saw: %" PRIu64 " sleeps kept without their "
+			"waker\n", p.untraced_wake);
 	if (p.cgroups_unnamed)
 		fprintf(stderr, "  cgroups: %" PRIu64 " ids found nowhere (gone before the "
 			"recorder saw them): written without a path\n", p.cgroups_unnamed);
@@ -599,13 +602,15 @@ static int record(struct record_opts *o, const struct record_policy *pol)
 /* Tests only: STKREC_TEST_SKIP_BIO=N[@MAJOR:MINOR] has the block I/O
  * completion program skip every Nth run (of that disk's requests),
  * STKREC_TEST_SKIP_IN=N the switch program every Nth switch-in of a
- * waiting thread, as a kernel may, and STKREC_TEST_UCACHE=off|verify|user|kernel
+ * waiting thread, STKREC_TEST_SKIP_WAKE=N every Nth run of the sched_waking
+ * program (of traced threads), as a kernel may, and STKREC_TEST_UCACHE=off|verify|user|kernel
  * turns the kept walks off, checks each against a new walk, or keeps the user
  * or the kernel ones only (DEVELOPERS.md). */
 static int test_env(struct record_opts *o)
 {
 	const char *v = getenv("STKREC_TEST_SKIP_BIO");
 	const char *in = getenv("STKREC_TEST_SKIP_IN");
+	const char *wk = getenv("STKREC_TEST_SKIP_WAKE");
 	const char *uc = getenv("STKREC_TEST_UCACHE");
 	unsigned int n, major = 0, minor = 0;
 	int len = 0;
@@ -625,6 +630,10 @@ static int test_env(struct record_opts *o)
 							 RECORD_UCACHE_KERNEL;
 	if (in && (sscanf(in, "%u%n", &o->test_skip_in, &len) != 1 || in[len])) {
 		log_usage_error("record", "STKREC_TEST_SKIP_IN: '%s' is not N", in);
+		return -EINVAL;
+	}
+	if (wk && (sscanf(wk, "%u%n", &o->test_skip_wake, &len) != 1 || wk[len])) {
+		log_usage_error("record", "STKREC_TEST_SKIP_WAKE: '%s' is not N", wk);
 		return -EINVAL;
 	}
 	if (!v)

@@ -183,9 +183,19 @@ static unsigned long header_stat(const char *key)
  * misses one: each wait is recorded all the same, from the scheduler's
  * clock at the thread's next switch-out (or its exit), no shorter than its
  * nap and ending after the timer woke it (report joins the wakeup). */
+/*
+ * Every switch-in skipped: each wait is closed at the thread's next
+ * switch-out, by the scheduler's clock. A thread's last wait, still open
+ * when it exits, is lost and counted (bpf.untraced.offcpu: the napper's
+ * tenth nap and the main thread's join, when the exit's switch comes after
+ * the recorder stopped); a nap's wakeup that reached no program (seen here
+ * about once in 30 runs, ftrace's sched_waking event firing) is counted
+ * too (bpf.untraced.wakeup). Each of the 10 naps is a sleep or a lost
+ * wait, and its wakeup is recorded or counted unseen.
+ */
 Test(record_wakeup, missed_switch_ins_recovered_from_the_clock)
 {
-	unsigned long events, gaps;
+	unsigned long events, gaps, unseen;
 	int n, sleeps;
 	char *s;
 
@@ -193,22 +203,54 @@ Test(record_wakeup, missed_switch_ins_recovered_from_the_clock)
 	record("offcpu,wakeup", "timer", "10");
 	unsetenv("STKREC_TEST_SKIP_IN");
 	events = header_stat("events.offcpu");
-	cr_assert_gt(events, 10);
 	cr_assert_eq(header_stat("bpf.recovered.offcpu"), events);
+	/* before s: header_stat's output is s's buffer */
+	gaps = header_stat("bpf.untraced.offcpu");
+	unseen = header_stat("bpf.untraced.wakeup");
+	cr_assert_geq(events + gaps, 11, "%lu waits, %lu lost", events, gaps);
 	s = wakeups_of("wk-napper");
 	n = count_re(s, "wakeup: woke wk-napper ", NULL);
-	gaps = header_stat("bpf.untraced.offcpu");
-	cr_assert(n <= 10 && n + gaps >= 10, "%d wakeups of 10 naps, %lu untraced:\n%s", n,
-		  gaps, s);
+	cr_assert(n <= 10 && n + unseen + gaps >= 10,
+		  "%d wakeups of 10 naps, %lu waits untraced, %lu wakeups:\n%s", n, gaps, unseen, s);
 	/* its sleeps, not its preemptions (state 0: run D's 16 us at prctl) */
 	s = rl_stkrec_on(cap, (char *[]){ "script", "--folded", "-e", "offcpu", "--comm",
 					  "wk-napper", NULL });
 	sleeps = count_re(s, "wk-napper .*offcpu: [0-9]+ us state 0x[0-9a-f]*[1-9a-f] ", NULL);
-	cr_assert_geq(sleeps, n, "%d sleeps, %d wakeups:\n%s", sleeps, n, s);
+	cr_assert(sleeps <= 10 && sleeps + gaps >= 10 && sleeps + gaps >= (unsigned long)n,
+		  "%d sleeps, %lu untraced, %d wakeups:\n%s", sleeps, gaps, n, s);
 	cr_assert_eq(count_re(s, "wk-napper .*offcpu: (19|[2-9][0-9])[0-9]{3} us state "
 			      "0x[0-9a-f]*[1-9a-f] ", NULL), sleeps, "%s", s);
 	s = rl_stkrec_on(cap, (char *[]){ "report", "--top-waits", "--comm", "wk-napper", NULL });
 	cr_assert_not_null(strstr(s, "        woken by [hardirq]: hrtimer_wakeup <- "), "%s", s);
+}
+
+/* Every other run of the sched_waking program skipped: each sleep kept
+ * has its wakeup recorded or is counted unseen: of all threads, sleeps <=
+ * wakeups + bpf.untraced.wakeup (a wakeup may also end a preemption, of a
+ * thread preempted as it went to sleep), and each nap's wakeup recorded
+ * is not counted: naps' wakeups + bpf.untraced.wakeup <= sleeps (+ the
+ * waits the kernel lost, bpf.untraced.offcpu, now and then here). */
+Test(record_wakeup, wakeups_no_program_saw_counted)
+{
+	unsigned long unseen, gaps;
+	int n, sleeps, wakeups;
+	char *s;
+
+	cr_assert_eq(setenv("STKREC_TEST_SKIP_WAKE", "2", 1), 0);
+	record("offcpu,wakeup", "timer", "10");
+	unsetenv("STKREC_TEST_SKIP_WAKE");
+	gaps = header_stat("bpf.untraced.offcpu");
+	unseen = header_stat("bpf.untraced.wakeup");
+	s = rl_stkrec_on(cap, (char *[]){ "script", "--folded", NULL });
+	sleeps = count_re(s, " offcpu: [0-9]+ us state 0x[0-9a-f]*[1-9a-f] ", NULL);
+	wakeups = count_re(s, " wakeup: woke ", NULL);
+	n = count_re(s, " wakeup: woke wk-napper ", NULL);
+	cr_assert(n >= 3 && n <= 7 && unseen >= 3 && wakeups + unseen >= (unsigned long)sleeps &&
+			  n + unseen <= sleeps + gaps,
+		  "%d wakeups of 10 naps, %d of %d sleeps, %lu counted unseen, %lu waits lost:\n%s",
+		  n, wakeups, sleeps, unseen, gaps, s);
+	s = rl_stkrec_on(cap, (char *[]){ "info", NULL });
+	cr_assert_not_null(strstr(s, "bpf.untraced.*"), "%s", s);
 }
 
 /* a <- b <- c <- the timer: --chain from a's longest wait follows it. */
@@ -262,12 +304,16 @@ static void disk_of(const char *path, char *out, size_t len)
 
 /* An fsync() waits for its writes, O_DIRECT reads for theirs: each such
  * wait is joined to the request whose completion ended it, on the disk
- * the file is on; the 4 reads exactly to 4 requests of 64 KiB. A read
- * preempted (at a page fault's return, say) waited for no request. */
+ * the file is on; each of the 4 reads that slept to a request of 64 KiB
+ * (a read whose request completed before it slept has no wait, about one
+ * run in 30 here). A read preempted (at a page fault's return, say)
+ * waited for no request. */
 Test(record_wakeup, io_waits_joined_to_their_requests)
 {
 	char path[64], disk[64], pattern[256], *s;
+	unsigned long unseen;
 	struct statfs fs;
+	int reads, slept;
 
 	if (statfs("/var/tmp", &fs) || fs.f_type == 0x01021994 /* TMPFS_MAGIC */)
 		cr_skip_test("/var/tmp is not on a block device");
@@ -286,10 +332,17 @@ Test(record_wakeup, io_waits_joined_to_their_requests)
 		     count_re(s, "^wakechain;.*;read_direct;", NULL) -
 		     count_re(s, "^wakechain;.*;read_direct;.*;--;\\[preempted\\] ", NULL),
 		     "every O_DIRECT read wait but a preemption names its request:\n%s", s);
+	unseen = header_stat("bpf.untraced.wakeup"); /* before s: its output is s's buffer */
+	s = rl_stkrec_on(cap, (char *[]){ "script", "--folded", "-e", "offcpu", "--comm",
+					  "wakechain", NULL });
+	slept = count_re(s, "offcpu: [0-9]+ us state 0x[0-9a-f]*[1-9a-f] .*;read_direct;", NULL);
 	s = wakeups_of("wakechain");
 	snprintf(pattern, sizeof(pattern), "wakeup: woke wakechain [0-9]+/[0-9]+ \\[io %s R 64K\\] ",
 		 disk);
-	cr_assert_eq(count_re(s, pattern, NULL), 4, "4 reads of 64 KiB:\n%s", s);
+	reads = count_re(s, pattern, NULL);
+	cr_assert(reads >= 1 && reads <= 4 && reads <= slept && reads + unseen >= (unsigned long)slept,
+		  "4 reads of 64 KiB: %d woken by one, %d slept, %lu sleeps unwoken:\n%s", reads,
+		  slept, unseen, s);
 	snprintf(pattern, sizeof(pattern), "wakeup: woke wakechain [0-9]+/[0-9]+ \\[io %s [WF] ",
 		 disk);
 	cr_assert_geq(count_re(s, pattern, NULL), 1, "the fsync's writes:\n%s", s);
