@@ -659,14 +659,15 @@ static int count_line(const char *text, const char *line)
 static void assert_not_seen_warnings(void)
 {
 	uint64_t skipped = stat_value("bpf.skipped.offcpu") + stat_value("bpf.skipped.cpu") +
-			   stat_value("bpf.skipped.bio") + stat_value("bpf.untraced.offcpu");
+			   stat_value("bpf.skipped.bio") + stat_value("bpf.untraced.offcpu") +
+			   stat_value("bpf.untraced.wakeup");
 	uint64_t missed = stat_value("bio.missed_completions");
 	uint64_t incomplete = stat_value("bio.incomplete");
 	char out[8192], want[256];
 
 	info_text(out, sizeof(out));
 	snprintf(want, sizeof(want), "WARNING:      %llu events not recorded: the kernel did not "
-		 "run the recorder's program (bpf.skipped.*, bpf.untraced.offcpu, "
+		 "run the recorder's program (bpf.skipped.*, bpf.untraced.*, "
 		 "bio.missed_completions)",
 		 (unsigned long long)(skipped + missed));
 	cr_assert_eq(count_line(out, want), skipped + missed ? 1 : 0, "'%s' in:\n%s", want, out);

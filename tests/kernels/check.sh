@@ -109,14 +109,15 @@ check_lost() {
 	*) fail "$name.lost0" "$lost" ;;
 	esac
 	warn=$(grep '^WARNING' "$T/$name.info" | grep -v -E "${2:-^$}" || true)
-	# waits whose end the kernel traced to no program (bpf.untraced.offcpu,
-	# README "Where threads wait"): the kernel's, said but not failed when
-	# they are all the events not recorded
+	# waits whose end, and sleeps whose wakeup, the kernel traced to no
+	# program (bpf.untraced.offcpu and .wakeup, README "Where threads
+	# wait"): the kernel's, said but not failed when they are all the
+	# events not recorded
 	untraced=$("$STKREC" report -i "$T/$name.cap" --header 2>/dev/null |
-		grep -o 'bpf\.untraced\.offcpu [0-9]*' | awk '{print $2}')
+		grep -o 'bpf\.untraced\.[a-z]* [0-9]*' | awk '{n += $2} END {print n + 0}')
 	if [ "${untraced:-0}" -gt 0 ] &&
 		echo "$warn" | grep -q "^WARNING: *$untraced events not recorded: the kernel did not run"; then
-		echo "note $name.untraced: $untraced waits whose end no probe saw"
+		echo "note $name.untraced: $untraced waits whose end or wakeup no probe saw"
 		warn=$(echo "$warn" | grep -v "^WARNING: *$untraced events not recorded: the kernel did not run" || true)
 	fi
 	if [ -n "$warn" ]; then
