@@ -758,10 +758,10 @@ static int write_addr(struct ksyms *ks, uint64_t addr, struct cap_writer *w,
 		      struct intern *in)
 {
 	ssize_t i = find_sym(ks, addr);
-	int err;
+	int err, own = i < 0 ? find_own(ks, addr) : -1;
 
-	if (i < 0 && find_own(ks, addr) >= 0)
-		return write_own(ks, find_own(ks, addr), w, in);
+	if (own >= 0)
+		return write_own(ks, own, w, in);
 	if (i < 0) {
 		err = reload_for(ks, addr, w, in);
 		if (err < 0)

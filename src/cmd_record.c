@@ -606,11 +606,22 @@ static int record(struct record_opts *o, const struct record_policy *pol)
  * program (of traced threads), as a kernel may, and STKREC_TEST_UCACHE=off|verify|user|kernel
  * turns the kept walks off, checks each against a new walk, or keeps the user
  * or the kernel ones only (DEVELOPERS.md). */
+/* A test variable that is unset or a whole unsigned number N. */
+static int test_env_u32(const char *name, uint32_t *out)
+{
+	const char *v = getenv(name);
+	int len = 0;
+
+	if (v && (sscanf(v, "%u%n", out, &len) != 1 || v[len])) {
+		log_usage_error("record", "%s: '%s' is not N", name, v);
+		return -EINVAL;
+	}
+	return 0;
+}
+
 static int test_env(struct record_opts *o)
 {
 	const char *v = getenv("STKREC_TEST_SKIP_BIO");
-	const char *in = getenv("STKREC_TEST_SKIP_IN");
-	const char *wk = getenv("STKREC_TEST_SKIP_WAKE");
 	const char *uc = getenv("STKREC_TEST_UCACHE");
 	unsigned int n, major = 0, minor = 0;
 	int len = 0;
@@ -628,14 +639,9 @@ static int test_env(struct record_opts *o)
 				 !strcmp(uc, "verify") ? RECORD_UCACHE_VERIFY :
 				 !strcmp(uc, "user")   ? RECORD_UCACHE_USER :
 							 RECORD_UCACHE_KERNEL;
-	if (in && (sscanf(in, "%u%n", &o->test_skip_in, &len) != 1 || in[len])) {
-		log_usage_error("record", "STKREC_TEST_SKIP_IN: '%s' is not N", in);
+	if (test_env_u32("STKREC_TEST_SKIP_IN", &o->test_skip_in) ||
+	    test_env_u32("STKREC_TEST_SKIP_WAKE", &o->test_skip_wake))
 		return -EINVAL;
-	}
-	if (wk && (sscanf(wk, "%u%n", &o->test_skip_wake, &len) != 1 || wk[len])) {
-		log_usage_error("record", "STKREC_TEST_SKIP_WAKE: '%s' is not N", wk);
-		return -EINVAL;
-	}
 	if (!v)
 		return 0;
 	if ((sscanf(v, "%u%n@%u:%u%n", &n, &len, &major, &minor, &len) < 1 || v[len]) ||
