@@ -48,20 +48,14 @@ static bool key_eq(const void *ent, const void *key)
 	return key_eq_key(&((const struct group_ent *)ent)->k, key);
 }
 
-/* The group of key, created with the event's times when new (time as a
- * view places it, own its own). A thread's events come in runs of one
- * group: its last one is tried first. */
-static struct model_group *group_of(struct model *m, const struct model_group_key *k,
-				    uint64_t time, uint64_t own, bool *is_new)
+/* group_of()'s search of the table, and the new group when none is. */
+static struct model_group *group_find(struct model *m, const struct model_group_key *k,
+				      uint64_t time, uint64_t own, bool *is_new)
 {
 	uint64_t *last = &m->group_last[k->tid % MODEL_GROUP_LAST];
 	struct group_ent *e;
 	int ret;
 
-	if (*last < m->nr_groups && key_eq_key(&m->groups[*last].k, k)) {
-		*is_new = false;
-		return &m->groups[*last];
-	}
 	m->group_tab.esize = sizeof(*e);
 	ret = hashtab__upsert(&m->group_tab, key_hash(k), k, key_eq, (void **)&e);
 	if (ret < 0)
@@ -81,6 +75,21 @@ static struct model_group *group_of(struct model *m, const struct model_group_ke
 	m->groups[m->nr_groups] = (struct model_group){ .k = *k, .first_time = time,
 							.first_start = own, .t_min = UINT64_MAX };
 	return &m->groups[m->nr_groups++];
+}
+
+/* The group of key, created with the event's times when new (time as a
+ * view places it, own its own). A thread's events come in runs of one
+ * group: its last one is tried first, inline. */
+static inline struct model_group *group_of(struct model *m, const struct model_group_key *k,
+					   uint64_t time, uint64_t own, bool *is_new)
+{
+	uint64_t last = m->group_last[k->tid % MODEL_GROUP_LAST];
+
+	if (last < m->nr_groups && key_eq_key(&m->groups[last].k, k)) {
+		*is_new = false;
+		return &m->groups[last];
+	}
+	return group_find(m, k, time, own, is_new);
 }
 
 /* One event into g: value at time (as a view places it), own: its own
@@ -109,7 +118,7 @@ int model_group_offcpu(struct model *m, const struct cap_offcpu *e)
 	struct model_group_key k = { .pid = e->pid, .tid = e->tid, .ustack = e->ustack,
 				     .kstack = e->kstack, .state = e->state, .open = e->open,
 				     .cgroup = e->cgroup, .kind = CAP_KIND_OFFCPU };
-	uint64_t from, value = model__offcpu_seen(m, e, &from);
+	uint64_t from, value = model_offcpu_seen(m, e, &from);
 	struct model_group *g;
 	bool is_new;
 

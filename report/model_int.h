@@ -261,4 +261,18 @@ void model_pack_free(struct model *m);
 int model_on_wakeup(struct model *m, const struct cap_wakeup *w);
 int model_wake_finish(struct model *m);
 
+/* model__offcpu_seen(), inline for the grouped load's every event. */
+static inline uint64_t model_offcpu_seen(const struct model *m, const struct cap_offcpu *e,
+					 uint64_t *from)
+{
+	uint64_t skip = 0;
+
+	*from = e->start;
+	if ((e->open & CAP_OFFCPU_OPEN_START) && e->start < m->hdr.start_time) {
+		skip = m->hdr.start_time - e->start;
+		*from = m->hdr.start_time;
+	}
+	return e->duration > skip ? e->duration - skip : 0;
+}
+
 #endif /* STKREC_REPORT_MODEL_INT_H */

@@ -253,14 +253,7 @@ const struct cap_kernel *model__kernel(const struct model *m)
 
 uint64_t model__offcpu_seen(const struct model *m, const struct cap_offcpu *e, uint64_t *from)
 {
-	uint64_t skip = 0;
-
-	*from = e->start;
-	if ((e->open & CAP_OFFCPU_OPEN_START) && e->start < m->hdr.start_time) {
-		skip = m->hdr.start_time - e->start;
-		*from = m->hdr.start_time;
-	}
-	return e->duration > skip ? e->duration - skip : 0;
+	return model_offcpu_seen(m, e, from);
 }
 
 uint64_t model__last_time(const struct model *m)
