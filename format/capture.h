@@ -813,6 +813,11 @@ const struct cap_header *cap_reader__header(const struct cap_reader *r);
 /* Next record: 1 with *rec filled, 0 at the end of the data, <0 on an error
  * that stops reading (damaged blocks are skipped and counted, not errors). */
 int cap_reader__next(struct cap_reader *r, struct cap_record *rec);
+/* The OFFCPU events of the records next in the block being read, up to max,
+ * into out, as cap_reader__next() would give them one by one: how many; 0
+ * when the next record is not one (cap_reader__next() reads it). For a
+ * load that reads millions of them: one call per run of them. */
+size_t cap_reader__next_offcpus(struct cap_reader *r, struct cap_offcpu *out, size_t max);
 
 const struct cap_read_stats *cap_reader__stats(const struct cap_reader *r);
 

@@ -423,8 +423,8 @@ static inline __attribute__((always_inline)) bool compact_values(const uint8_t *
 /* §4.17: a compact OFFCPU becomes the OFFCPU it encodes. Each end is a delta
  * from the previous one, so after a bad one the rest of the block's compact
  * records cannot be trusted and are counted bad too. */
-static bool decode_compact(struct cap_reader *r, struct cap_record *rec,
-			   const uint8_t *body, uint32_t body_len)
+static inline __attribute__((always_inline)) bool decode_compact(struct cap_reader *r, const uint8_t *body, uint32_t body_len,
+			   struct cap_offcpu *o)
 {
 	const uint8_t *end = body + body_len;
 	uint64_t v[10] = { 0 };
@@ -441,24 +441,35 @@ static bool decode_compact(struct cap_reader *r, struct cap_record *rec,
 		return false;
 	}
 	/* fields after these are a newer minor's, and ignored (§4.0 rule 4) */
-	rec->offcpu.start = r->prev_end + (uint64_t)cap__unzigzag(v[0]);
-	rec->offcpu.duration = v[1];
-	if (rec->offcpu.start + v[1] < rec->offcpu.start) {
+	o->start = r->prev_end + (uint64_t)cap__unzigzag(v[0]);
+	o->duration = v[1];
+	if (o->start + v[1] < o->start) {
 		r->compact_broken = true; /* would end past 2^64 ns */
 		return false;
 	}
-	r->prev_end = rec->offcpu.start + v[1];
-	rec->type = CAP_REC_OFFCPU;
-	rec->offcpu.tid = v[2];
-	rec->offcpu.pid = v[3];
-	rec->offcpu.cpu = v[4];
-	rec->offcpu.state = v[5];
-	rec->offcpu.ustack = v[6];
-	rec->offcpu.kstack = v[7];
-	rec->offcpu.open = v[8];
-	rec->offcpu.reserved = 0;
-	rec->offcpu.cgroup = v[9];
+	r->prev_end = o->start + v[1];
+	o->tid = v[2];
+	o->pid = v[3];
+	o->cpu = v[4];
+	o->state = v[5];
+	o->ustack = v[6];
+	o->kstack = v[7];
+	o->open = v[8];
+	o->reserved = 0;
+	o->cgroup = v[9];
 	return true;
+}
+
+/* The record at block_pos: its header into *rh; false when the rest of the
+ * block cannot be framed into records. */
+static bool frame_record(const struct cap_reader *r, struct cap_rec_hdr *rh)
+{
+	size_t left = r->block_len - r->block_pos;
+
+	if (left < sizeof(*rh))
+		return false;
+	memcpy(rh, r->block + r->block_pos, sizeof(*rh)); /* one load, not a loop of bytes */
+	return rh->size >= sizeof(*rh) && rh->size <= left;
 }
 
 /* Decode the record at block_pos: 1 filled, 0 skipped, -1 block exhausted. */
@@ -471,9 +482,7 @@ static int decode_record(struct cap_reader *r, struct cap_record *rec)
 
 	if (!left)
 		return -1;
-	if (left >= sizeof(rh))
-		memcpy(&rh, p, sizeof(rh)); /* one load, not a loop of bytes */
-	if (left < sizeof(rh) || rh.size < sizeof(rh) || rh.size > left) {
+	if (!frame_record(r, &rh)) {
 		/* the rest of the block cannot be framed into records */
 		r->st.bad_records++;
 		r->block_pos = r->block_len;
@@ -491,10 +500,11 @@ static int decode_record(struct cap_reader *r, struct cap_record *rec)
 		rec->frames = NULL;
 		rec->size = rh.size;
 		rec->file_offset = r->block_off;
-		if (!decode_compact(r, rec, p + sizeof(rh), body_len)) {
+		if (!decode_compact(r, p + sizeof(rh), body_len, &rec->offcpu)) {
 			r->st.bad_records++;
 			return 0;
 		}
+		rec->type = CAP_REC_OFFCPU;
 		/* count_record() of an OFFCPU, without its tests */
 		r->st.counted.events[CAP_KIND_OFFCPU]++;
 		r->type_count[CAP_REC_OFFCPU]++;
@@ -572,6 +582,27 @@ int cap_reader__next(struct cap_reader *r, struct cap_record *rec)
 		if (!ret)
 			finish_scan(r);
 	}
+}
+
+size_t cap_reader__next_offcpus(struct cap_reader *r, struct cap_offcpu *out, size_t max)
+{
+	struct cap_rec_hdr rh;
+	size_t n = 0;
+
+	if (!r || !out)
+		return 0;
+	/* decode_record()'s way for a compact OFFCPU, the counts summed; one
+	 * that fails is left for cap_reader__next() to count bad */
+	while (n < max && frame_record(r, &rh) && rh.type == CAP_REC_OFFCPU_COMPACT &&
+	       decode_compact(r, r->block + r->block_pos + sizeof(rh), rh.size - sizeof(rh),
+			      &out[n])) {
+		r->block_pos += rh.size;
+		n++;
+	}
+	r->st.counted.records += n;
+	r->st.counted.events[CAP_KIND_OFFCPU] += n;
+	r->type_count[CAP_REC_OFFCPU] += n;
+	return n;
 }
 
 static void append(char *buf, size_t len, size_t *off, const char *fmt, ...)

@@ -179,6 +179,16 @@ static void note_time(struct model *m, uint64_t t)
 		m->last_event = t;
 }
 
+static int on_offcpu(struct model *m, const struct cap_offcpu *o)
+{
+	note_time(m, o->start + o->duration);
+	if (m->streamed) {
+		m->nr_offcpu++;
+		return m->grouped ? model_group_offcpu(m, o) : 0;
+	}
+	return ARRAY_PUSH(m->offcpu, m->nr_offcpu, m->offcpu_cap, *o);
+}
+
 static int on_event(struct model *m, const struct cap_record *r)
 {
 	uint32_t comm;
@@ -186,12 +196,7 @@ static int on_event(struct model *m, const struct cap_record *r)
 
 	switch (r->type) {
 	case CAP_REC_OFFCPU:
-		note_time(m, r->offcpu.start + r->offcpu.duration);
-		if (m->streamed) {
-			m->nr_offcpu++;
-			return m->grouped ? model_group_offcpu(m, &r->offcpu) : 0;
-		}
-		return ARRAY_PUSH(m->offcpu, m->nr_offcpu, m->offcpu_cap, r->offcpu);
+		return on_offcpu(m, &r->offcpu);
 	case CAP_REC_CPU:
 		note_time(m, r->cpu.time);
 		if (m->streamed) {
@@ -325,19 +330,43 @@ static void note_loss(struct model *m, struct cap_reader *rd, int ret, uint64_t 
 		snprintf(m->loss, sizeof(m->loss), "%s", buf);
 }
 
+/* The next records: a run of OFFCPU events at once, else one record; how
+ * many (at most max), 0 at the end with *ret cap_reader__next()'s return. */
+static int read_some(struct model *m, struct cap_reader *rd, size_t max, size_t *n, int *ret)
+{
+	struct cap_offcpu run[64];
+	struct cap_record rec;
+	size_t i;
+	int err = 0;
+
+	*n = cap_reader__next_offcpus(rd, run, max < 64 ? max : 64);
+	for (i = 0; !err && i < *n; i++)
+		err = on_offcpu(m, &run[i]);
+	if (*n)
+		return err;
+	*ret = cap_reader__next(rd, &rec);
+	if (*ret <= 0)
+		return 0;
+	*n = 1;
+	return on_record(m, &rec);
+}
+
+#define MEM_CHECK_EVERY 0x10000u /* records */
+
 static int read_all(struct model *m, struct cap_reader *rd, uint64_t limit)
 {
-	struct cap_record rec;
-	uint64_t n = 0;
 	bool full = false;
-	int ret, err;
+	size_t n;
+	int ret = 1, err;
 
-	while ((ret = cap_reader__next(rd, &rec)) > 0) {
-		err = on_record(m, &rec);
+	for (;;) {
+		err = read_some(m, rd, MEM_CHECK_EVERY - m->nrec % MEM_CHECK_EVERY, &n, &ret);
 		if (err)
 			return err; /* out of memory: nothing sensible to show */
-		m->nrec++;
-		if (!(++n & 0xffff) && mem_usage(m) > limit) {
+		if (!n)
+			break;
+		m->nrec += n;
+		if (!(m->nrec % MEM_CHECK_EVERY) && mem_usage(m) > limit) {
 			full = true;
 			break;
 		}

@@ -250,3 +250,95 @@ Test(format_packed, newer_fields_ignored)
 	cr_assert_eq(cap_reader__stats(c.r)->bad_records, 0);
 	capgen_mem_free(&c);
 }
+
+/* What a caller sees of one reading: each record in order (an OFFCPU's
+ * fields, another record's type), and the reader's counts. */
+struct reading {
+	uint64_t hash, records;
+	struct cap_read_stats st;
+	uint64_t offcpu_type;
+};
+
+static uint64_t fnv(uint64_t h, const void *p, size_t n)
+{
+	const uint8_t *b = p;
+
+	while (n--)
+		h = (h ^ *b++) * 0x100000001b3ull;
+	return h;
+}
+
+/* buf read to its end; runs: the OFFCPU events up to runs at a time
+ * (cap_reader__next_offcpus()), the rest one by one; 0: all one by one. */
+static void read_by(const uint8_t *buf, size_t len, size_t runs, struct reading *o)
+{
+	struct cap_offcpu run[8];
+	struct cap_record rec;
+	struct cap_reader *r;
+	size_t i, n;
+
+	memset(o, 0, sizeof(*o));
+	o->hash = 0xcbf29ce484222325ull;
+	cr_assert_eq(cap_reader__open_mem(buf, len, &r), 0);
+	for (;;) {
+		n = runs ? cap_reader__next_offcpus(r, run, runs) : 0;
+		cr_assert_leq(n, runs);
+		for (i = 0; i < n; i++)
+			o->hash = fnv(o->hash, &run[i], sizeof(run[i]));
+		o->records += n;
+		if (n)
+			continue;
+		if (cap_reader__next(r, &rec) != 1)
+			break;
+		if (rec.type == CAP_REC_OFFCPU)
+			o->hash = fnv(o->hash, &rec.offcpu, sizeof(rec.offcpu));
+		else
+			o->hash = fnv(o->hash, &rec.type, sizeof(rec.type));
+		o->records++;
+	}
+	o->st = *cap_reader__stats(r);
+	o->offcpu_type = cap_reader__type_count(r, CAP_REC_OFFCPU);
+	cap_reader__close(r);
+}
+
+/* cap_reader__next_offcpus() gives what cap_reader__next() does, one by
+ * one: the events, then the counts, across blocks, other records, and bad
+ * bodies (which it leaves for cap_reader__next() to count). */
+Test(format_packed, runs_read_as_one_by_one)
+{
+	struct cap_writer_opts wo = { .block_size = 300 };
+	const size_t ne = sizeof(edges) / sizeof(edges[0]);
+	struct reading one, by;
+	struct capgen_mem c;
+	uint8_t b[64];
+	size_t i, n, runs;
+
+	cr_assert_eq(capgen_mem_begin(&c, &wo), 0);
+	for (i = 0; i < 200; i++) {
+		cr_assert_eq(cap_writer__append(c.w, CAP_REC_OFFCPU, &edges[i % ne],
+						sizeof(edges[i % ne]), NULL, 0), 0);
+		if (i % 17 == 5)
+			cr_assert_eq(cap_writer__string(c.w, 1, "x", 1), 0);
+		if (i % 29 == 7) { /* a bad body: the rest of its block is bad too */
+			n = body(b, 0, 10, 2);
+			b[n - 1] = 0x84;
+			cr_assert_eq(cap_writer__append(c.w, CAP_REC_OFFCPU_COMPACT, b, n,
+							NULL, 0), 0);
+		}
+	}
+	cr_assert_eq(capgen_mem_end(&c), 0);
+	read_by(c.buf, c.len, 0, &one);
+	cr_assert_gt(one.st.bad_records, 6);
+	cr_assert_gt(one.st.counted.events[CAP_KIND_OFFCPU], 100);
+	for (runs = 1; runs <= 8; runs++) {
+		read_by(c.buf, c.len, runs, &by);
+		cr_assert_eq(by.hash, one.hash, "runs of %zu: other events", runs);
+		cr_assert_eq(by.records, one.records, "runs of %zu", runs);
+		cr_assert_eq(memcmp(&by.st.counted, &one.st.counted, sizeof(one.st.counted)), 0,
+			     "runs of %zu: counts", runs);
+		cr_assert_eq(by.st.bad_records, one.st.bad_records, "runs of %zu", runs);
+		cr_assert_eq(by.st.recovered, one.st.recovered, "runs of %zu", runs);
+		cr_assert_eq(by.offcpu_type, one.offcpu_type, "runs of %zu", runs);
+	}
+	capgen_mem_free(&c);
+}
