@@ -183,9 +183,13 @@ void cap__prefetch_start(struct cap_reader *r)
 	if (!p)
 		return; /* the scan decompresses it all itself */
 	p->hot = malloc(CAP_MAX_BLOCK_SIZE);
+	if (!p->hot) {
+		free_slots(p);
+		return;
+	}
 	for (i = 0; i < SLOTS; i++) {
 		p->slot[i].buf = malloc(CAP_MAX_BLOCK_SIZE);
-		if (!p->slot[i].buf || !p->hot) {
+		if (!p->slot[i].buf) {
 			free_slots(p);
 			return;
 		}

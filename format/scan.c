@@ -423,8 +423,8 @@ static inline __attribute__((always_inline)) bool compact_values(const uint8_t *
 /* §4.17: a compact OFFCPU becomes the OFFCPU it encodes. Each end is a delta
  * from the previous one, so after a bad one the rest of the block's compact
  * records cannot be trusted and are counted bad too. */
-static inline __attribute__((always_inline)) bool decode_compact(struct cap_reader *r, const uint8_t *body, uint32_t body_len,
-			   struct cap_offcpu *o)
+static inline __attribute__((always_inline)) bool
+decode_compact(struct cap_reader *r, const uint8_t *body, uint32_t body_len, struct cap_offcpu *o)
 {
 	const uint8_t *end = body + body_len;
 	uint64_t v[10] = { 0 };
