@@ -298,7 +298,7 @@ static void pack_summary(const struct record_progress *p, bool quiet)
 	if (!quiet)
 		fprintf(stderr, "  symbol pack: %" PRIu64 " binaries, %" PRIu64 " symbols, %"
 			PRIu64 " addresses (%" PRIu64 " unnamed), %" PRIu64 " JIT entries; "
-			"%.2f s%s\n", k->objects, k->symbols, k->addresses, k->unnamed,
+			"%.3f s%s\n", k->objects, k->symbols, k->addresses, k->unnamed,
 			k->jit_entries, p->pack_ns / 1e9, p->packs > 1 ? " for all files" : "");
 	if (k->left_out)
 		log_warn("record: symbol pack of %s: %" PRIu64 " names left out at its bounds "
