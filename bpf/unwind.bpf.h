@@ -169,12 +169,14 @@ struct {
 #define UMAP_SEARCH 9  /* log2(STKREC_MAX_UMAPS) + 1 */
 #define ROW_SEARCH 25  /* up to 16M rows per file */
 #define USER_TOP 0x800000000000ull /* x86-64 user addresses are below */
+#define UNWIND_NO_REC 0xffffffff /* unwind_ctx.kind: the words read are not kept */
 
 struct unwind_ctx {
 	__u64 *ips;          /* the event's frames */
-	const struct stkrec_umaps *maps;
 	__u64 mm;            /* the task's address space, for vcache */
 	__u32 tgid;
+	__u32 kind;          /* ucache_rec's key: the words read go there, */
+			     /* UNWIND_NO_REC: nowhere (always with cross) */
 	__u64 pc, sp, fp;
 	__u32 n;             /* frames written */
 	__u32 status;
@@ -183,22 +185,17 @@ struct unwind_ctx {
 	bool vma_asked;      /* bpf_find_vma() was called (once per event) */
 	struct stkrec_umap vma; /* the mapping it found, nr_rows 0 if none */
 	struct task_struct *task; /* whose memory: with cross, another task's */
-	struct ucache_words *rec; /* the words read go here (not with cross) */
-	__u64 pc0, sp0, fp0;   /* the registers it started from */
 	__u32 nslots;
 	bool uncached;         /* the walk cannot be kept */
 	bool fp_restored;      /* fp no longer the starting register's */
 	bool fp0_used;         /* the starting rbp was used: it must be the same */
 };
 
-/* The index in ms of the mapping holding addr, -1 if none: a global
- * function, for the reason given at stkrec_row_find(). */
-__noinline int stkrec_umap_find(const struct stkrec_umaps *ms, __u64 addr)
+/* The index in ms of the mapping holding addr, -1 if none. */
+static __always_inline int umap_search(const struct stkrec_umaps *ms, __u64 addr)
 {
 	__u32 lo = 0, hi, mid, i;
 
-	if (!ms)
-		return -1;
 	hi = ms->nr;
 	if (hi > STKREC_MAX_UMAPS)
 		return -1;
@@ -216,14 +213,23 @@ __noinline int stkrec_umap_find(const struct stkrec_umaps *ms, __u64 addr)
 	return addr < ms->m[lo].end ? lo : -1;
 }
 
+/* umap_search() as a global function, for the reason given at
+ * stkrec_row_find(). */
+__noinline int stkrec_umap_find(const struct stkrec_umaps *ms, __u64 addr)
+{
+	return ms ? umap_search(ms, addr) : -1;
+}
+
+/* inl (a constant): the search inlined, in stkrec_ustep() (whose frame
+ * must leave room for no other: see there), else the global function */
 static __always_inline const struct stkrec_umap *umap_find(const struct stkrec_umaps *ms,
-							   __u64 addr)
+							   __u64 addr, const bool inl)
 {
 	int i;
 
 	if (!ms)
 		return NULL;
-	i = stkrec_umap_find(ms, addr);
+	i = inl ? umap_search(ms, addr) : stkrec_umap_find(ms, addr);
 	if (i < 0)
 		return NULL;
 	return &ms->m[i & (STKREC_MAX_UMAPS - 1)];
@@ -241,13 +247,9 @@ static __always_inline const struct stkrec_cfi_row *row_at(__u32 i)
 	return bpf_map_lookup_elem(chunk, &k);
 }
 
-/*
- * The index of the last row at or below vaddr among nr rows from first,
- * -1 if none: a global function, which the verifier checks once per
- * program with nothing known of its arguments, where the same loop inlined
- * in each frame's step was checked again for every state reaching it.
- */
-__noinline int stkrec_row_find(__u32 first, __u32 nr, __u32 vaddr)
+/* The index of the last row at or below vaddr among nr rows from first,
+ * -1 if none. */
+static __always_inline int row_search(__u32 first, __u32 nr, __u32 vaddr)
 {
 	__u32 lo = first, hi = first + nr, mid, i;
 	const struct stkrec_cfi_row *row;
@@ -269,15 +271,27 @@ __noinline int stkrec_row_find(__u32 first, __u32 nr, __u32 vaddr)
 	return lo - 1;
 }
 
+/*
+ * row_search() as a global function, which the verifier checks once per
+ * program with nothing known of its arguments, where the same loop inlined
+ * in each frame's step was checked again for every state reaching it.
+ */
+__noinline int stkrec_row_find(__u32 first, __u32 nr, __u32 vaddr)
+{
+	return row_search(first, nr, vaddr);
+}
+
+/* inl: as at umap_find() */
 static __always_inline const struct stkrec_cfi_row *row_find(const struct stkrec_umap *m,
-							     __u64 vaddr)
+							     __u64 vaddr, const bool inl)
 {
 	__u32 i;
 	int r;
 
 	if (vaddr >> 32)
 		return NULL;
-	r = stkrec_row_find(m->first, m->nr_rows, vaddr);
+	r = inl ? row_search(m->first, m->nr_rows, vaddr) :
+		  stkrec_row_find(m->first, m->nr_rows, vaddr);
 	if (r < 0)
 		return NULL;
 	i = r;
@@ -286,10 +300,9 @@ static __always_inline const struct stkrec_cfi_row *row_find(const struct stkrec
 
 /* cross (a constant at every call): the memory of c->task, which is not
  * the current task; only sleepable programs may read it. */
-static __always_inline int read_user_u64(struct unwind_ctx *c, __u64 addr, __u64 *v,
-					 const bool cross)
+static __always_inline int read_user_u64(struct unwind_ctx *c, struct ucache_words *w,
+					 __u64 addr, __u64 *v, const bool cross)
 {
-	struct ucache_words *w = c->rec;
 	__u32 i = c->nslots;
 	int err;
 
@@ -315,7 +328,7 @@ static __always_inline int read_user_u64(struct unwind_ctx *c, __u64 addr, __u64
 /* The caller by the frame-pointer convention: code without rows. rbp must
  * point into the stack above rsp, 8-aligned, else it is no frame pointer
  * and the stack ends with the marker. */
-static __always_inline __u32 step_fp(struct unwind_ctx *c, const bool cross)
+static __always_inline __u32 step_fp(struct unwind_ctx *c, struct ucache_words *w, const bool cross)
 {
 	__u64 ra, fp;
 
@@ -323,8 +336,8 @@ static __always_inline __u32 step_fp(struct unwind_ctx *c, const bool cross)
 	c->fp0_used |= !c->fp_restored;
 	if (!c->fp)
 		return UNWIND_END;
-	if (c->fp < c->sp || (c->fp & 7) || read_user_u64(c, c->fp + 8, &ra, cross) ||
-	    read_user_u64(c, c->fp, &fp, cross))
+	if (c->fp < c->sp || (c->fp & 7) || read_user_u64(c, w, c->fp + 8, &ra, cross) ||
+	    read_user_u64(c, w, c->fp, &fp, cross))
 		return UNWIND_TRUNC;
 	c->sp = c->fp + 16;
 	c->fp = fp;
@@ -336,12 +349,14 @@ static __always_inline __u32 step_fp(struct unwind_ctx *c, const bool cross)
 
 /* __restore_rt: the interrupted registers are in the ucontext at rsp
  * (uc_mcontext at 40: rbp +80, rsp +120, rip +128). */
-static __always_inline __u32 step_signal(struct unwind_ctx *c, const bool cross)
+static __always_inline __u32 step_signal(struct unwind_ctx *c, struct ucache_words *w,
+					 const bool cross)
 {
 	__u64 fp, sp, pc;
 
-	if (read_user_u64(c, c->sp + 120, &fp, cross) || read_user_u64(c, c->sp + 160, &sp, cross) ||
-	    read_user_u64(c, c->sp + 168, &pc, cross))
+	if (read_user_u64(c, w, c->sp + 120, &fp, cross) ||
+	    read_user_u64(c, w, c->sp + 160, &sp, cross) ||
+	    read_user_u64(c, w, c->sp + 168, &pc, cross))
 		return UNWIND_TRUNC;
 	c->fp = fp;
 	c->fp_restored = true;
@@ -351,8 +366,8 @@ static __always_inline __u32 step_signal(struct unwind_ctx *c, const bool cross)
 	return UNWIND_GO;
 }
 
-static __always_inline __u32 step_row(struct unwind_ctx *c, const struct stkrec_cfi_row *row,
-				      const bool cross)
+static __always_inline __u32 step_row(struct unwind_ctx *c, struct ucache_words *w,
+				      const struct stkrec_cfi_row *row, const bool cross)
 {
 	__u64 cfa, ra, fp = c->fp;
 
@@ -368,17 +383,17 @@ static __always_inline __u32 step_row(struct unwind_ctx *c, const struct stkrec_
 		cfa = c->sp + 8 + ((c->pc & 15) >= 11 ? 8 : 0);
 		break;
 	case STKREC_CFA_SIGNAL:
-		return step_signal(c, cross);
+		return step_signal(c, w, cross);
 	case STKREC_CFA_END:
 		return UNWIND_END;
 	case STKREC_CFA_GAP:
-		return step_fp(c, cross);
+		return step_fp(c, w, cross);
 	default:
 		return UNWIND_TRUNC;
 	}
-	if (cfa <= c->sp || read_user_u64(c, cfa - 8, &ra, cross))
+	if (cfa <= c->sp || read_user_u64(c, w, cfa - 8, &ra, cross))
 		return UNWIND_TRUNC;
-	if (row->fp_off && read_user_u64(c, cfa + (__s64)row->fp_off * 8, &fp, cross))
+	if (row->fp_off && read_user_u64(c, w, cfa + (__s64)row->fp_off * 8, &fp, cross))
 		return UNWIND_TRUNC;
 	c->fp_restored |= row->fp_off != 0;
 	c->sp = cfa;
@@ -395,9 +410,11 @@ static __always_inline bool in_map(const struct stkrec_umap *m, __u64 addr)
 
 /* The mapping of look: the process's table, else what the kernel said,
  * in this event or an earlier one. */
-static __always_inline const struct stkrec_umap *frame_map(struct unwind_ctx *c, __u64 look)
+static __always_inline const struct stkrec_umap *frame_map(struct unwind_ctx *c,
+							   const struct stkrec_umaps *maps,
+							   __u64 look, const bool inl)
 {
-	const struct stkrec_umap *m = umap_find(c->maps, look);
+	const struct stkrec_umap *m = umap_find(maps, look, inl);
 	struct vcache_key k = { .tgid = c->tgid, .region = look >> 21 };
 	const struct vcache_val *v;
 
@@ -413,7 +430,8 @@ static __always_inline const struct stkrec_umap *frame_map(struct unwind_ctx *c,
 }
 
 /* One frame: record pc, then find the caller. */
-static __always_inline long step(struct unwind_ctx *c, const bool cross)
+static __always_inline long step(struct unwind_ctx *c, __u64 *ips, const struct stkrec_umaps *maps,
+				 struct ucache_words *w, const bool cross)
 {
 	const struct stkrec_cfi_row *row;
 	const struct stkrec_umap *m;
@@ -429,29 +447,99 @@ static __always_inline long step(struct unwind_ctx *c, const bool cross)
 	 * the call instruction is one byte before it */
 	look = c->exact ? c->pc : c->pc - 1;
 	/* fp recordings load no rows: the verifier drops what follows them */
-	m = dwarf_unwind ? frame_map(c, look) : NULL;
+	m = dwarf_unwind ? frame_map(c, maps, look, !cross) : NULL;
 	if (!m && !c->vma_asked && dwarf_unwind) {
 		c->status = UNWIND_VMA; /* this frame again, once the kernel said */
 		return 1;
 	}
-	c->ips[n] = c->pc;
+	ips[n] = c->pc;
 	c->n = n + 1;
-	row = m && m->nr_rows ? row_find(m, look - m->bias) : NULL;
-	c->status = row ? step_row(c, row, cross) : step_fp(c, cross);
+	row = m && m->nr_rows ? row_find(m, look - m->bias, !cross) : NULL;
+	c->status = row ? step_row(c, w, row, cross) : step_fp(c, w, cross);
 	if (c->status == UNWIND_GO && (!c->pc || c->pc >= USER_TOP))
 		c->status = c->pc ? UNWIND_TRUNC : UNWIND_END;
 	return c->status != UNWIND_GO;
 }
 
+struct unwind_frames {
+	__u64 ips[STKREC_MAX_STACK];
+};
+
+/*
+ * One step of the current task's walk: a global function, which the
+ * verifier checks once per program with nothing known of c, where the
+ * step inlined in the bpf_loop() callback was checked again for every
+ * state of the program reaching the loop (instructions processed, on
+ * 6.18: the switch program 48.4k so, 36.7k now; all programs 150k, 123k;
+ * a start's CPU 0.31 s, 0.26 s). Its map values are found again from c's
+ * keys, its pointers being unknown here.
+ *
+ * Its frame is the last one the stack allows: on 6.1, which rounds each
+ * frame up to 32 bytes, the switch program (192), stkrec_unwind_kept()
+ * (192), the callback (32) and this one (96) make the 512 the verifier
+ * takes. So the searches are inlined here (inl), not called, and what
+ * unwind_ctx holds is kept to what a walk needs.
+ */
+__noinline int stkrec_ustep(struct unwind_ctx *c, struct unwind_frames *f)
+{
+	const struct stkrec_umaps *maps;
+	struct ucache_words *rec = NULL;
+	__u32 key; /* one slot for both keys: 6.1 takes no key in c */
+
+	if (!c || !f)
+		return 1;
+	key = c->tgid;
+	maps = bpf_map_lookup_elem(&umaps, &key);
+	key = c->kind;
+	if (key < STKREC_KIND_NR)
+		rec = bpf_map_lookup_elem(&ucache_rec, &key);
+	return step(c, f->ips, maps, rec, false);
+}
+
+/* bpf_loop()'s context for stkrec_ustep(): f outlives the calls, which
+ * leave what c holds unknown */
+struct ustep_args {
+	struct unwind_ctx *c;
+	struct unwind_frames *f;
+};
+
+/* unwind_step_task()'s: another task's stack, the step inlined */
+struct ustep_task_args {
+	struct unwind_ctx *c;
+	const struct stkrec_umaps *maps;
+};
+
 /* bpf_loop() callbacks: the current task's stack, another task's. */
 static long unwind_step(__u64 i, void *arg)
 {
-	return step(arg, false);
+	struct ustep_args *a = arg;
+
+	return stkrec_ustep(a->c, a->f) ? 1 : 0;
 }
 
 static long unwind_step_task(__u64 i, void *arg)
 {
-	return step(arg, true);
+	struct ustep_task_args *a = arg;
+
+	return step(a->c, a->c->ips, a->maps, NULL, true);
+}
+
+/* One bpf_loop() of steps; maps: the process's table, for cross. The
+ * global step leaves what c holds unknown to the verifier, so its
+ * pointers are set again. */
+static __always_inline void unwind_loop(struct unwind_ctx *c, const struct stkrec_umaps *maps,
+					const bool cross)
+{
+	struct ustep_args a = { .c = c, .f = (struct unwind_frames *)c->ips };
+	struct ustep_task_args t = { .c = c, .maps = maps };
+
+	if (cross) {
+		bpf_loop(STKREC_MAX_STACK, unwind_step_task, &t, 0);
+		return;
+	}
+	bpf_loop(STKREC_MAX_STACK, unwind_step, &a, 0);
+	c->ips = a.f->ips;
+	c->task = bpf_get_current_task_btf();
 }
 
 /* bpf_find_vma() callback: the file's rows, if it was loaded. */
@@ -494,16 +582,17 @@ static __always_inline int unwind_run(struct unwind_ctx *c, struct task_struct *
 {
 	struct vcache_key k = { .tgid = c->tgid };
 	__u32 vk = cross ? STKREC_KIND_NR : kind;
+	const struct stkrec_umaps *maps;
 	struct vcache_val *v;
 	__u64 look;
 	__u32 n;
 
 	c->task = task;
-	c->maps = bpf_map_lookup_elem(&umaps, &c->tgid);
 	c->mm = (__u64)BPF_CORE_READ(task, mm);
-	if (!c->maps && counted)
+	maps = bpf_map_lookup_elem(&umaps, &c->tgid);
+	if (!maps && counted)
 		count_stat(STKREC_STAT_UNWIND_NO_TABLES + kind);
-	bpf_loop(STKREC_MAX_STACK, cross ? unwind_step_task : unwind_step, c, 0);
+	unwind_loop(c, maps, cross);
 	if (dwarf_unwind && c->status == UNWIND_VMA) {
 		c->vma_asked = true;
 		look = c->exact ? c->pc : c->pc - 1;
@@ -515,7 +604,7 @@ static __always_inline int unwind_run(struct unwind_ctx *c, struct task_struct *
 			v->m = c->vma;
 			bpf_map_update_elem(&vcache, &k, v, BPF_ANY);
 		}
-		bpf_loop(STKREC_MAX_STACK, cross ? unwind_step_task : unwind_step, c, 0);
+		unwind_loop(c, maps, cross);
 	}
 	n = c->n;
 	if (c->fp_used && counted)
@@ -622,7 +711,8 @@ __noinline int stkrec_ucache_span(struct ucache_ent *u)
 }
 
 /* Keep in u the walk c describes (read for its scalars only), its frames
- * in ips, its words in rec, the process's table at generation gen. */
+ * in ips, its words in rec, the process's table at generation gen; u's
+ * starting registers are already set. */
 __noinline int stkrec_ucache_keep(struct ucache_ent *u, const struct ucache_frames *ips,
 				  const struct ucache_words *rec, const struct unwind_ctx *c,
 				  __u32 gen)
@@ -634,9 +724,6 @@ __noinline int stkrec_ucache_keep(struct ucache_ent *u, const struct ucache_fram
 	*(struct ucache_frames *)u->ips = *ips;
 	u->w = *rec;
 	u->mm = c->mm;
-	u->pc = c->pc0;
-	u->sp = c->sp0;
-	u->fp = c->fp0;
 	u->gen = gen;
 	u->nslots = c->nslots;
 	u->span = stkrec_ucache_span(u);
@@ -646,12 +733,19 @@ __noinline int stkrec_ucache_keep(struct ucache_ent *u, const struct ucache_fram
 	return 1;
 }
 
-/* The walk c just ended cleanly: keep it in u, if it can be. */
-static __always_inline void ucache_keep(const struct unwind_ctx *c, struct ucache_ent *u)
+/* The walk c just ended cleanly, from r: keep it in u, if it can be. */
+static __always_inline void ucache_keep(struct unwind_ctx *c, struct ucache_ent *u,
+					const struct user_regs *r)
 {
-	if (c->uncached || !c->maps)
+	const struct stkrec_umaps *maps = bpf_map_lookup_elem(&umaps, &c->tgid);
+
+	if (c->uncached || !maps)
 		return;
-	stkrec_ucache_keep(u, (const struct ucache_frames *)c->ips, c->rec, c, c->maps->gen);
+	u->pc = r->pc;
+	u->sp = r->sp;
+	u->fp = r->fp;
+	stkrec_ucache_keep(u, (const struct ucache_frames *)c->ips,
+			   bpf_map_lookup_elem(&ucache_rec, &c->kind), c, maps->gen);
 }
 
 /* The thread's kept walk of kind, NULL when it has none. */
@@ -713,9 +807,6 @@ static __always_inline bool ucache_same(const struct ucache_ent *u, __u64 *ips, 
 				  (const struct ucache_frames *)u->ips, n);
 }
 
-struct unwind_frames {
-	__u64 ips[STKREC_MAX_STACK];
-};
 
 /*
  * The current task's user stack into f, taken from the thread's last walk
@@ -734,13 +825,13 @@ __noinline int stkrec_unwind_kept(struct unwind_frames *f, const struct user_reg
 
 	if (!f || !r)
 		return 0;
-	c.pc = c.pc0 = r->pc;
-	c.sp = c.sp0 = r->sp;
-	c.fp = c.fp0 = r->fp;
+	c.pc = r->pc;
+	c.sp = r->sp;
+	c.fp = r->fp;
 	c.ips = f->ips;
 	c.task = bpf_get_current_task_btf();
-	c.rec = bpf_map_lookup_elem(&ucache_rec, &kind);
-	if (!c.rec)
+	c.kind = kind;
+	if (!bpf_map_lookup_elem(&ucache_rec, &kind))
 		return 0;
 	u = ucache_on ? ucache_of(c.task, kind) : NULL;
 	hit = u ? ucache_hit(u, &c, f->ips, kind) : 0;
@@ -763,7 +854,7 @@ __noinline int stkrec_unwind_kept(struct unwind_frames *f, const struct user_reg
 		return n;
 	}
 	if (c.status == UNWIND_END)
-		ucache_keep(&c, u);
+		ucache_keep(&c, u, r);
 	return n;
 }
 
@@ -776,7 +867,7 @@ static __always_inline int unwind_user(__u64 *ips, __u32 tgid, const struct user
 				       __u32 kind, const bool cached)
 {
 	struct unwind_ctx c = { .ips = ips, .pc = r->pc, .sp = r->sp, .fp = r->fp, .exact = true,
-				.tgid = tgid };
+				.tgid = tgid, .kind = UNWIND_NO_REC };
 
 	if (cached)
 		return stkrec_unwind_kept((struct unwind_frames *)ips, r, tgid, kind);
@@ -790,7 +881,8 @@ static __always_inline int unwind_user_task(__u64 *ips, struct task_struct *t, _
 					    const bool dwarf)
 {
 	struct pt_regs *regs = (void *)bpf_task_pt_regs(t);
-	struct unwind_ctx c = { .ips = ips, .exact = true, .tgid = BPF_CORE_READ(t, tgid) };
+	struct unwind_ctx c = { .ips = ips, .exact = true, .tgid = BPF_CORE_READ(t, tgid),
+				.kind = UNWIND_NO_REC };
 
 	c.pc = PT_REGS_IP_CORE(regs);
 	c.sp = PT_REGS_SP_CORE(regs);
