@@ -49,18 +49,31 @@ static void blocked_at(const char *text, uint64_t *ns, uint32_t *tid)
 }
 
 /* The nap of tid in the capture: its one OFFCPU record, whole (not open at
- * the start: it began after the programs were attached). */
+ * the start: it began after the programs were attached). On failure, what
+ * the capture held of tid (each wait's ms and open flags) and its losses. */
 static void assert_nap_recorded(uint64_t blocked_ns, uint32_t tid)
 {
 	struct cap_offcpu nap = { 0 };
 	struct cap_record rec;
 	struct cap_reader *r;
-	int ret, n = 0;
+	int ret, n = 0, all = 0;
+	uint64_t lost = 0;
+	char waits[512] = "";
+	size_t len = 0;
 
 	cr_assert_eq(cap_reader__open(cap, &r), 0);
 	while ((ret = cap_reader__next(r, &rec)) == 1) {
-		if (rec.type == CAP_REC_OFFCPU && rec.offcpu.tid == tid &&
-		    rec.offcpu.duration >= 100000000ull) {
+		if (rec.type == CAP_REC_LOST)
+			lost += rec.lost.count;
+		if (rec.type != CAP_REC_OFFCPU)
+			continue;
+		all++;
+		if (rec.offcpu.tid != tid)
+			continue;
+		if (len < sizeof(waits) - 32)
+			len += snprintf(waits + len, sizeof(waits) - len, " %.1f/%#x",
+					rec.offcpu.duration / 1e6, rec.offcpu.open);
+		if (rec.offcpu.duration >= 100000000ull) {
 			nap = rec.offcpu;
 			n++;
 		}
@@ -68,7 +81,9 @@ static void assert_nap_recorded(uint64_t blocked_ns, uint32_t tid)
 	cr_assert_eq(ret, 0);
 	cap_reader__close(r);
 	cr_assert_eq(n, 1, "%d waits of 100 ms or more of tid %u: its " NAP_MS " ms nap, "
-		     "begun after the line, must be recorded once", n, tid);
+		     "begun after the line, must be recorded once (its waits, ms/open:%s; "
+		     "%d off-CPU records in all, %llu events lost)", n, tid, waits, all,
+		     (unsigned long long)lost);
 	cr_assert_eq(nap.open, 0, "open %#x: begun before the programs were attached", nap.open);
 	cr_assert_geq(nap.start, blocked_ns, "it switched out after it said it blocked");
 }

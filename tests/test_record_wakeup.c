@@ -132,39 +132,6 @@ Test(record_wakeup, pipe_reader_woken_by_the_writer)
 	cr_assert_geq(us, 10 * 15000, "10 waits of ~20 ms: %" PRIu64 " us", us);
 }
 
-/* nanosleep: the timer interrupt wakes it, named as such (no thread, no
- * user stack), with the timer's frames. */
-/* The waits no probe saw whole (the kernel's gap: README, Reliability). */
-static unsigned long untraced(void)
-{
-	const char *p;
-	char *s;
-
-	s = rl_stkrec_on(cap, (char *[]){ "report", "--header", NULL });
-	p = strstr(s, "bpf.untraced.offcpu ");
-	cr_assert_not_null(p, "%s", s);
-	return strtoul(p + strlen("bpf.untraced.offcpu "), NULL, 10);
-}
-
-Test(record_wakeup, timer_wakeup_is_the_interrupt)
-{
-	unsigned long gaps;
-	char *s;
-	int n;
-
-	record("offcpu,wakeup", "timer", "10");
-	s = wakeups_of("wk-napper");
-	n = count_re(s, "^ *\\[hardirq\\] +0/0 .*wakeup: woke wk-napper [0-9]+/[0-9]+ "
-		     ".*;hrtimer_wakeup;try_to_wake_up$", NULL);
-	cr_assert_eq(count_re(s, "wakeup: ", NULL), n, "not all the timer's:\n%s", s);
-	/* a nap whose switch-out no probe saw has no wakeup, and is counted */
-	gaps = untraced();
-	cr_assert(n <= 10 && n + gaps >= 10, "%d wakeups of 10 naps, %lu untraced:\n%s", n,
-		  gaps, s);
-	s = rl_stkrec_on(cap, (char *[]){ "report", "--top-waits", "--comm", "wk-napper", NULL });
-	cr_assert_not_null(strstr(s, "        woken by [hardirq]: hrtimer_wakeup <- "), "%s", s);
-}
-
 /* A key's count in the capture's header. */
 static unsigned long header_stat(const char *key)
 {
@@ -177,6 +144,29 @@ static unsigned long header_stat(const char *key)
 	p = strstr(s, want);
 	cr_assert_not_null(p, "no %s in\n%s", key, s);
 	return strtoul(p + strlen(want), NULL, 10);
+}
+
+/* nanosleep: the timer interrupt wakes it, named as such (no thread, no
+ * user stack), with the timer's frames. */
+Test(record_wakeup, timer_wakeup_is_the_interrupt)
+{
+	unsigned long gaps;
+	char *s;
+	int n;
+
+	record("offcpu,wakeup", "timer", "10");
+	s = wakeups_of("wk-napper");
+	n = count_re(s, "^ *\\[hardirq\\] +0/0 .*wakeup: woke wk-napper [0-9]+/[0-9]+ "
+		     ".*;hrtimer_wakeup;try_to_wake_up$", NULL);
+	cr_assert_eq(count_re(s, "wakeup: ", NULL), n, "not all the timer's:\n%s", s);
+	/* a nap whose switch-out no probe saw has no wakeup, and is counted;
+	 * so is a wakeup that reached no program (the kernel's gap: README,
+	 * Reliability; seen once in a make test, 2026-12-07) */
+	gaps = header_stat("bpf.untraced.offcpu") + header_stat("bpf.untraced.wakeup");
+	cr_assert(n <= 10 && n + gaps >= 10, "%d wakeups of 10 naps, %lu untraced:\n%s", n,
+		  gaps, s);
+	s = rl_stkrec_on(cap, (char *[]){ "report", "--top-waits", "--comm", "wk-napper", NULL });
+	cr_assert_not_null(strstr(s, "        woken by [hardirq]: hrtimer_wakeup <- "), "%s", s);
 }
 
 /* Every switch-in of a waiting thread missed, as the kernel now and then
