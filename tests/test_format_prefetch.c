@@ -3,9 +3,11 @@
  * A file's blocks decompressed ahead on a thread (format/prefetch.c): a
  * file reader, and a second reader of it (cap_reader__reopen()), read
  * what a reader of the same bytes in memory (no thread) reads, record for
- * record, stats and loss text included, whole and damaged.
+ * record, stats and loss text included, whole and damaged. The thread
+ * starts where the reader may use two CPUs, and not where it may use one.
  */
 #include <criterion/criterion.h>
+#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <unistd.h>
@@ -100,5 +102,61 @@ Test(format_prefetch, cut_files_the_same, .timeout = 120)
 		snprintf(what, sizeof(what), "cut at %zu of %zu", len * i / 40, len);
 		check_same(buf, len * i / 40, what);
 	}
+	free(buf);
+}
+
+/* the threads of this process (/proc/self/status) */
+static int threads(void)
+{
+	char line[128];
+	int n = -1;
+	FILE *f = fopen("/proc/self/status", "r");
+
+	cr_assert_not_null(f);
+	while (fgets(line, sizeof(line), f))
+		if (sscanf(line, "Threads: %d", &n) == 1)
+			break;
+	fclose(f);
+	cr_assert_gt(n, 0);
+	return n;
+}
+
+/* The threads a file reader of buf adds while it is open; buf's 600
+ * blocks keep a thread waiting for free slots until the reader closes. */
+static int reader_threads(const uint8_t *buf, size_t len)
+{
+	char *path = rc_tmpname("prefetch");
+	struct cap_reader *r;
+	int before, during;
+	FILE *f;
+
+	cr_assert_not_null(path);
+	f = fopen(path, "w");
+	cr_assert(f && fwrite(buf, 1, len, f) == len && !fclose(f));
+	before = threads();
+	cr_assert_eq(cap_reader__open(path, &r), 0);
+	during = threads();
+	cap_reader__close(r);
+	unlink(path);
+	free(path);
+	return during - before;
+}
+
+Test(format_prefetch, a_thread_only_with_two_cpus)
+{
+	cpu_set_t set, one;
+	size_t len;
+	uint8_t *buf = many_blocks(&len);
+
+	cr_assert_eq(sched_getaffinity(0, sizeof(set), &set), 0);
+	if (CPU_COUNT(&set) < 2)
+		cr_skip_test("this process may use %d CPU: no second one to start a thread on",
+			     CPU_COUNT(&set));
+	cr_assert_eq(reader_threads(buf, len), 1, "two CPUs: the reader decompresses ahead");
+	CPU_ZERO(&one);
+	CPU_SET(sched_getcpu(), &one);
+	cr_assert_eq(sched_setaffinity(0, sizeof(one), &one), 0);
+	cr_assert_eq(reader_threads(buf, len), 0, "one CPU: the scan decompresses inline");
+	check_same(buf, len, "one CPU");
 	free(buf);
 }
