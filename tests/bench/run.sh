@@ -13,7 +13,8 @@
 # Environment: STKREC (binary), BENCH_ROUNDS (alternations, default 5),
 # BENCH_LOOPS (perf bench sched pipe -l pinned, default 200000), BENCH_ULOOPS
 # (unpinned, default 100000), BENCH_BIG_SECONDS (recording length for the
-# >= 1M-event capture, default 12), BENCH_OUT (default build/bench),
+# >= 1M-event capture, default 12), BENCH_REPORT_RUNS (section 3's runs
+# of each report, default 5), BENCH_OUT (default build/bench),
 # BENCH_PIN (default 1), BENCH_UNWIND (0 skips section 6, --call-graph
 # dwarf against fp and perf: tests/bench/unwind.sh, which names its own
 # settings and also runs alone), BENCH_PACK (0 skips section 7, the symbol
@@ -260,33 +261,56 @@ sleep 1
 pipes_for "$((BIG_SECONDS - 2))"
 wait "$PREC" || die "perf record failed: $(cat "$TMP/bigperf.err")"
 PBN=$(perf_samples "$TMP/big.data")
-# median seconds of wall time of one command over REPORT_RUNS runs; its
-# output is discarded; a failure returns 1 with the reason in $TMP/t.err
-REPORT_RUNS=${BENCH_REPORT_RUNS:-3}
+REPORT_RUNS=${BENCH_REPORT_RUNS:-5}
+# seconds of wall time of one command, its output discarded; a failure
+# returns 1 with the reason in $TMP/t.err
+once() {
+	local s e
+	s=$(date +%s.%N)
+	"$@" >/dev/null 2>"$TMP/t.err" || return 1
+	e=$(date +%s.%N)
+	awk -v s="$s" -v e="$e" 'BEGIN {printf "%.3f\n", e - s}'
+}
+# median seconds of one command over REPORT_RUNS runs
 t() {
-	local s e i
+	local i
 	for i in $(seq "$REPORT_RUNS"); do
-		s=$(date +%s.%N)
-		"$@" >/dev/null 2>"$TMP/t.err" || return 1
-		e=$(date +%s.%N)
-		awk -v s="$s" -v e="$e" 'BEGIN {printf "%.3f\n", e - s}'
+		once "$@" || return 1
 	done | median
 }
-# perf 6.1 sometimes aborts in util/build-id.c (binaries gone since the
-# recording): its time is then not comparable, say so and go on.
-tperf() {
-	if ! t perf report -i "$TMP/big.data" --stdio --no-children "$@"; then
-		echo "  warning: perf report $* failed: $(tail -1 "$TMP/t.err")" | tee -a "$TABLE" >&2
-		echo 0
-	fi
-}
+stk() { once "$STKREC" report -i "$TMP/big.cap" "$@"; }
 tstk() { t "$STKREC" report -i "$TMP/big.cap" "$@" || die "stkrec report $* failed: $(head -3 "$TMP/t.err")"; }
+# side STKREC_ARGS PERF_ARGS: "stkrec_s perf_s", the medians of
+# REPORT_RUNS rounds of a stkrec report then a perf report (--no-children)
+# of the same load, so that both meet the host's same minutes: this
+# guest's speed moves by a third from one minute to the next, and three
+# runs of stkrec took 0.3 s where perf's took 2 s. perf 6.1 sometimes
+# aborts in util/build-id.c (binaries gone since the recording): its time
+# is then not comparable, say so and go on (0).
+side() {
+	local i
+	: > "$TMP/side.s"
+	: > "$TMP/side.p"
+	for i in $(seq "$REPORT_RUNS"); do
+		# shellcheck disable=SC2086 # the arguments are words
+		stk $1 >> "$TMP/side.s" || die "stkrec report $1 failed: $(head -3 "$TMP/t.err")"
+		[ -e "$TMP/side.p" ] || continue
+		# shellcheck disable=SC2086
+		if ! once perf report -i "$TMP/big.data" --stdio --no-children $2 >> "$TMP/side.p"; then
+			echo "  warning: perf report $2 failed: $(tail -1 "$TMP/t.err")" | tee -a "$TABLE" >&2
+			rm "$TMP/side.p"
+		fi
+	done
+	echo "$(median < "$TMP/side.s") $( [ -e "$TMP/side.p" ] && median < "$TMP/side.p" || echo 0)"
+}
 # Like with like: the flat self table (stkrec report; perf --no-children -g
 # none) and the call graph (stkrec report -g; perf --no-children with its
-# default callee graph). Rates divide the events each view shows: all of
-# stkrec's kinds in the tables, the off-CPU events in --folded, perf's samples.
-TR=$(tstk); TG=$(tstk -g); TF=$(tstk --folded)
-TP=$(tperf -g none); TPG=$(tperf)
+# default callee graph), in alternation. Rates divide the events each view
+# shows: all of stkrec's kinds in the tables, the off-CPU events in
+# --folded, perf's samples.
+read -r TR TP < <(side "" "-g none")
+read -r TG TPG < <(side "-g" "")
+TF=$(tstk --folded)
 OFFB=$(jget "$TMP/big.cap" .events.offcpu)
 RR=$(div "$BEV" "$TR" %.0f); RG=$(div "$BEV" "$TG" %.0f); RF=$(div "$OFFB" "$TF" %.0f)
 RP=$(div "$PBN" "$TP" %.0f); RPG=$(div "$PBN" "$TPG" %.0f)
@@ -296,7 +320,7 @@ row "perf report --stdio --no-children -g none" "$TP s  $RP events/s  ($PBN samp
 row "stkrec report -g (call graph)" "$TG s  $RG events/s  ${XG}x perf call graph"
 row "perf report --stdio --no-children" "$TPG s  $RPG events/s"
 row "stkrec report --folded" "$TF s  $RF off-CPU events/s ($OFFB events shown)"
-echo "  (median of $REPORT_RUNS runs each)" | tee -a "$TABLE"
+echo "  (median of $REPORT_RUNS runs each; stkrec and perf in alternation)" | tee -a "$TABLE"
 
 # --- 5. event-rate ceiling ----------------------------------------------------------
 # Two ladders: more pipe pairs (saturating, the probes' cost caps the rate),
