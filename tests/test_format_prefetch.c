@@ -3,7 +3,8 @@
  * A file's blocks decompressed ahead on a thread (format/prefetch.c): a
  * file reader, and a second reader of it (cap_reader__reopen()), read
  * what a reader of the same bytes in memory (no thread) reads, record for
- * record, stats and loss text included, whole and damaged. The thread
+ * record, stats and loss text included, whole and damaged, whichever of
+ * the thread and the scan decompressed each block. The thread
  * starts where the reader may use two CPUs, and not where it may use one.
  */
 #include <criterion/criterion.h>
