@@ -14,6 +14,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <sys/wait.h>
 #include <unistd.h>
 #include "tests/reliability_run.h"
@@ -44,7 +45,7 @@ static void teardown(void)
 	cr_expect_eq(system(cmd), 0);
 }
 
-/* Busy loops at the tests' own priority, HOGS_PER_CPU on each CPU. */
+/* Busy loops at the test's own priority, HOGS_PER_CPU on each CPU. */
 static void start_hogs(void)
 {
 	long n = sysconf(_SC_NPROCESSORS_ONLN) * HOGS_PER_CPU;
@@ -52,9 +53,13 @@ static void start_hogs(void)
 	for (nr_hogs = 0; nr_hogs < n && nr_hogs < 64; nr_hogs++) {
 		hogs[nr_hogs] = fork();
 		cr_assert_geq(hogs[nr_hogs], 0);
-		if (!hogs[nr_hogs])
+		if (!hogs[nr_hogs]) {
+			/* never outliving the test, even one killed */
+			prctl(PR_SET_PDEATHSIG, SIGKILL);
+			alarm(120);
 			for (;;)
 				;
+		}
 	}
 }
 
