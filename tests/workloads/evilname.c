@@ -5,7 +5,9 @@
  * may), for the text views' escaping. Its "ev...il" waker thread naps in
  * evil_nap() then wakes the main thread, which waits in evil_wait() (a pipe
  * read) and burns a little CPU in evil_burn() each time, for about MS
- * milliseconds.
+ * milliseconds. One nap, halfway, lasts 100 ms: the main thread's longest
+ * wait is then one the waker ends, even where a loaded host preempts a
+ * thread for longer than the 5 ms naps (`--chain` follows the longest).
  * usage: evilname [MS]   (default 600)
  */
 #include <pthread.h>
@@ -21,9 +23,9 @@ static int fds[2];
 static long total_ms = 600;
 static volatile unsigned long sink;
 
-void evil_nap(void)
+void evil_nap(long ms)
 {
-	struct timespec ts = { 0, 5 * 1000000 };
+	struct timespec ts = { ms / 1000, ms % 1000 * 1000000 };
 
 	while (nanosleep(&ts, &ts))
 		;
@@ -52,7 +54,7 @@ static void *waker(void *arg)
 	(void)arg;
 	prctl(PR_SET_NAME, EVIL_NAME);
 	for (i = 0; i < n; i++) {
-		evil_nap();
+		evil_nap(i == n / 2 ? 100 : 5);
 		if (write(fds[1], i + 1 < n ? "w" : "q", 1) != 1)
 			break;
 	}
