@@ -206,7 +206,11 @@ check_bio() {
 # recording that failed to load on 6.1.
 check_default() {
 	record default -a -- sh -c "'$W/cpuburn' 500 25; '$W/sleeper' 200 10; '$W/odirect' '$MNT/default.dat' 16 65536" || return
-	check_lost default
+	# -a records every request of the guest's disks, the journal's and
+	# the recorder's own writes too: one still in flight when the
+	# recording stops is said (bio.incomplete), as it should be (seen on
+	# the arm64 guest beside a load: 2); the exact bytes are bio-*'s
+	check_lost default 'not seen completing'
 	ev=$(grep '^events:' "$T/default.info")
 	case "$ev" in
 	*"offcpu 0,"* | *" cpu 0,"* | *"bio 0,"*) fail default.events "$ev" ;;
