@@ -62,7 +62,7 @@ struct slot {
 
 /*
  * Two can decompress: the thread, and the scan while the block it waits
- * for is still the thread's (help()). Each claims the next frame from
+ * for is still the thread's (cap__prefetch_take()). Each claims the next frame from
  * the cursor with a slot, in file order, so the slots are taken in order
  * whoever filled them.
  */
