@@ -67,16 +67,10 @@ static void start_hogs(void)
 static void task_file(pid_t pid, const char *tid, const char *file, char *buf, size_t len)
 {
 	char path[PATH_MAX];
-	FILE *f;
 
 	buf[0] = 0;
 	snprintf(path, sizeof(path), "/proc/%d/task/%s/%s", pid, tid, file);
-	f = fopen(path, "r");
-	if (!f)
-		return;
-	if (!fgets(buf, (int)len, f))
-		buf[0] = 0;
-	fclose(f);
+	rl_cat_proc(path, buf, len);
 	buf[strcspn(buf, "\n")] = 0;
 }
 
