@@ -112,7 +112,13 @@ struct {
 const volatile bool ucache_on = false;
 const volatile bool test_ucache_verify = false; /* tests: walk anyway, compare */
 
-#define UCACHE_SPAN 1024 /* words this close together are read at once */
+/* A check reads the words in windows, each one copy: a word this close
+ * past a window joins it (copying the gap costs about what another copy
+ * would), at most UCACHE_WINS of them and UCACHE_SPAN bytes in all (a
+ * power of two); else word by word. */
+#define UCACHE_WINS 8
+#define UCACHE_GAP 512
+#define UCACHE_SPAN 4096
 
 /* The stack words a walk read, and the values read. */
 struct ucache_words {
@@ -122,10 +128,13 @@ struct ucache_words {
 
 struct ucache_ent {
 	__u64 mm, pc, sp, fp;
-	__u64 lo;      /* the lowest word's address, with span */
+	__u64 wlo[UCACHE_WINS];   /* each window's first word */
 	__u32 gen;
-	__u16 n;       /* frames; 0: nothing kept */
-	__u16 span;    /* bytes from lo past the highest word, 0: word by word */
+	__u16 n;                  /* frames; 0: nothing kept */
+	__u16 wlen[UCACHE_WINS];  /* its bytes */
+	__u16 wbase[UCACHE_WINS]; /* where its copy goes in ucache_span */
+	__u16 wof[UCACHE_SLOTS];  /* word i's place there, in words */
+	__u8 nwin;                /* windows; 0: word by word */
 	__u8 nslots;
 	__u8 fp_used : 1, fp0_used : 1; /* fp0_used: fp must be the same */
 	__u64 ips[UCACHE_FRAMES];
@@ -151,13 +160,14 @@ struct {
 	__type(value, struct ucache_words);
 } ucache_rec SEC(".maps");
 
-/* The words of a span, read in one copy (one per CPU: only the switch and
- * waking programs read spans, and neither runs inside the other). */
+/* The windows' copies (one per CPU: only the switch and waking programs
+ * read them, and neither runs inside the other); twice UCACHE_SPAN, for
+ * the verifier, which bounds a window's place and length apart. */
 struct {
 	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
 	__uint(max_entries, 1);
 	__type(key, __u32);
-	__type(value, __u64[UCACHE_SPAN / 8]);
+	__type(value, __u64[2 * UCACHE_SPAN / 8]);
 } ucache_span SEC(".maps");
 
 #if defined(__TARGET_ARCH_x86)
@@ -649,65 +659,130 @@ struct ucache_frames {
 	__u64 ips[UCACHE_FRAMES];
 };
 
-/* Do u's words all hold their values? Its span in one copy, or word by
- * word. 1 if so, else 0. */
+/* Do u's words all hold their values? Its windows each in one copy, or
+ * word by word. 1 if so, else 0. */
 __noinline int stkrec_ucache_words(const struct ucache_ent *u)
 {
 	struct ucache_check k = { .u = u, .same = true };
-	__u32 zero = 0, i, size;
-	__u64 *w;
+	__u32 zero = 0, i;
+	__u64 base, len; /* 64 bits: no zero extension between test and use */
+	__u8 *w;
 
 	if (!u)
 		return 0;
-	size = u->span;
-	if (!size) {
+	if (!u->nwin) {
 		bpf_loop(u->nslots, ucache_word, &k, 0);
 		return k.same;
 	}
 	w = bpf_map_lookup_elem(&ucache_span, &zero);
-	if (!w || size > UCACHE_SPAN || bpf_probe_read_user(w, size, (const void *)u->lo))
+	if (!w)
 		return 0;
+	for (i = 0; i < UCACHE_WINS; i++) {
+		if (i >= u->nwin)
+			break;
+		base = u->wbase[i];
+		len = u->wlen[i];
+		/* each bounded where the helper takes it (6.1 loses a
+		 * bound through the stack, see KIDX) */
+		barrier_var(base);
+		base &= UCACHE_SPAN - 1;
+		barrier_var(len);
+		if (len > UCACHE_SPAN ||
+		    bpf_probe_read_user(w + base, len, (const void *)u->wlo[i]))
+			return 0;
+	}
 	for (i = 0; i < UCACHE_SLOTS; i++) {
 		if (i >= u->nslots)
 			break;
-		if (w[((u->w.addr[i] - u->lo) / 8) & (UCACHE_SPAN / 8 - 1)] != u->w.val[i])
+		if (((__u64 *)w)[u->wof[i] & (UCACHE_SPAN / 8 - 1)] != u->w.val[i])
 			return 0;
 	}
 	return 1;
 }
 
-struct ucache_bounds {
-	const struct ucache_ent *u;
-	__u64 lo, hi;
-	bool odd; /* a word not 8-aligned as the first */
+/* The windows being built (on the stack of a call chain that 6.1's
+ * verifier limits to 512 bytes in all: the ends are in u->wlen). */
+struct ucache_wins {
+	struct ucache_ent *u;
+	__u32 nwin;
+	bool fail; /* too many windows or bytes, or a word not 8-aligned as
+		    * the first */
 };
 
-/* bpf_loop() callback: word i into the bounds. */
-static long ucache_bound(__u64 i, void *arg)
+/* bpf_loop() callback: word i into the last window, when it is that
+ * close (a walk reads its words outward, mostly in order), else into a
+ * new one; the window's number in wof[i] until ucache_place(). No loop
+ * here: the verifier checks a callback again for each state it ends in. */
+static long ucache_win(__u64 i, void *arg)
 {
-	struct ucache_bounds *b = arg;
-	__u64 a = b->u->w.addr[i & (UCACHE_SLOTS - 1)];
+	struct ucache_wins *b = arg;
+	struct ucache_ent *u = b->u;
+	__u32 j = i & (UCACHE_SLOTS - 1), k = (b->nwin - 1) & (UCACHE_WINS - 1);
+	__u64 a = u->w.addr[j], lo = u->wlo[k], hi = lo + u->wlen[k];
 
-	b->odd |= ((a ^ b->u->w.addr[0]) & 7) != 0;
-	b->lo = a < b->lo ? a : b->lo;
-	b->hi = a > b->hi ? a : b->hi;
+	if ((a ^ u->w.addr[0]) & 7) {
+		b->fail = true;
+		return 1;
+	}
+	if (b->nwin && a + 8 + UCACHE_GAP >= lo && a <= hi + UCACHE_GAP) {
+		lo = a < lo ? a : lo;
+		hi = a + 8 > hi ? a + 8 : hi;
+		if (hi - lo > UCACHE_SPAN) {
+			b->fail = true;
+			return 1;
+		}
+		u->wlo[k] = lo;
+		u->wlen[k] = hi - lo;
+		u->wof[j] = k;
+		return 0;
+	}
+	if (b->nwin >= UCACHE_WINS) {
+		b->fail = true;
+		return 1;
+	}
+	k = b->nwin & (UCACHE_WINS - 1);
+	u->wlo[k] = a;
+	u->wlen[k] = 8;
+	u->wof[j] = k;
+	b->nwin++;
 	return 0;
 }
 
-/* u's span: from its lowest word to past its highest, if within
- * UCACHE_SPAN and all 8-aligned alike; else 0 (word by word). A bpf_loop()
- * (the bounded loops it replaces took the verifier 127k instructions). */
-__noinline int stkrec_ucache_span(struct ucache_ent *u)
+/* bpf_loop() callback: word i's place in the copies, in its window's. */
+static long ucache_place(__u64 i, void *arg)
 {
-	struct ucache_bounds b = { .u = u, .lo = ~0ull };
+	struct ucache_ent *u = ((struct ucache_wins *)arg)->u;
+	__u32 j = i & (UCACHE_SLOTS - 1), k = u->wof[j] & (UCACHE_WINS - 1);
+
+	u->wof[j] = (u->wbase[k] + (u->w.addr[j] - u->wlo[k])) / 8;
+	return 0;
+}
+
+/* u's windows (u->nwin), 0 when its words need more of them or of bytes
+ * than a check reads (word by word). bpf_loop()s: the bounded loops they
+ * replace took the verifier 127k instructions. */
+__noinline int stkrec_ucache_windows(struct ucache_ent *u)
+{
+	struct ucache_wins b = { .u = u };
+	__u32 k, total = 0;
 
 	if (!u || !u->nslots || u->nslots > UCACHE_SLOTS)
 		return 0;
-	bpf_loop(u->nslots, ucache_bound, &b, 0);
-	if (b.odd || b.hi - b.lo > UCACHE_SPAN - 8)
+	u->nwin = 0;
+	bpf_loop(u->nslots, ucache_win, &b, 0);
+	if (b.fail || !b.nwin || b.nwin > UCACHE_WINS)
 		return 0;
-	u->lo = b.lo;
-	return b.hi + 8 - b.lo;
+	for (k = 0; k < UCACHE_WINS; k++) {
+		if (k >= b.nwin)
+			break;
+		if (u->wlen[k] > UCACHE_SPAN - total)
+			return 0;
+		u->wbase[k] = total;
+		total += u->wlen[k];
+	}
+	u->nwin = b.nwin;
+	bpf_loop(u->nslots, ucache_place, &b, 0);
+	return u->nwin;
 }
 
 /* Keep in u the walk c describes (read for its scalars only), its frames
@@ -726,7 +801,8 @@ __noinline int stkrec_ucache_keep(struct ucache_ent *u, const struct ucache_fram
 	u->mm = c->mm;
 	u->gen = gen;
 	u->nslots = c->nslots;
-	u->span = stkrec_ucache_span(u);
+	u->nwin = 0;
+	stkrec_ucache_windows(u);
 	u->fp_used = c->fp_used;
 	u->fp0_used = c->fp0_used;
 	u->n = c->n; /* last: the entry is whole */
