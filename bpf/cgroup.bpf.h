@@ -40,10 +40,12 @@ static __always_inline struct cgroup *task_dfl_cgroup(struct task_struct *t)
 }
 
 /* t's cgroup v2 id, 0 when not recorded. */
-static __always_inline __u64 task_cgroup(struct task_struct *t)
+static __always_inline __u64 task_cgroup(struct task_struct *t, bool btf)
 {
 	if (!record_cgroups)
 		return 0;
+	if (btf)
+		return t->cgroups->dfl_cgrp->kn->id;
 	return cgroup_id_of(task_dfl_cgroup(t));
 }
 
@@ -141,11 +143,11 @@ static __always_inline __u32 pid_ns_nr(struct pid *p)
 /* t's tid and pid in its own PID namespace: a task in the initial one
  * (level 0) has its host ids, read no further. */
 static __always_inline void task_ns_ids(struct task_struct *t, __u32 tid, __u32 tgid,
-					__u32 *ns_tid, __u32 *ns_pid)
+					__u32 *ns_tid, __u32 *ns_pid, bool btf)
 {
-	struct pid *p = BPF_CORE_READ(t, thread_pid);
+	struct pid *p = KREAD(btf, t, thread_pid);
 
-	if (!BPF_CORE_READ(p, level)) {
+	if (!KREAD(btf, p, level)) {
 		*ns_tid = tid;
 		*ns_pid = tgid;
 		return;
@@ -154,9 +156,11 @@ static __always_inline void task_ns_ids(struct task_struct *t, __u32 tid, __u32 
 	*ns_pid = tid == tgid ? *ns_tid : pid_ns_nr(BPF_CORE_READ(t, group_leader, thread_pid));
 }
 
-static __always_inline void task_ev_ids(struct stkrec_stack_ev *e, struct task_struct *t)
+/* btf: t is a BTF pointer (KREAD). */
+static __always_inline void task_ev_ids(struct stkrec_stack_ev *e, struct task_struct *t,
+					bool btf)
 {
-	task_ns_ids(t, e->tid, e->pid, &e->ns_tid, &e->ns_pid);
+	task_ns_ids(t, e->tid, e->pid, &e->ns_tid, &e->ns_pid, btf);
 }
 
 /* A directory of the default hierarchy (hierarchy_id 0) made or removed. */

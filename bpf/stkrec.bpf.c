@@ -192,12 +192,29 @@ static __always_inline __u64 wake_flags(void)
 	return BPF_RB_NO_WAKEUP;
 }
 
-static __always_inline __u32 task_state(struct task_struct *t)
+/*
+ * A field of a kernel object. Where the pointer is a BTF one (a tp_btf
+ * program's arguments, bpf_get_current_task_btf()), a plain load, which
+ * the verifier makes a checked one (a fault reads 0); else one
+ * bpf_probe_read_kernel() call, several times the cost. btf is a
+ * constant in each program, so only one of the two is compiled in.
+ */
+#define KREAD(btf, p, field) ((btf) ? (p)->field : BPF_CORE_READ(p, field))
+
+/* The current task, as a BTF pointer where btf. */
+static __always_inline struct task_struct *current_task(bool btf)
+{
+	if (btf)
+		return bpf_get_current_task_btf();
+	return (void *)bpf_get_current_task();
+}
+
+static __always_inline __u32 task_state(struct task_struct *t, bool btf)
 {
 	struct task_struct___old *old = (void *)t;
 
 	if (bpf_core_field_exists(t->__state))
-		return BPF_CORE_READ(t, __state);
+		return KREAD(btf, t, __state);
 	return BPF_CORE_READ(old, state);
 }
 
@@ -380,9 +397,9 @@ static __always_inline struct stkrec_stack_ev *in_slot(struct task_struct *t, __
 
 /* __schedule() counts a switch in nvcsw or nivcsw just before the
  * tracepoint: one more at each switch-out. */
-static __always_inline __u64 nr_switches(struct task_struct *t)
+static __always_inline __u64 nr_switches(struct task_struct *t, bool btf)
 {
-	return BPF_CORE_READ(t, nvcsw) + BPF_CORE_READ(t, nivcsw);
+	return KREAD(btf, t, nvcsw) + KREAD(btf, t, nivcsw);
 }
 
 /* When did t, switching out now, last switch in? From the scheduler's
@@ -391,15 +408,15 @@ static __always_inline __u64 nr_switches(struct task_struct *t)
  * switch-in's, is how long t ran; 0 where the kernel keeps neither (the
  * runqueue is reached through t's CFS queue, kept with group scheduling).
  * Both clock reads lag their switch by the same few microseconds. */
-static __always_inline __u64 arrived_at(struct task_struct *t, __u64 now)
+static __always_inline __u64 arrived_at(struct task_struct *t, __u64 now, bool btf)
 {
 	__u64 clock, arrival;
 
 	if (!bpf_core_field_exists(t->sched_info.last_arrival) ||
 	    !bpf_core_field_exists(t->se.cfs_rq) || !bpf_core_field_exists(struct cfs_rq, rq))
 		return 0;
-	clock = BPF_CORE_READ(t, se.cfs_rq, rq, clock);
-	arrival = BPF_CORE_READ(t, sched_info.last_arrival);
+	clock = btf ? t->se.cfs_rq->rq->clock : BPF_CORE_READ(t, se.cfs_rq, rq, clock);
+	arrival = KREAD(btf, t, sched_info.last_arrival);
 	if (!clock || !arrival || clock < arrival || clock - arrival >= now)
 		return 0;
 	return now - (clock - arrival);
@@ -447,12 +464,12 @@ static __always_inline void close_wait(struct stkrec_stack_ev *e, __u64 end)
  * cannot tell.
  */
 static __always_inline void check_untraced(struct stkrec_stack_ev *e, struct task_struct *t,
-					   __u64 now)
+					   __u64 now, bool btf)
 {
-	__u64 last = e->ips[STKREC_SLOT_SWITCHES], count = nr_switches(t), in;
+	__u64 last = e->ips[STKREC_SLOT_SWITCHES], count = nr_switches(t, btf), in;
 
 	e->ips[STKREC_SLOT_SWITCHES] = count;
-	if (e->time && count == last + 1 && (in = arrived_at(t, now)) > e->time) {
+	if (e->time && count == last + 1 && (in = arrived_at(t, now, btf)) > e->time) {
 		close_wait(e, in);
 		count_stat(STKREC_STAT_RECOVERED_IN);
 	} else if (e->time || (last && count > last + 1)) {
@@ -470,27 +487,27 @@ static __always_inline void switch_out_unrecorded(struct task_struct *prev, __u3
 	struct stkrec_stack_ev *e = in_slot(prev, tid, btf);
 
 	if (e)
-		check_untraced(e, prev, now);
+		check_untraced(e, prev, now, btf);
 }
 
 static __always_inline void switch_out(void *ctx, bool preempt, struct task_struct *prev,
 				       __u64 now, __u32 cpu, bool btf)
 {
-	__u32 tid = BPF_CORE_READ(prev, pid);
-	__u32 tgid = BPF_CORE_READ(prev, tgid);
+	__u32 tid = KREAD(btf, prev, pid);
+	__u32 tgid = KREAD(btf, prev, tgid);
 	__u32 pflags, state;
 	struct stkrec_stack_ev *e;
 
 	if (!tid)
 		return; /* idle */
-	state = preempt ? 0 : task_state(prev);
+	state = preempt ? 0 : task_state(prev, btf);
 	/* the last switch of a dead thread: it never comes back */
 	if ((target_cpu >= 0 && cpu != (__u32)target_cpu) || (state & STKREC_TASK_DEAD) ||
 	    !state_allowed(state)) {
 		switch_out_unrecorded(prev, tid, now, btf);
 		return;
 	}
-	pflags = BPF_CORE_READ(prev, flags);
+	pflags = KREAD(btf, prev, flags);
 	if (!task_allowed(tgid, tid, pflags) ||
 	    !cgroup_keeps(current_cgroup_allowed(), STKREC_KIND_OFFCPU))
 		return;
@@ -499,7 +516,7 @@ static __always_inline void switch_out(void *ctx, bool preempt, struct task_stru
 		count_lost(STKREC_KIND_OFFCPU, STKREC_LOST_STATE);
 		return;
 	}
-	check_untraced(e, prev, now);
+	check_untraced(e, prev, now, btf);
 	e->type = STKREC_EV_OFFCPU;
 	e->tid = tid;
 	e->pid = tgid;
@@ -508,7 +525,7 @@ static __always_inline void switch_out(void *ctx, bool preempt, struct task_stru
 	e->state = state;
 	e->flags = (pflags & STKREC_PF_KTHREAD) ? STKREC_F_KTHREAD : 0;
 	e->cgroup = current_cgroup(); /* current is prev */
-	task_ev_ids(e, prev);
+	task_ev_ids(e, prev, btf);
 	e->woken_cgroup = 0;
 	bpf_get_current_comm(e->comm, sizeof(e->comm));
 	take_stacks(ctx, e, STKREC_KIND_OFFCPU, pflags & STKREC_PF_KTHREAD, false, NULL, btf);
@@ -517,7 +534,7 @@ static __always_inline void switch_out(void *ctx, bool preempt, struct task_stru
 
 static __always_inline void switch_in(struct task_struct *next, __u64 now, bool btf)
 {
-	__u32 tid = BPF_CORE_READ(next, pid);
+	__u32 tid = KREAD(btf, next, pid);
 	struct stkrec_stack_ev *e;
 
 	if (!tid)
@@ -598,7 +615,7 @@ int stkrec_cpu(struct bpf_perf_event_data *ctx)
 	e->state = 0;
 	e->flags = (pflags & STKREC_PF_KTHREAD) ? STKREC_F_KTHREAD : 0;
 	e->cgroup = current_cgroup();
-	task_ev_ids(e, t);
+	task_ev_ids(e, t, false);
 	e->woken_cgroup = 0;
 	bpf_get_current_comm(e->comm, sizeof(e->comm));
 	in_user = sampled_in_user(ctx);
@@ -736,7 +753,7 @@ static __always_inline void submit_stacks(void *ctx, struct stkrec_bio_state *s)
 	e->state = 0;
 	e->flags = s->issuer_flags;
 	e->cgroup = s->cgroup;
-	task_ev_ids(e, (void *)bpf_get_current_task()); /* the issuer */
+	task_ev_ids(e, current_task(false), false); /* the issuer */
 	e->woken_cgroup = 0;
 	__builtin_memcpy(e->comm, s->comm, sizeof(e->comm));
 	take_stacks(ctx, e, STKREC_KIND_BIO, s->issuer_flags & STKREC_F_KTHREAD, false, NULL,

@@ -84,7 +84,7 @@ static __always_inline bool waiting_in_scope(struct task_struct *t, __u32 *state
 
 	if (!tid || BPF_CORE_READ(t, on_cpu) || BPF_CORE_READ(t, exit_state))
 		return false;
-	*state = task_state(t);
+	*state = task_state(t, false);
 	if ((*state & STKREC_TASK_DEAD) || !state_allowed(*state))
 		return false;
 	return task_allowed(BPF_CORE_READ(t, tgid), tid, BPF_CORE_READ(t, flags)) &&
@@ -126,7 +126,7 @@ static __always_inline void found_waiting(struct task_struct *t, bool btf, const
 	e = in_slot(t, tid, btf);
 	if (e && e->time)
 		return; /* switched out since the tracepoint was attached */
-	sw = nr_switches(t);
+	sw = nr_switches(t, false);
 	e = out_slot(t, tid, btf);
 	if (!e) {
 		count_lost(STKREC_KIND_OFFCPU, STKREC_LOST_STATE);
@@ -141,8 +141,8 @@ static __always_inline void found_waiting(struct task_struct *t, bool btf, const
 	e->state = state;
 	e->flags = STKREC_F_OPEN_START | ((pflags & STKREC_PF_KTHREAD) ? STKREC_F_KTHREAD : 0);
 	BPF_CORE_READ_STR_INTO(&e->comm, t, comm);
-	e->cgroup = task_cgroup(t);
-	task_ev_ids(e, t);
+	e->cgroup = task_cgroup(t, false);
+	task_ev_ids(e, t, false);
 	e->woken_cgroup = 0;
 	/* at most 127 = 0x7f frames: the mask keeps the verifier's bound */
 	nu = waiting_ustack(e, t, pflags, user) & STKREC_MAX_STACK;
@@ -165,7 +165,7 @@ static __always_inline void found_waiting(struct task_struct *t, bool btf, const
 		e->flags |= STKREC_F_START_UNKNOWN;
 	}
 	/* it ran meanwhile: its own switch-out fills the slot next time */
-	e->time = (BPF_CORE_READ(t, on_cpu) || nr_switches(t) != sw) ? 0 : since;
+	e->time = (BPF_CORE_READ(t, on_cpu) || nr_switches(t, false) != sw) ? 0 : since;
 }
 
 /* A wait still open at the stop, as the record switch_in() would send. */
