@@ -355,7 +355,7 @@ static __always_inline int kw_walk(struct kcache_work *wk, __u32 *key,
 	w->ptregs = kregs_at(task);
 	w->lo = (__u64)BPF_CORE_READ(task, stack);
 	w->hi = w->ptregs + sizeof(struct pt_regs);
-	w->user = !(BPF_CORE_READ(task, flags) & STKREC_PF_KTHREAD);
+	w->user = !(task->flags & STKREC_PF_KTHREAD);
 	w->nk = n;
 	*(struct kstack_frames *)wk->k = *k;
 	wk->nbp = 0;
@@ -521,7 +521,7 @@ static __always_inline __u64 kcache_sel(struct task_struct *task)
 {
 	struct pt_regs *regs = (void *)bpf_task_pt_regs(task);
 
-	return BPF_CORE_READ(regs, orig_ax);
+	return regs->orig_ax;
 }
 
 /* Would a walk from fm read in the task's stack [lo, hi) where e's did, its

@@ -866,7 +866,7 @@ static __always_inline int ucache_hit(const struct ucache_ent *u, const struct u
 	    (u->fp0_used && u->fp != c->fp))
 		return 0;
 	maps = bpf_map_lookup_elem(&umaps, &c->tgid);
-	if (!maps || maps->gen != u->gen || u->mm != (__u64)BPF_CORE_READ(task, mm))
+	if (!maps || maps->gen != u->gen || u->mm != (__u64)task->mm)
 		return 0;
 	if (!stkrec_ucache_words(u))
 		return 0;
