@@ -103,6 +103,9 @@ struct kcache_kind {
 };
 struct kcache {
 	struct kcache_kind k[2];    /* UCACHE_OFFCPU, UCACHE_WAKEUP */
+	__u64 lo, hi;               /* the task's stack (hi: the end of its
+				     * registers), fixed for its life: read
+				     * once, when the entry is made */
 };
 struct {
 	__uint(type, BPF_MAP_TYPE_TASK_STORAGE);
@@ -183,11 +186,12 @@ struct orc_entry___k {
  */
 __noinline __u64 stkrec_kframe(void)
 {
-	__u64 slot = 0, fs = 0, fm = 0;
+	__u64 fm = 0;
+	void *fs;
 
-	asm volatile("*(u64 *)(%[p] + 0) = r10" : : [p] "r"(&slot) : "memory");
-	if (bpf_probe_read_kernel(&fs, sizeof(fs), &slot) ||
-	    bpf_probe_read_kernel(&fm, sizeof(fm), (void *)fs))
+	/* r10 is rbp here: the word it points to is the caller's rbp */
+	asm volatile("%[fs] = r10" : [fs] "=r"(fs));
+	if (bpf_probe_read_kernel(&fm, sizeof(fm), fs))
 		return 0;
 	return fm;
 }
@@ -504,14 +508,21 @@ static __always_inline int kw_keep(struct kcache_work *wk, __u32 *key)
 	return e->rspan < KCACHE_SPAN && e->fspan < KCACHE_SPAN;
 }
 
-static __always_inline struct kcache_kind *kcache_of(struct task_struct *task, __u32 kind,
-						     bool create)
+/* The task's kept walks; made with its stack's bounds when create. */
+static __always_inline struct kcache *kcache_get(struct task_struct *task, bool create)
 {
 	struct kcache *kc = bpf_task_storage_get(&kcache, task, NULL,
 						 create ? BPF_LOCAL_STORAGE_GET_F_CREATE : 0);
 
-	if (!kc)
-		return NULL;
+	if (kc && create && !kc->hi) {
+		kc->lo = (__u64)BPF_CORE_READ(task, stack);
+		kc->hi = kregs_at(task) + sizeof(struct pt_regs);
+	}
+	return kc;
+}
+
+static __always_inline struct kcache_kind *kcache_kind_of(struct kcache *kc, __u32 kind)
+{
 	return &kc->k[kind == STKREC_KIND_WAKEUP ? UCACHE_WAKEUP : UCACHE_OFFCPU];
 }
 
@@ -614,21 +625,21 @@ __noinline int stkrec_kstack_kept(struct kstack_frames *out, __u64 fm, __u32 kin
 	struct kcache_work *wk;
 	struct kcache_kind *kk;
 	struct kcache_ent *e;
-	__u64 sel, lo, hi;
+	struct kcache *kc;
+	__u64 sel;
 
 	if (!out || !fm || !kcache_on || !ktext_lo)
 		return 0;
-	kk = kcache_of(task, kind, false);
+	kc = kcache_get(task, false);
 	wk = bpf_map_lookup_elem(&kcache_work, &key);
-	if (!kk || !wk)
+	if (!kc || !wk)
 		return 0;
+	kk = kcache_kind_of(kc, kind);
 	sel = kcache_sel(task);
-	lo = (__u64)BPF_CORE_READ(task, stack);
-	hi = kregs_at(task) + sizeof(struct pt_regs);
 	for (i = 0; i < 2; i++) {
 		j = (kk->mru ^ i) & 1;
 		e = &kk->e[j];
-		if (e->sel != sel || !stkrec_kcache_check(e, fm, lo, hi, key))
+		if (e->sel != sel || !stkrec_kcache_check(e, fm, kc->lo, kc->hi, key))
 			continue;
 		kk->mru = j;
 		wk->hit = j;
@@ -699,14 +710,16 @@ __noinline int stkrec_kstack_note(const struct kstack_frames *k, __u32 n, __u64 
 	struct kcache_work *wk = bpf_map_lookup_elem(&kcache_work, &key);
 	struct kcache_kind *kk;
 	struct kcache_ent *e;
+	struct kcache *kc;
 	__u64 sel;
 	__u32 j;
 
 	if (!k || !wk || !kcache_on || !ktext_lo || n < 3 || n > KCACHE_FRAMES)
 		return 0;
-	kk = kcache_of(task, kind, true);
-	if (!kk)
+	kc = kcache_get(task, true);
+	if (!kc)
 		return 0;
+	kk = kcache_kind_of(kc, kind);
 	if (hit) {
 		if (!stkrec_kframes_same(k, &kk->e[KIDX(wk->hit, 1)], n))
 			count_stat(STKREC_STAT_KCACHE_WRONG);

@@ -257,11 +257,21 @@ struct user_regs {
 
 #if defined(__TARGET_ARCH_x86)
 
-/* The registers the current task entered the kernel with. */
-static __always_inline void entry_regs(struct user_regs *u)
+/* The registers the current task entered the kernel with. loads (a
+ * constant): plain loads from the helper's BTF pointer, not probe reads;
+ * not in the perf_event program, where clang merges them with the loads
+ * of the sampled registers, which the verifier refuses ("same insn cannot
+ * be used with different pointers"). */
+static __always_inline void entry_regs(struct user_regs *u, const bool loads)
 {
 	struct pt_regs *regs = (void *)bpf_task_pt_regs(bpf_get_current_task_btf());
 
+	if (loads) {
+		u->pc = PT_REGS_IP(regs);
+		u->sp = PT_REGS_SP(regs);
+		u->fp = PT_REGS_FP(regs);
+		return;
+	}
 	u->pc = PT_REGS_IP_CORE(regs);
 	u->sp = PT_REGS_SP_CORE(regs);
 	u->fp = PT_REGS_FP_CORE(regs);
@@ -278,7 +288,7 @@ static __always_inline long dwarf_stack(struct stkrec_stack_ev *e, __u32 kind,
 	if (sampled)
 		u = *sampled;
 	else
-		entry_regs(&u);
+		entry_regs(&u, cached);
 	return unwind_user(e->ips, e->pid, &u, kind, cached);
 }
 #else
