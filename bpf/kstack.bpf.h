@@ -42,8 +42,8 @@
  * last one pays a comparison: the walk is done again only when a stack
  * repeats, and from its third time it is kept.
  *
- * Included by stkrec.bpf.c after unwind.bpf.h (the verify flag, the
- * ucache kinds, count_stat()); x86-64 with the 6.4+ ORC layout only (the
+ * Included by stkrec.bpf.c after unwind.bpf.h (the verify flag,
+ * count_stat()); x86-64 with the 6.4+ ORC layout only (the
  * rest walks).
  */
 #ifndef STKREC_BPF_KSTACK_BPF_H
@@ -102,7 +102,7 @@ struct kcache_kind {
 	__u8 mru;                   /* the entry found or kept last */
 };
 struct kcache {
-	struct kcache_kind k[2];    /* UCACHE_OFFCPU, UCACHE_WAKEUP */
+	struct kcache_kind k[2];    /* switch-outs, wakeups */
 	__u64 lo, hi;               /* the task's stack (hi: the end of its
 				     * registers), fixed for its life: read
 				     * once, when the entry is made */
@@ -523,7 +523,7 @@ static __always_inline struct kcache *kcache_get(struct task_struct *task, bool 
 
 static __always_inline struct kcache_kind *kcache_kind_of(struct kcache *kc, __u32 kind)
 {
-	return &kc->k[kind == STKREC_KIND_WAKEUP ? UCACHE_WAKEUP : UCACHE_OFFCPU];
+	return &kc->k[kind == STKREC_KIND_WAKEUP];
 }
 
 /* The syscall the current task is in (orig_ax; -1 outside one, kernel

@@ -92,11 +92,12 @@ struct {
 } unwind_vma SEC(".maps");
 
 /*
- * A thread's last user walk, one per kind walked in the thread's own
- * context (its switch-out, its wakeups of others): the registers it started
- * from (rbp only where the walk used it before a frame restored it), the
- * address space, the generation of the process's `umaps` entry,
- * every stack word it read with the value read, and the frames found. A walk
+ * A thread's last user walks, of the kinds walked in its own context: two
+ * of its switch-outs, one of its wakeups of others. Each holds the
+ * registers it started from (rbp only where the walk used it before a
+ * frame restored it), the address space, the generation of the process's
+ * `umaps` entry, every stack word it read with the value read, and the
+ * frames found. A walk
  * is a function of exactly these (the rows are append only, record/unwind.c):
  * when the registers, the address space and the entry are the same and
  * every word holds the same value, a new walk would read the same words and
@@ -107,8 +108,10 @@ struct {
  */
 #define UCACHE_FRAMES 32
 #define UCACHE_SLOTS 64 /* a power of two: the index mask */
-#define UCACHE_OFFCPU 0
-#define UCACHE_WAKEUP 1
+#define UCACHE_OFFCPU 0 /* and 1: a thread often blocks at two places in
+			 * turn (a read, a write preempted on its way out) */
+#define UCACHE_WAKEUP 2
+#define UCACHE_ENTS 3
 const volatile bool ucache_on = false;
 const volatile bool test_ucache_verify = false; /* tests: walk anyway, compare */
 
@@ -141,7 +144,8 @@ struct ucache_ent {
 	struct ucache_words w;
 };
 struct ucache {
-	struct ucache_ent e[2];
+	struct ucache_ent e[UCACHE_ENTS];
+	__u8 mru; /* of the two switch-out entries, the one found or kept last */
 };
 struct {
 	__uint(type, BPF_MAP_TYPE_TASK_STORAGE);
@@ -824,15 +828,28 @@ static __always_inline void ucache_keep(struct unwind_ctx *c, struct ucache_ent 
 			   bpf_map_lookup_elem(&ucache_rec, &c->kind), c, maps->gen);
 }
 
-/* The thread's kept walk of kind, NULL when it has none. */
-static __always_inline struct ucache_ent *ucache_of(struct task_struct *task, __u32 kind)
+/* The thread's kept walks, made empty on its first. */
+static __always_inline struct ucache *ucache_of(struct task_struct *task)
 {
-	struct ucache *uc = bpf_task_storage_get(&ucache, task, NULL,
-						 BPF_LOCAL_STORAGE_GET_F_CREATE);
+	return bpf_task_storage_get(&ucache, task, NULL, BPF_LOCAL_STORAGE_GET_F_CREATE);
+}
 
-	if (!uc)
+/* The thread's kept walks of kind in the order checked (i 0, 1): of a
+ * switch-out's two, the one found or kept last first; a wakeup's one. */
+static __always_inline __u32 ucache_pick(const struct ucache *uc, __u32 kind, __u32 i)
+{
+	if (kind == STKREC_KIND_WAKEUP)
+		return UCACHE_WAKEUP;
+	return (uc->mru ^ i) & 1;
+}
+
+/* Entry j of uc, j bounded where the verifier sees it. */
+static __always_inline struct ucache_ent *ucache_ent_at(struct ucache *uc, __u32 j)
+{
+	barrier_var(j);
+	if (j >= UCACHE_ENTS)
 		return NULL;
-	return &uc->e[kind == STKREC_KIND_WAKEUP ? UCACHE_WAKEUP : UCACHE_OFFCPU];
+	return &uc->e[j];
 }
 
 
@@ -854,18 +871,18 @@ __noinline int stkrec_ucache_same(const struct ucache_frames *a, const struct uc
 }
 
 /* The kept frames into ips if the walk would find them again, else 0. */
-static __always_inline int ucache_hit(const struct ucache_ent *u, const struct unwind_ctx *c,
-				      __u64 *ips, __u32 kind)
+static __always_inline int ucache_hit(const struct ucache_ent *u, const struct user_regs *r,
+				      __u32 tgid, __u64 *ips, __u32 kind)
 {
+	struct task_struct *task = bpf_get_current_task_btf();
 	const struct stkrec_umaps *maps;
-	struct task_struct *task = c->task;
 	__u32 n = u->n;
 
 	/* the registers first: a miss costs no lookup */
-	if (!n || n > UCACHE_FRAMES || u->pc != c->pc || u->sp != c->sp ||
-	    (u->fp0_used && u->fp != c->fp))
+	if (!n || n > UCACHE_FRAMES || u->pc != r->pc || u->sp != r->sp ||
+	    (u->fp0_used && u->fp != r->fp))
 		return 0;
-	maps = bpf_map_lookup_elem(&umaps, &c->tgid);
+	maps = bpf_map_lookup_elem(&umaps, &tgid);
 	if (!maps || maps->gen != u->gen || u->mm != (__u64)task->mm)
 		return 0;
 	if (!stkrec_ucache_words(u))
@@ -873,6 +890,47 @@ static __always_inline int ucache_hit(const struct ucache_ent *u, const struct u
 	*(struct ucache_frames *)ips = *(const struct ucache_frames *)u->ips;
 	count_stat(STKREC_STAT_UNWIND_CACHED + kind);
 	return n;
+}
+
+/*
+ * The current thread's kept walk of kind that a walk from r would find
+ * again, its frames into f: (its entry << 8) | its frames. Else (the entry
+ * a new walk replaces, emptied) << 8; -1 when the thread has no entries.
+ * A global function, called from the program's body: inside
+ * stkrec_unwind_kept() its state, and its call of stkrec_ucache_words(),
+ * would take the switch program's call chains past the 512 bytes 6.1
+ * takes (DEVELOPERS.md).
+ */
+__noinline int stkrec_ucache_find(struct unwind_frames *f, const struct user_regs *r, __u32 tgid,
+				  __u32 kind)
+{
+	struct ucache *uc = ucache_of(bpf_get_current_task_btf());
+	struct ucache_ent *u;
+	__u32 i, j;
+	int n;
+
+	if (!f || !r || !uc)
+		return -1;
+	for (i = 0; i < 2; i++) {
+		if (i && kind == STKREC_KIND_WAKEUP)
+			break;
+		j = ucache_pick(uc, kind, i);
+		u = ucache_ent_at(uc, j);
+		n = u ? ucache_hit(u, r, tgid, f->ips, kind) : 0;
+		if (!n)
+			continue;
+		if (u->fp_used && !test_ucache_verify) /* as the walk would count */
+			count_stat(STKREC_STAT_UNWIND_FP_FRAMES + kind);
+		if (j < 2)
+			uc->mru = j;
+		return j << 8 | n;
+	}
+	/* of a switch-out's two, the one used least lately */
+	j = ucache_pick(uc, kind, 1);
+	u = ucache_ent_at(uc, j);
+	if (u)
+		u->n = 0;
+	return j << 8;
 }
 
 /* Do the n frames of ips equal what u kept? */
@@ -885,18 +943,19 @@ static __always_inline bool ucache_same(const struct ucache_ent *u, __u64 *ips, 
 
 
 /*
- * The current task's user stack into f, taken from the thread's last walk
- * of kind when it would be found again (ucache above), else walked and
- * kept. A global function: the verifier checks it once per program, not
+ * The current task's user stack into f, walked, and kept in the entry
+ * stkrec_ucache_find() gave (found) when the walk ends cleanly; with
+ * test_ucache_verify, a kept walk it found is compared. A global function: the verifier checks it once per program, not
  * once more for each state of the program reaching it (inlined, the switch
  * program took ~65k instructions to check; so, ~34k, against ~24k without
  * kept walks).
  */
 __noinline int stkrec_unwind_kept(struct unwind_frames *f, const struct user_regs *r, __u32 tgid,
-				  __u32 kind)
+				  __u32 kind, int found)
 {
 	struct unwind_ctx c = { .exact = true, .tgid = tgid };
 	struct ucache_ent *u;
+	struct ucache *uc;
 	int n, hit;
 
 	if (!f || !r)
@@ -909,19 +968,12 @@ __noinline int stkrec_unwind_kept(struct unwind_frames *f, const struct user_reg
 	c.kind = kind;
 	if (!bpf_map_lookup_elem(&ucache_rec, &kind))
 		return 0;
-	u = ucache_on ? ucache_of(c.task, kind) : NULL;
-	hit = u ? ucache_hit(u, &c, f->ips, kind) : 0;
-	if (hit && !test_ucache_verify) {
-		if (u->fp_used) /* as the walk would count */
-			count_stat(STKREC_STAT_UNWIND_FP_FRAMES + kind);
-		return hit;
-	}
-	if (u && !hit)
-		u->n = 0;
+	hit = found > 0 ? found & 0xff : 0;
 	n = unwind_run(&c, c.task, kind, false, true);
 	/* found again, not held through the walk: the verifier then checks
 	 * what follows once, not once for each state the walk ends in */
-	u = ucache_on ? ucache_of(c.task, kind) : NULL;
+	uc = found >= 0 ? ucache_of(c.task) : NULL;
+	u = uc ? ucache_ent_at(uc, found >> 8) : NULL;
 	if (!u)
 		return n;
 	if (hit) { /* tests: the walk must find what was kept */
@@ -929,8 +981,11 @@ __noinline int stkrec_unwind_kept(struct unwind_frames *f, const struct user_reg
 			count_stat(STKREC_STAT_UCACHE_WRONG);
 		return n;
 	}
-	if (c.status == UNWIND_END)
+	if (c.status == UNWIND_END) {
 		ucache_keep(&c, u, r);
+		if (found >> 8 < 2)
+			uc->mru = found >> 8;
+	}
 	return n;
 }
 
@@ -944,9 +999,15 @@ static __always_inline int unwind_user(__u64 *ips, __u32 tgid, const struct user
 {
 	struct unwind_ctx c = { .ips = ips, .pc = r->pc, .sp = r->sp, .fp = r->fp, .exact = true,
 				.tgid = tgid, .kind = UNWIND_NO_REC };
+	int found;
 
-	if (cached)
-		return stkrec_unwind_kept((struct unwind_frames *)ips, r, tgid, kind);
+	if (cached) {
+		found = ucache_on ? stkrec_ucache_find((struct unwind_frames *)ips, r, tgid, kind)
+				  : -1;
+		if (found > 0 && (found & 0xff) && !test_ucache_verify)
+			return found & 0xff;
+		return stkrec_unwind_kept((struct unwind_frames *)ips, r, tgid, kind, found);
+	}
 	return unwind_run(&c, bpf_get_current_task_btf(), kind, false, true);
 }
 

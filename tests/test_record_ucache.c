@@ -6,7 +6,8 @@
  * likewise (bpf/kstack.bpf.h). The stacks must stay exact:
  *   - tests/workloads/nofp_callers naps through two callers whose naps
  *     enter the kernel with the same registers; the thread's name says
- *     whose each nap is, and no nap may show the other caller;
+ *     whose each nap is, and no nap may show the other caller; naps of
+ *     the two in turn are each found again (two kept walks per thread);
  *   - tests/workloads/kreads reads a pipe and a socket in turn: one
  *     syscall, two kernel stacks; no read may show the other's;
  *   - under STKREC_TEST_UCACHE=verify each kept stack is walked again in
@@ -116,27 +117,46 @@ static void naps_of(const char *comm, const char *caller, const char *other, lon
 	waits_of(comm, "-U", NULL, caller, other, mine, wrong);
 }
 
-Test(record_ucache, callers_apart_where_the_registers_are_the_same)
+/* nofp_callers NAPS naps, TURN of each caller in turn: its naps of each
+ * caller (none shown in the other's), and the user stacks kept. */
+static long callers(const char *turn, long *a, long *b)
 {
 	char wl[PATH_MAX], naps[16];
-	char *args[] = { "-e", "offcpu", "--", wl, naps, "100", NULL };
-	long a, b, a_wrong, b_wrong, k;
+	char *args[] = { "-e", "offcpu", "--", wl, naps, "100", (char *)turn, NULL };
+	long a_wrong, b_wrong, k;
 	struct rl_run r;
 
 	rl_workload("nofp_callers", wl);
 	snprintf(naps, sizeof(naps), "%d", NAPS);
 	record(args, &r);
-	naps_of("callers-a", ";caller_a;nap_us;", ";caller_b;", &a, &a_wrong);
-	naps_of("callers-b", ";caller_b;nap_us;", ";caller_a;", &b, &b_wrong);
+	naps_of("callers-a", ";caller_a;nap_us;", ";caller_b;", a, &a_wrong);
+	naps_of("callers-b", ";caller_b;nap_us;", ";caller_a;", b, &b_wrong);
 	k = kept("offcpu");
 	cr_assert_eq(a_wrong + b_wrong, 0,
 		     "%ld naps of caller_a shown in caller_b, %ld of caller_b in caller_a "
 		     "(%ld stacks kept)", a_wrong, b_wrong, k);
 	/* every nap switches out once, unless preempted past its timer */
-	cr_assert_geq(a, NAPS / 4, "%ld naps of caller_a", a);
-	cr_assert_geq(b, NAPS / 4, "%ld naps of caller_b", b);
-	/* the second nap of each pair: NAPS / 2 less the preempted */
+	cr_assert_geq(*a, NAPS / 4, "%ld naps of caller_a", *a);
+	cr_assert_geq(*b, NAPS / 4, "%ld naps of caller_b", *b);
+	return k;
+}
+
+Test(record_ucache, callers_apart_where_the_registers_are_the_same)
+{
+	long a, b, k = callers("2", &a, &b);
+
+	/* at least the second nap of each pair: NAPS / 2 less the preempted */
 	cr_assert_geq(k, NAPS / 8, "%ld stacks kept of %ld naps", k, a + b);
+}
+
+/* Naps through caller_a and caller_b in turn, one each (a b a b ...):
+ * a thread keeps two walks of its switch-outs, so every nap after the
+ * first two finds its caller's; with one, none would. */
+Test(record_ucache, callers_in_turn_both_kept)
+{
+	long a, b, k = callers("1", &a, &b);
+
+	cr_assert_geq(k, NAPS / 2, "%ld stacks kept of %ld naps", k, a + b);
 }
 
 /*

@@ -3,13 +3,12 @@
  * Test workload, built without frame pointers, for the kept user walks
  * (bpf/unwind.bpf.h): a stack that changes where the registers do not.
  * The main thread naps N times in nap_us() -> nanosleep, called through
- * caller_a() and caller_b() in turn, twice each (a a b b a a ...). The two
- * callers have frames of one size, so every nap enters the kernel with the
- * same registers and only the return address on the stack tells the two
- * apart; the second nap of each pair has its previous walk's stack, the
- * first has not. The thread is named "callers-a" or "callers-b" before
+ * caller_a() and caller_b() in turn, TURN naps each (2: a a b b a a ...).
+ * The two callers have frames of one size, so every nap enters the kernel
+ * with the same registers and only the return address on the stack tells
+ * the two apart. The thread is named "callers-a" or "callers-b" before
  * each nap, so a test knows whose each off-CPU interval was.
- * usage: nofp_callers [N [US]]   (default 2000 naps of 100 us)
+ * usage: nofp_callers [N [US [TURN]]]   (default 2000 naps of 100 us, 2)
  */
 #define _GNU_SOURCE
 #include <stdio.h>
@@ -39,9 +38,10 @@ NOFP_FN int caller_b(long us)
 int main(int argc, char **argv)
 {
 	long i, n = nofp_ms(argc, argv, 1, 2000), us = nofp_ms(argc, argv, 2, 100), sum = 0;
+	long turn = nofp_ms(argc, argv, 3, 2);
 
 	for (i = 0; i < n; i++) {
-		if (i & 2) {
+		if ((i / turn) & 1) {
 			prctl(PR_SET_NAME, "callers-b");
 			sum += caller_b(us);
 		} else {
