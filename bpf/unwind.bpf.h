@@ -93,7 +93,7 @@ struct {
 
 /*
  * A thread's last user walks, of the kinds walked in its own context: two
- * of its switch-outs, one of its wakeups of others. Each holds the
+ * of its switch-outs, two of its wakeups of others. Each holds the
  * registers it started from (rbp only where the walk used it before a
  * frame restored it), the address space, the generation of the process's
  * `umaps` entry, every stack word it read with the value read, and the
@@ -108,10 +108,11 @@ struct {
  */
 #define UCACHE_FRAMES 32
 #define UCACHE_SLOTS 64 /* a power of two: the index mask */
-#define UCACHE_OFFCPU 0 /* and 1: a thread often blocks at two places in
-			 * turn (a read, a write preempted on its way out) */
-#define UCACHE_WAKEUP 2
-#define UCACHE_ENTS 3
+/* Two entries per kind: a thread often blocks at two places in turn (a
+ * read, a write preempted on its way out), or wakes others from two. */
+#define UCACHE_OFFCPU 0 /* entries 0 and 1 */
+#define UCACHE_WAKEUP 2 /* 2 and 3 */
+#define UCACHE_ENTS 4
 const volatile bool ucache_on = false;
 const volatile bool test_ucache_verify = false; /* tests: walk anyway, compare */
 
@@ -145,7 +146,8 @@ struct ucache_ent {
 };
 struct ucache {
 	struct ucache_ent e[UCACHE_ENTS];
-	__u8 mru; /* of the two switch-out entries, the one found or kept last */
+	__u8 mru; /* bit k: of kind k's two (0 switch-outs, 1 wakeups), the
+		   * one found or kept last */
 };
 struct {
 	__uint(type, BPF_MAP_TYPE_TASK_STORAGE);
@@ -834,13 +836,21 @@ static __always_inline struct ucache *ucache_of(struct task_struct *task)
 	return bpf_task_storage_get(&ucache, task, NULL, BPF_LOCAL_STORAGE_GET_F_CREATE);
 }
 
-/* The thread's kept walks of kind in the order checked (i 0, 1): of a
- * switch-out's two, the one found or kept last first; a wakeup's one. */
+/* The thread's kept walks of kind in the order checked (i 0, 1): the
+ * one found or kept last first. */
 static __always_inline __u32 ucache_pick(const struct ucache *uc, __u32 kind, __u32 i)
 {
-	if (kind == STKREC_KIND_WAKEUP)
-		return UCACHE_WAKEUP;
-	return (uc->mru ^ i) & 1;
+	__u32 k = kind == STKREC_KIND_WAKEUP;
+
+	return 2 * k + (((uc->mru >> k) ^ i) & 1);
+}
+
+/* Entry j was found or kept last of its kind's two. */
+static __always_inline void ucache_used(struct ucache *uc, __u32 j)
+{
+	__u32 k = (j >> 1) & 1;
+
+	uc->mru = (uc->mru & ~(1u << k)) | (j & 1) << k;
 }
 
 /* Entry j of uc, j bounded where the verifier sees it. */
@@ -912,8 +922,6 @@ __noinline int stkrec_ucache_find(struct unwind_frames *f, const struct user_reg
 	if (!f || !r || !uc)
 		return -1;
 	for (i = 0; i < 2; i++) {
-		if (i && kind == STKREC_KIND_WAKEUP)
-			break;
 		j = ucache_pick(uc, kind, i);
 		u = ucache_ent_at(uc, j);
 		n = u ? ucache_hit(u, r, tgid, f->ips, kind) : 0;
@@ -921,11 +929,10 @@ __noinline int stkrec_ucache_find(struct unwind_frames *f, const struct user_reg
 			continue;
 		if (u->fp_used && !test_ucache_verify) /* as the walk would count */
 			count_stat(STKREC_STAT_UNWIND_FP_FRAMES + kind);
-		if (j < 2)
-			uc->mru = j;
+		ucache_used(uc, j);
 		return j << 8 | n;
 	}
-	/* of a switch-out's two, the one used least lately */
+	/* of the two, the one used least lately */
 	j = ucache_pick(uc, kind, 1);
 	u = ucache_ent_at(uc, j);
 	if (u)
@@ -983,8 +990,7 @@ __noinline int stkrec_unwind_kept(struct unwind_frames *f, const struct user_reg
 	}
 	if (c.status == UNWIND_END) {
 		ucache_keep(&c, u, r);
-		if (found >> 8 < 2)
-			uc->mru = found >> 8;
+		ucache_used(uc, found >> 8);
 	}
 	return n;
 }
