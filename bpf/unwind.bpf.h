@@ -97,14 +97,14 @@ struct {
  * registers it started from (rbp only where the walk used it before a
  * frame restored it), the address space, the generation of the process's
  * `umaps` entry, every stack word it read with the value read, and the
- * frames found. A walk
- * is a function of exactly these (the rows are append only, record/unwind.c):
- * when the registers, the address space and the entry are the same and
- * every word holds the same value, a new walk would read the same words and
- * find the same frames, so they are taken from here, exact. Kept only for a
- * walk that ended cleanly, read at most UCACHE_SLOTS words, found at most
- * UCACHE_FRAMES frames, and took every mapping from the process's entry (the
- * kernel's own mappings, asked or in vcache, have no generation).
+ * frames found. A walk is a function of exactly these (the rows are append
+ * only, record/unwind.c): when the registers, the address space and the
+ * entry are the same and every word holds the same value, a new walk would
+ * read the same words and find the same frames, so they are taken from
+ * here, exact. Kept only for a walk that ended cleanly, read at most
+ * UCACHE_SLOTS words, found at most UCACHE_FRAMES frames, and took every
+ * mapping from the process's entry (the kernel's own mappings, asked or in
+ * vcache, have no generation).
  */
 #define UCACHE_FRAMES 32
 #define UCACHE_SLOTS 64 /* a power of two: the index mask */
@@ -952,10 +952,10 @@ static __always_inline bool ucache_same(const struct ucache_ent *u, __u64 *ips, 
 /*
  * The current task's user stack into f, walked, and kept in the entry
  * stkrec_ucache_find() gave (found) when the walk ends cleanly; with
- * test_ucache_verify, a kept walk it found is compared. A global function: the verifier checks it once per program, not
- * once more for each state of the program reaching it (inlined, the switch
- * program took ~65k instructions to check; so, ~34k, against ~24k without
- * kept walks).
+ * test_ucache_verify, a kept walk it found is compared. A global function:
+ * the verifier checks it once per program, not once more for each state of
+ * the program reaching it (inlined, the switch program took ~65k
+ * instructions to check; so, ~34k, against ~24k without kept walks).
  */
 __noinline int stkrec_unwind_kept(struct unwind_frames *f, const struct user_regs *r, __u32 tgid,
 				  __u32 kind, int found)
