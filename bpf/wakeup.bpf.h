@@ -90,7 +90,8 @@ static __always_inline bool wakes_kept_wait(struct task_struct *p, __u32 tid, __
 }
 
 /* btf: p and the current task are BTF pointers, their fields plain
- * loads (KREAD): a third of this program's time before they were. */
+ * loads (KREAD), not helper calls: about a tenth of this program's time
+ * on 6.18 (3,153-3,535 ns a call before, 2,818-3,154 after). */
 static __always_inline void on_waking(void *ctx, struct task_struct *p, bool btf)
 {
 	__u32 tid = KREAD(btf, p, pid), tgid = KREAD(btf, p, tgid), zero = SCRATCH_WAKE;
